@@ -1,0 +1,1 @@
+"""Benchmarks run by ``make bench``; each ``bench_*`` module has a ``main()`` that prints its tables."""

@@ -1,0 +1,57 @@
+"""
+Shared timing and table printing for ``make bench``: medians of repeated runs, reported as ratios.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+__all__ = ["CORPORA", "median_seconds", "print_table"]
+
+#: The shared corpora, next to the project root.
+CORPORA = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
+
+
+def median_seconds(fn: Callable[[], object], *, rounds: int = 15, min_time: float = 0.02) -> float:
+    """
+    Median wall time of one call of ``fn``: each round loops until ``min_time`` has passed.
+    """
+    loops = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        if time.perf_counter() - start >= min_time or loops >= 1 << 20:
+            break
+        loops *= 2
+    samples = []
+    gc.collect()
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        samples.append((time.perf_counter() - start) / loops)
+    return statistics.median(samples)
+
+
+def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """
+    Print a Markdown table under a title.
+    """
+    cells = [[str(c) for c in header], *[[_cell(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    print(f"\n### {title}\n")
+    for n, row in enumerate(cells):
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+        if n == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)

@@ -1,0 +1,36 @@
+"""
+The ``llm-wire`` command line: ``demo`` walks through what the library does, section by section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+#: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
+DEMO_SECTIONS = ("parsing",)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """
+    Run the command line; returns the exit status.
+    """
+    parser = argparse.ArgumentParser(prog="llm-wire", description="Typed, checked LLM tool calling.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="walk through strict parsing, codecs, contracts and admission")
+    demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(DEMO_SECTIONS)}")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        unknown = [name for name in args.sections if name not in DEMO_SECTIONS]
+        if unknown:
+            parser.error(f"unknown demo section; choose from {', '.join(DEMO_SECTIONS)}")
+        for name in args.sections or DEMO_SECTIONS:
+            module = importlib.import_module(f"llm_wire.demo.{name}")
+            print(f"\n=== {name} ===\n")
+            module.run()
+    sys.stdout.flush()
+    return 0

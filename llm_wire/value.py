@@ -1,0 +1,645 @@
+"""
+Exact JSON values: a strict, bounded parser, compact exact rendering, and paths.
+
+A parsed value is plain Python: ``None | bool | str | int | Decimal | list | dict``. Integer tokens become
+``int`` and every other number token ``Decimal``, never ``float``. Parsing refuses everything RFC 8259 does
+not allow (and duplicate keys, lone surrogates and a byte order mark), with a location and a typed reason,
+and never lets a Python exception escape.
+
+The engine is two-speed: the standard library's C scanner parses documents that a cheap pre-scan finds
+harmless, and an exact pure-Python parser takes over for everything else, so every error is located and
+explained by one implementation and valid documents pay C speed.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TypeAlias
+
+from attrs import evolve, frozen
+
+from llm_wire.result import Err, Ok, Result
+
+__all__ = [
+    "DEFAULT",
+    "DuplicateKey",
+    "LimitExceeded",
+    "Limits",
+    "Location",
+    "NotJson",
+    "ParseError",
+    "ParseReason",
+    "Path",
+    "Syntax",
+    "Value",
+    "is_limit_exceeded",
+    "parse",
+    "pointer",
+    "render",
+    "render_path",
+]
+
+Value: TypeAlias = "None | bool | str | int | Decimal | list[Value] | dict[str, Value]"
+
+#: A location inside a value: object member names and array indexes, outermost first.
+Path: TypeAlias = tuple[str | int, ...]
+
+
+@frozen
+class Limits:
+    """
+    Bounds on what ``parse`` accepts. Each ``with_*`` returns a copy with one bound changed.
+    """
+
+    #: Size of the document in UTF-8 bytes.
+    max_bytes: int = 1024 * 1024
+    #: Nesting depth of arrays and objects.
+    max_depth: int = 64
+    #: Number of values: containers and scalars (member names are not values).
+    max_values: int = 262_144
+    #: Length of one number token in bytes.
+    max_number_bytes: int = 1024
+    #: Significant digits of one number (leading zeros are not significant).
+    max_number_digits: int = 800
+    #: Largest absolute exponent written in a number token.
+    max_exponent: int = 1200
+
+    def with_max_bytes(self, n: int) -> Limits:
+        """Allow documents of up to ``n`` UTF-8 bytes."""
+        return evolve(self, max_bytes=_positive(n))
+
+    def with_max_depth(self, n: int) -> Limits:
+        """Allow nesting up to ``n`` levels."""
+        return evolve(self, max_depth=_positive(n))
+
+    def with_max_values(self, n: int) -> Limits:
+        """Allow up to ``n`` values in one document."""
+        return evolve(self, max_values=_positive(n))
+
+    def with_max_number_bytes(self, n: int) -> Limits:
+        """Allow number tokens of up to ``n`` bytes."""
+        return evolve(self, max_number_bytes=_positive(n))
+
+    def with_max_number_digits(self, n: int) -> Limits:
+        """Allow numbers with up to ``n`` significant digits."""
+        return evolve(self, max_number_digits=_positive(n))
+
+    def with_max_exponent(self, n: int) -> Limits:
+        """Allow exponents up to ``n`` in absolute value."""
+        return evolve(self, max_exponent=_positive(n))
+
+
+def _positive(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        msg = "a limit must be a positive int"
+        raise ValueError(msg)
+    return n
+
+
+#: The default limits: 1 MiB, depth 64, 262,144 values, numbers of 1,024 bytes / 800 digits / exponent 1,200.
+DEFAULT = Limits()
+
+
+class Syntax(enum.Enum):
+    """
+    Why a document is not strict JSON (limits aside).
+    """
+
+    EXPECTED_VALUE = "expected a JSON value"
+    UNEXPECTED_END = "unexpected end of input"
+    EXPECTED_COMMA_OR_BRACKET = "expected ',' or ']'"
+    EXPECTED_COMMA_OR_BRACE = "expected ',' or '}'"
+    EXPECTED_KEY = "expected a string key in double quotes"
+    EXPECTED_COLON = "expected ':'"
+    TRAILING_CONTENT = "unexpected content after the JSON value"
+    TRAILING_COMMA = "trailing comma"
+    COMMENT = "comments are not allowed"
+    SINGLE_QUOTE = "strings must use double quotes"
+    NON_FINITE = "NaN and Infinity are not JSON numbers"
+    LEADING_ZERO = "numbers must not have leading zeros"
+    PLUS_SIGN = "numbers must not start with '+'"
+    INVALID_NUMBER = "invalid number"
+    CONTROL_CHARACTER = "unescaped control character in a string"
+    INVALID_ESCAPE = "invalid escape sequence"
+    LONE_SURROGATE = "unpaired UTF-16 surrogate"
+    UNTERMINATED_STRING = "unterminated string"
+    INVALID_UTF8 = "invalid UTF-8"
+    BYTE_ORDER_MARK = "a byte order mark is not allowed"
+
+    def describe(self) -> str:
+        """The reason as text."""
+        return self.value
+
+
+@frozen
+class DuplicateKey:
+    """
+    An object names the same member twice (compared after unescaping). ``key`` never reaches the text.
+    """
+
+    key: str
+
+    def describe(self) -> str:
+        """The reason as text."""
+        return "duplicate object key"
+
+
+@frozen
+class LimitExceeded:
+    """
+    The document is larger than a bound allows; ``setting`` is the ``Limits`` method that raises it.
+    """
+
+    setting: str
+    maximum: int
+
+    def describe(self) -> str:
+        """The reason as text."""
+        what = _LIMIT_TEXT.get(self.setting, "a limit")
+        return f"{what} exceeds {self.maximum} (raise it with Limits.{self.setting})"
+
+
+_LIMIT_TEXT = {
+    "with_max_bytes": "document size in bytes",
+    "with_max_depth": "nesting depth",
+    "with_max_values": "number of values",
+    "with_max_number_bytes": "number length in bytes",
+    "with_max_number_digits": "significant digits of a number",
+    "with_max_exponent": "exponent of a number",
+}
+
+ParseReason: TypeAlias = Syntax | DuplicateKey | LimitExceeded
+
+
+@frozen
+class Location:
+    """
+    Where a problem starts: UTF-8 byte offset from 0, then line and column (code points) from 1.
+    """
+
+    byte_offset: int
+    line: int
+    column: int
+
+
+@frozen
+class ParseError:
+    """
+    A document that ``parse`` refused: where and why. Its text never contains input.
+    """
+
+    location: Location
+    reason: ParseReason
+
+    def describe(self) -> str:
+        """``invalid JSON at line L, column C: reason``."""
+        loc = self.location
+        return f"invalid JSON at line {loc.line}, column {loc.column}: {self.reason.describe()}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def is_limit_exceeded(error: ParseError) -> bool:
+    """
+    Whether ``error`` says "too large" rather than "invalid".
+    """
+    return isinstance(error.reason, LimitExceeded)
+
+
+class _Fail(Exception):
+    def __init__(self, index: int, reason: ParseReason) -> None:
+        self.index = index
+        self.reason = reason
+
+
+class _Fallback(Exception):
+    """The fast engine met something that only the exact parser may judge."""
+
+
+_START = Location(0, 1, 1)
+
+
+def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseError]:
+    """
+    Parse exactly one strict JSON document; ``Err(ParseError)`` for anything else.
+    """
+    if isinstance(text, bytes | bytearray | memoryview):
+        data = bytes(text)
+        if len(data) > limits.max_bytes:
+            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+        try:
+            source = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Err(ParseError(_byte_location(data, exc.start), Syntax.INVALID_UTF8))
+    elif isinstance(text, str):
+        source = text
+        if len(source) > limits.max_bytes or (
+            len(source) * 4 > limits.max_bytes
+            and not source.isascii()
+            and len(source.encode("utf-8", "surrogatepass")) > limits.max_bytes
+        ):
+            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+        if not source.isascii():
+            try:
+                source.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return Err(ParseError(_location(source, exc.start), Syntax.LONE_SURROGATE))
+    else:
+        msg = "parse takes str or bytes"
+        raise TypeError(msg)
+    if source.startswith("\ufeff"):
+        return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
+    fast = _fast(source, limits)
+    if fast is not None:
+        return fast
+    try:
+        return Ok(_Parser(source, limits).run())
+    except _Fail as fail:
+        return Err(ParseError(_location(source, fail.index), fail.reason))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Fast engine: the stdlib C scanner, trusted only where a pre-scan shows no rule it would not enforce.
+
+def _object(pairs: list[tuple[str, Value]]) -> dict[str, Value]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Fallback
+    return obj
+
+
+def _constant(_: str) -> Value:
+    raise _Fallback
+
+
+@functools.lru_cache(maxsize=32)
+def _fast_engine(limits: Limits) -> tuple[re.Pattern[str], Callable[[str, int], tuple[Value, int]]]:
+    exponent_digits = len(str(limits.max_exponent))
+    mantissa = max(0, min(limits.max_number_digits, limits.max_number_bytes - exponent_digits - 2))
+    suspect = re.compile(
+        r"\\u[dD][89a-fA-F]"  # a surrogate escape: only the exact parser pairs them
+        rf"|[0-9.]{{{mantissa + 1},}}"  # a long mantissa: may break a number limit
+        rf"|(?:^|[:\[,\s])-?[0-9.]*[eE][+-]?[0-9]{{{exponent_digits},}}"  # a long exponent
+    )
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_object, parse_float=Decimal, parse_constant=_constant, strict=True
+    )
+    return suspect, decoder.scan_once
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _fast(source: str, limits: Limits) -> Ok[Value] | None:
+    """The value, or ``None`` when the exact parser must decide."""
+    suspect, scan_once = _fast_engine(limits)
+    if suspect.search(source):
+        return None
+    try:
+        value, end = scan_once(source, _WS.match(source).end())  # type: ignore[union-attr]
+    except (_Fallback, StopIteration, ValueError, RecursionError):
+        return None
+    if _WS.match(source, end).end() != len(source):  # type: ignore[union-attr]
+        return None
+    # Depth cannot exceed the number of brackets, nor the value count the number of characters.
+    containers = source.count("[") + source.count("{")
+    if (containers > limits.max_depth or len(source) >= limits.max_values) and not _within(
+        value, limits
+    ):
+        return None
+    return Ok(value)
+
+
+def _within(value: Value, limits: Limits) -> bool:
+    count = 0
+    stack: list[tuple[Value, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if isinstance(item, list | dict):
+            if depth > limits.max_depth:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return count <= limits.max_values
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Exact engine: iterative, so depth never meets Python's recursion limit.
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?P<frac>\.[0-9]+)?(?P<exp>[eE][+-]?[0-9]+)?")
+_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_LITERALS: tuple[tuple[str, Value], ...] = (("true", True), ("false", False), ("null", None))
+
+
+class _Parser:
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.s = source
+        self.n = len(source)
+        self.limits = limits
+        self.values = 0
+
+    def ws(self, i: int) -> int:
+        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
+
+    def count(self, i: int) -> None:
+        self.values += 1
+        if self.values > self.limits.max_values:
+            raise _Fail(i, LimitExceeded("with_max_values", self.limits.max_values))
+
+    def run(self) -> Value:
+        s, n = self.s, self.n
+        # Each frame: the container, and for objects the key awaiting its value.
+        stack: list[tuple[list[Value] | dict[str, Value], str]] = []
+        i = self.ws(0)
+        while True:
+            # A value starts at i.
+            c = s[i] if i < n else ""
+            value: Value
+            if c == "{" or c == "[":
+                self.count(i)
+                if len(stack) >= self.limits.max_depth:
+                    raise _Fail(i, LimitExceeded("with_max_depth", self.limits.max_depth))
+                i = self.ws(i + 1)
+                if c == "[":
+                    if i < n and s[i] == "]":
+                        value, i = [], i + 1
+                    else:
+                        stack.append(([], ""))
+                        continue
+                elif i < n and s[i] == "}":
+                    value, i = {}, i + 1
+                else:
+                    obj: dict[str, Value] = {}
+                    key, i = self.key(i, obj)
+                    stack.append((obj, key))
+                    continue
+            else:
+                self.count(i)
+                value, i = self.scalar(i, c)
+            # A value ended at i: attach it and find what follows.
+            while True:
+                if not stack:
+                    i = self.ws(i)
+                    if i < n:
+                        raise _Fail(i, Syntax.COMMENT if s[i] == "/" else Syntax.TRAILING_CONTENT)
+                    return value
+                container, key = stack[-1]
+                i = self.ws(i)
+                c = s[i] if i < n else ""
+                if isinstance(container, list):
+                    container.append(value)
+                    if c == ",":
+                        i = self.ws(i + 1)
+                        if i < n and s[i] == "]":
+                            raise _Fail(i - 1, Syntax.TRAILING_COMMA)
+                        break
+                    if c == "]":
+                        stack.pop()
+                        value, i = container, i + 1
+                        continue
+                    raise _Fail(i, self.after(c, Syntax.EXPECTED_COMMA_OR_BRACKET))
+                container[key] = value
+                if c == ",":
+                    i = self.ws(i + 1)
+                    if i < n and s[i] == "}":
+                        raise _Fail(i - 1, Syntax.TRAILING_COMMA)
+                    key, i = self.key(i, container)
+                    stack[-1] = (container, key)
+                    break
+                if c == "}":
+                    stack.pop()
+                    value, i = container, i + 1
+                    continue
+                raise _Fail(i, self.after(c, Syntax.EXPECTED_COMMA_OR_BRACE))
+
+    @staticmethod
+    def after(c: str, expected: Syntax) -> Syntax:
+        if c == "":
+            return Syntax.UNEXPECTED_END
+        return Syntax.COMMENT if c == "/" else expected
+
+    def key(self, i: int, obj: dict[str, Value]) -> tuple[str, int]:
+        """Read a member name and its colon; return the name and where its value starts."""
+        s, n = self.s, self.n
+        c = s[i] if i < n else ""
+        if c != '"':
+            if c == "":
+                raise _Fail(i, Syntax.UNEXPECTED_END)
+            raise _Fail(i, {"'": Syntax.SINGLE_QUOTE, "/": Syntax.COMMENT}.get(c, Syntax.EXPECTED_KEY))
+        key, end = self.string(i)
+        if key in obj:
+            raise _Fail(i, DuplicateKey(key))
+        end = self.ws(end)
+        if end >= n:
+            raise _Fail(end, Syntax.UNEXPECTED_END)
+        if s[end] != ":":
+            raise _Fail(end, Syntax.COMMENT if s[end] == "/" else Syntax.EXPECTED_COLON)
+        return key, self.ws(end + 1)
+
+    def scalar(self, i: int, c: str) -> tuple[Value, int]:
+        s = self.s
+        if c == '"':
+            return self.string(i)
+        if c == "-" or "0" <= c <= "9":
+            return self.number(i)
+        for word, literal in _LITERALS:
+            if s.startswith(word, i):
+                return literal, i + len(word)
+        if c == "":
+            raise _Fail(i, Syntax.UNEXPECTED_END)
+        if c == "N" or c == "I":
+            raise _Fail(i, Syntax.NON_FINITE)
+        if c == "+":
+            raise _Fail(i, Syntax.PLUS_SIGN)
+        if c == "'":
+            raise _Fail(i, Syntax.SINGLE_QUOTE)
+        if c == "/":
+            raise _Fail(i, Syntax.COMMENT)
+        raise _Fail(i, Syntax.EXPECTED_VALUE)
+
+    def number(self, i: int) -> tuple[Value, int]:
+        s, limits = self.s, self.limits
+        m = _NUMBER.match(s, i)
+        if m is None:
+            after_sign = i + 1
+            c = s[after_sign] if after_sign < self.n else ""
+            raise _Fail(i, Syntax.NON_FINITE if c == "I" else Syntax.INVALID_NUMBER)
+        end = m.end()
+        nxt = s[end] if end < self.n else ""
+        if "0" <= nxt <= "9":  # only "0" or "-0" can stop before a digit
+            raise _Fail(i, Syntax.LEADING_ZERO)
+        if nxt in (".", "e", "E"):
+            raise _Fail(i, Syntax.INVALID_NUMBER)
+        token = m.group()
+        if len(token) > limits.max_number_bytes:
+            raise _Fail(i, LimitExceeded("with_max_number_bytes", limits.max_number_bytes))
+        exp = m.group("exp")
+        mantissa = token[: len(token) - len(exp)] if exp else token
+        digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
+        if len(digits) > limits.max_number_digits:
+            raise _Fail(i, LimitExceeded("with_max_number_digits", limits.max_number_digits))
+        if exp:
+            exp_digits = exp.lstrip("eE+-").lstrip("0")
+            if len(exp_digits) > len(str(limits.max_exponent)) or int(exp_digits or "0") > (
+                limits.max_exponent
+            ):
+                raise _Fail(i, LimitExceeded("with_max_exponent", limits.max_exponent))
+        if m.group("frac") is None and exp is None:
+            return (int(token) if len(token) < 4000 else int(Decimal(token))), end
+        return Decimal(token), end
+
+    def string(self, i: int) -> tuple[str, int]:
+        """Read a string starting at its opening quote; return it and the index after it."""
+        s, n = self.s, self.n
+        parts: list[str] = []
+        j = i + 1
+        while True:
+            m = _CHUNK.match(s, j)
+            j = m.end()  # type: ignore[union-attr]
+            parts.append(m.group())  # type: ignore[union-attr]
+            if j >= n:
+                raise _Fail(i, Syntax.UNTERMINATED_STRING)
+            c = s[j]
+            if c == '"':
+                return "".join(parts), j + 1
+            if c != "\\":
+                raise _Fail(j, Syntax.CONTROL_CHARACTER)
+            esc = s[j + 1] if j + 1 < n else ""
+            if esc in _ESCAPES:
+                parts.append(_ESCAPES[esc])
+                j += 2
+                continue
+            if esc != "u" or not _HEX4.match(s, j + 2):
+                raise _Fail(j, Syntax.UNTERMINATED_STRING if esc == "" else Syntax.INVALID_ESCAPE)
+            code = int(s[j + 2 : j + 6], 16)
+            if 0xD800 <= code <= 0xDBFF:
+                low = s[j + 8 : j + 12] if s.startswith("\\u", j + 6) else ""
+                if not (_HEX4.fullmatch(low) and 0xDC00 <= int(low, 16) <= 0xDFFF):
+                    raise _Fail(j, Syntax.LONE_SURROGATE)
+                code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                j += 12
+            elif 0xDC00 <= code <= 0xDFFF:
+                raise _Fail(j, Syntax.LONE_SURROGATE)
+            else:
+                j += 6
+            parts.append(chr(code))
+
+
+def _location(source: str, index: int) -> Location:
+    line = source.count("\n", 0, index) + 1
+    column = index - source.rfind("\n", 0, index)
+    prefix = source[:index]
+    offset = index if prefix.isascii() else len(prefix.encode("utf-8", "surrogatepass"))
+    return Location(offset, line, column)
+
+
+def _byte_location(data: bytes, offset: int) -> Location:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return Location(offset, data.count(b"\n", 0, offset) + 1, column)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rendering and paths.
+
+
+class NotJson(TypeError):
+    """
+    ``render`` met something that is not a JSON value; ``path`` says where.
+    """
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{render_path(path)}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+_dump_str = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def render(value: Value) -> str:
+    """
+    Compact, exact JSON text for ``value``; raises ``NotJson`` for anything that is not a JSON value.
+    """
+    out: list[str] = []
+    # Work items: a value with its path, or a literal piece of punctuation.
+    stack: list[tuple[object, Path] | str] = [(value, ())]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        v, path = item
+        if v is None:
+            out.append("null")
+        elif v is True:
+            out.append("true")
+        elif v is False:
+            out.append("false")
+        elif isinstance(v, str):
+            out.append(_render_str(v, path))
+        elif isinstance(v, int):
+            out.append(int.__repr__(v))
+        elif isinstance(v, Decimal):
+            if not v.is_finite():
+                raise NotJson(path, "a JSON number must be finite")
+            out.append(str(v))
+        elif isinstance(v, list):
+            out.append("[")
+            stack.append("]")
+            for index in range(len(v) - 1, -1, -1):
+                stack.append((v[index], (*path, index)))
+                if index:
+                    stack.append(",")
+        elif isinstance(v, dict):
+            out.append("{")
+            stack.append("}")
+            items = list(v.items())
+            for index in range(len(items) - 1, -1, -1):
+                key, member = items[index]
+                if not isinstance(key, str):
+                    raise NotJson(path, "object keys must be strings")
+                stack.append((member, (*path, key)))
+                stack.append(_render_str(key, path) + ":")
+                if index:
+                    stack.append(",")
+        else:
+            raise NotJson(path, f"{type(v).__name__} is not a JSON value")
+    return "".join(out)
+
+
+def _render_str(s: str, path: Path) -> str:
+    if not s.isascii():
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            raise NotJson(path, "a string holds an unpaired surrogate") from None
+    return str(_dump_str(s))
+
+
+def render_path(path: Path) -> str:
+    """
+    ``$["a"][0]``-style text for a path.
+    """
+    return "$" + "".join(
+        f"[{segment}]" if isinstance(segment, int) else f"[{_dump_str(segment)}]" for segment in path
+    )
+
+
+def pointer(path: Path) -> str:
+    """
+    The RFC 6901 JSON Pointer for a path (``""`` for the root).
+    """
+    return "".join(
+        "/" + (str(segment) if isinstance(segment, int) else segment.replace("~", "~0").replace("/", "~1"))
+        for segment in path
+    )
