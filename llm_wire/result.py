@@ -52,7 +52,7 @@ class UnwrapError(Exception):
         self.error = error
 
 
-def map(result: Result[V, X], fn: Callable[[V], U]) -> Result[U, X]:  # noqa: A001
+def map(result: Result[V, X], fn: Callable[[V], U]) -> Result[U, X]:
     """
     Apply ``fn`` to an ``Ok`` value; pass an ``Err`` through.
     """

@@ -1,0 +1,511 @@
+"""
+The one schema representation: an immutable, checked JSON Schema (Draft 2020-12) node tree.
+
+Codecs build schemas in source, contracts load them from documents received at runtime, tools keep them,
+and provider wires rewrite them. A ``Schema`` is either a boolean schema or an ordered tuple of keywords.
+Every keyword's value is checked against its shape when the node is made: subschemas are ``Schema``
+nodes (alone, in a tuple, or in an ordered name map), everything else is a JSON value. Authored order is
+kept, so a rendered document reads as it was written.
+
+What each keyword *means* lives above (``contract`` compiles assertions); here a keyword only has a role
+(core, assertion, applicator, annotation, definitions, or unknown) and a shape.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
+from typing import TypeAlias
+
+from attrs import field, frozen
+
+from llm_wire.result import Err, Ok, Result
+from llm_wire.value import Path, Value, render_path
+
+__all__ = [
+    "DIALECT",
+    "KEYWORDS",
+    "DefinitionError",
+    "Keyword",
+    "KeywordValue",
+    "Role",
+    "Schema",
+    "SchemaProblem",
+    "Shape",
+    "build",
+    "from_value",
+    "make",
+    "to_document",
+    "to_value",
+    "walk",
+]
+
+#: The dialect every rendered document declares at its root.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class DefinitionError(ValueError):
+    """
+    A mistake written in source (a codec, a schema or a tool definition); the message names it.
+    """
+
+
+class Role(enum.Enum):
+    """What a keyword does, as far as the representation needs to know."""
+
+    CORE = "core"  # identifiers and references: $id, $ref, $anchor, ...
+    ASSERTION = "assertion"  # may reject an instance by itself
+    APPLICATOR = "applicator"  # applies subschemas to the instance or its parts
+    ANNOTATION = "annotation"  # never rejects anything
+    DEFINITIONS = "definitions"  # holds subschemas for reference only
+    UNKNOWN = "unknown"  # not in the vocabulary: kept as raw JSON, judged by the consumer
+
+
+class Shape(enum.Enum):
+    """What a keyword's value must look like."""
+
+    SCHEMA = "a schema"
+    SCHEMA_LIST = "a non-empty array of schemas"
+    SCHEMA_MAP = "an object of schemas"
+    TYPE = "a type name or a non-empty array of unique type names"
+    COUNT = "a non-negative integer"
+    NUMBER = "a number"
+    POSITIVE = "a number greater than 0"
+    STRING = "a string"
+    STRINGS = "an array of unique strings"
+    STRINGS_MAP = "an object of arrays of unique strings"
+    BOOLEAN = "a boolean"
+    ARRAY = "an array"
+    OBJECT = "an object"
+    ANY = "any JSON value"
+
+
+@frozen
+class Keyword:
+    """The role and value shape of one vocabulary keyword."""
+
+    role: Role
+    shape: Shape
+
+
+def _table() -> dict[str, Keyword]:
+    A, AP, AN, C, D = Role.ASSERTION, Role.APPLICATOR, Role.ANNOTATION, Role.CORE, Role.DEFINITIONS
+    return {
+        "$schema": Keyword(C, Shape.STRING),
+        "$id": Keyword(C, Shape.STRING),
+        "$ref": Keyword(C, Shape.STRING),
+        "$anchor": Keyword(C, Shape.STRING),
+        "$dynamicRef": Keyword(C, Shape.STRING),
+        "$dynamicAnchor": Keyword(C, Shape.STRING),
+        "$vocabulary": Keyword(C, Shape.OBJECT),
+        "$comment": Keyword(AN, Shape.STRING),
+        "$defs": Keyword(D, Shape.SCHEMA_MAP),
+        "definitions": Keyword(D, Shape.SCHEMA_MAP),
+        "type": Keyword(A, Shape.TYPE),
+        "enum": Keyword(A, Shape.ARRAY),
+        "const": Keyword(A, Shape.ANY),
+        "multipleOf": Keyword(A, Shape.POSITIVE),
+        "maximum": Keyword(A, Shape.NUMBER),
+        "exclusiveMaximum": Keyword(A, Shape.NUMBER),
+        "minimum": Keyword(A, Shape.NUMBER),
+        "exclusiveMinimum": Keyword(A, Shape.NUMBER),
+        "maxLength": Keyword(A, Shape.COUNT),
+        "minLength": Keyword(A, Shape.COUNT),
+        "pattern": Keyword(A, Shape.STRING),
+        "format": Keyword(AN, Shape.STRING),
+        "maxItems": Keyword(A, Shape.COUNT),
+        "minItems": Keyword(A, Shape.COUNT),
+        "uniqueItems": Keyword(A, Shape.BOOLEAN),
+        "maxContains": Keyword(A, Shape.COUNT),
+        "minContains": Keyword(A, Shape.COUNT),
+        "maxProperties": Keyword(A, Shape.COUNT),
+        "minProperties": Keyword(A, Shape.COUNT),
+        "required": Keyword(A, Shape.STRINGS),
+        "dependentRequired": Keyword(A, Shape.STRINGS_MAP),
+        "allOf": Keyword(AP, Shape.SCHEMA_LIST),
+        "anyOf": Keyword(AP, Shape.SCHEMA_LIST),
+        "oneOf": Keyword(AP, Shape.SCHEMA_LIST),
+        "not": Keyword(AP, Shape.SCHEMA),
+        "if": Keyword(AP, Shape.SCHEMA),
+        "then": Keyword(AP, Shape.SCHEMA),
+        "else": Keyword(AP, Shape.SCHEMA),
+        "dependentSchemas": Keyword(AP, Shape.SCHEMA_MAP),
+        "prefixItems": Keyword(AP, Shape.SCHEMA_LIST),
+        "items": Keyword(AP, Shape.SCHEMA),
+        "contains": Keyword(AP, Shape.SCHEMA),
+        "properties": Keyword(AP, Shape.SCHEMA_MAP),
+        "patternProperties": Keyword(AP, Shape.SCHEMA_MAP),
+        "additionalProperties": Keyword(AP, Shape.SCHEMA),
+        "propertyNames": Keyword(AP, Shape.SCHEMA),
+        "unevaluatedItems": Keyword(AP, Shape.SCHEMA),
+        "unevaluatedProperties": Keyword(AP, Shape.SCHEMA),
+        "contentSchema": Keyword(AN, Shape.SCHEMA),
+        "title": Keyword(AN, Shape.STRING),
+        "description": Keyword(AN, Shape.STRING),
+        "default": Keyword(AN, Shape.ANY),
+        "examples": Keyword(AN, Shape.ARRAY),
+        "deprecated": Keyword(AN, Shape.BOOLEAN),
+        "readOnly": Keyword(AN, Shape.BOOLEAN),
+        "writeOnly": Keyword(AN, Shape.BOOLEAN),
+        "contentMediaType": Keyword(AN, Shape.STRING),
+        "contentEncoding": Keyword(AN, Shape.STRING),
+    }
+
+
+#: The Draft 2020-12 vocabulary (plus draft-07's ``definitions``); ``x-*`` keywords are annotations.
+KEYWORDS: Mapping[str, Keyword] = _table()
+
+_UNKNOWN = Keyword(Role.UNKNOWN, Shape.ANY)
+_EXTENSION = Keyword(Role.ANNOTATION, Shape.ANY)
+_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
+
+
+def keyword(name: str) -> Keyword:
+    """The role and shape of ``name``: from the vocabulary, an ``x-*`` annotation, or unknown."""
+    found = KEYWORDS.get(name)
+    if found is not None:
+        return found
+    return _EXTENSION if name.startswith("x-") else _UNKNOWN
+
+
+#: A keyword's value: a subschema, subschemas in order, named subschemas in order, or a JSON value.
+KeywordValue: TypeAlias = "Schema | tuple[Schema, ...] | tuple[tuple[str, Schema], ...] | Value"
+
+
+@frozen(eq=False)
+class Schema:
+    """
+    One schema node: ``boolean`` for ``true``/``false`` schemas, otherwise ``keywords`` in authored order.
+
+    Make nodes with ``build``/``make`` (from keywords) or ``from_value`` (from a document); both check them.
+    """
+
+    keywords: tuple[tuple[str, KeywordValue], ...] = ()
+    boolean: bool | None = None
+    _index: dict[str, int] = field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_index", {name: n for n, (name, _) in enumerate(self.keywords)})
+
+    def get(self, name: str) -> KeywordValue | None:
+        """The value of keyword ``name``, or ``None`` when absent."""
+        n = self._index.get(name)
+        return None if n is None else self.keywords[n][1]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def names(self) -> tuple[str, ...]:
+        """The keyword names in authored order."""
+        return tuple(name for name, _ in self.keywords)
+
+    def with_keyword(self, name: str, value: KeywordValue) -> Schema:
+        """A copy with ``name`` set (replaced in place, or appended); raises ``DefinitionError`` if bad."""
+        pairs = list(self.keywords)
+        n = self._index.get(name)
+        if n is None:
+            pairs.append((name, value))
+        else:
+            pairs[n] = (name, value)
+        return make(*pairs)
+
+    def without(self, *names: str) -> Schema:
+        """A copy without the given keywords."""
+        drop = set(names)
+        return Schema(tuple(pair for pair in self.keywords if pair[0] not in drop))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return _canonical(to_value(self)) == _canonical(to_value(other))
+
+    def __hash__(self) -> int:
+        return hash(repr(_canonical(to_value(self))))
+
+    def __repr__(self) -> str:
+        if self.boolean is not None:
+            return f"<Schema {str(self.boolean).lower()}>"
+        return f"<Schema {', '.join(self.names()) or 'empty'}>"
+
+
+TRUE = Schema(boolean=True)
+FALSE = Schema(boolean=False)
+
+
+@frozen
+class SchemaProblem:
+    """
+    A keyword whose value does not have its shape, or a document too large; texts carry no input values.
+    """
+
+    path: Path
+    keyword: str | None
+    problem: str
+
+    def describe(self) -> str:
+        """``$["properties"]["a"]: "minLength" must be a non-negative integer``."""
+        where = render_path(self.path)
+        if self.keyword is None:
+            return f"{where}: {self.problem}"
+        return f'{where}: "{self.keyword}" {self.problem}'
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Building from keywords (source code) and from documents (runtime data).
+
+
+def build(*pairs: tuple[str, object]) -> Result[Schema, SchemaProblem]:
+    """
+    A node from ``(keyword, value)`` pairs whose subschema values are already ``Schema`` nodes.
+    """
+    seen: set[str] = set()
+    checked: list[tuple[str, KeywordValue]] = []
+    for name, raw in pairs:
+        if name in seen:
+            return Err(SchemaProblem((), name, "appears twice"))
+        seen.add(name)
+        problem = _check_built(keyword(name).shape, raw)
+        if problem is not None:
+            return Err(SchemaProblem((), name, f"must be {problem}"))
+        checked.append((name, raw))  # type: ignore[arg-type]
+    return Ok(Schema(tuple(checked)))
+
+
+def make(*pairs: tuple[str, object]) -> Schema:
+    """
+    ``build`` for schemas written in source: raises ``DefinitionError`` instead of returning ``Err``.
+    """
+    match build(*pairs):
+        case Ok(node):
+            return node
+        case Err(problem):
+            raise DefinitionError(f"invalid schema: {problem.describe()}")
+
+
+def _check_built(shape: Shape, raw: object) -> str | None:
+    if shape is Shape.SCHEMA:
+        return None if isinstance(raw, Schema) else shape.value
+    if shape is Shape.SCHEMA_LIST:
+        ok = isinstance(raw, tuple) and raw and all(isinstance(s, Schema) for s in raw)
+        return None if ok else shape.value
+    if shape is Shape.SCHEMA_MAP:
+        if not isinstance(raw, tuple) or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], Schema)
+            for p in raw
+        ):
+            return str(shape.value)
+        if len({p[0] for p in raw}) != len(raw):
+            return "an object of schemas with unique names"
+        return None
+    return _check_json(shape, raw)
+
+
+def _check_json(shape: Shape, raw: object) -> str | None:
+    """``None`` when ``raw`` (a JSON value) has ``shape``, else the shape's text."""
+    ok: bool
+    if shape is Shape.ANY:
+        ok = True
+    elif shape is Shape.TYPE:
+        if isinstance(raw, str):
+            ok = raw in _TYPES
+        else:
+            ok = (
+                isinstance(raw, list)
+                and len(raw) > 0
+                and all(isinstance(t, str) and t in _TYPES for t in raw)
+                and len(set(raw)) == len(raw)
+            )
+    elif shape is Shape.COUNT:
+        ok = _is_integral(raw) and raw >= 0  # type: ignore[operator]
+    elif shape is Shape.NUMBER:
+        ok = _is_number(raw)
+    elif shape is Shape.POSITIVE:
+        ok = _is_number(raw) and raw > 0  # type: ignore[operator]
+    elif shape is Shape.STRING:
+        ok = isinstance(raw, str)
+    elif shape is Shape.STRINGS:
+        ok = _is_string_set(raw)
+    elif shape is Shape.STRINGS_MAP:
+        ok = isinstance(raw, dict) and all(_is_string_set(v) for v in raw.values())
+    elif shape is Shape.BOOLEAN:
+        ok = isinstance(raw, bool)
+    elif shape is Shape.ARRAY:
+        ok = isinstance(raw, list)
+    elif shape is Shape.OBJECT:
+        ok = isinstance(raw, dict)
+    else:  # subschema shapes are checked by the callers
+        ok = False
+    return None if ok else shape.value
+
+
+def _is_number(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return False
+    return isinstance(raw, int) or (isinstance(raw, Decimal) and raw.is_finite())
+
+
+def _is_integral(raw: object) -> bool:
+    if isinstance(raw, Decimal):
+        return raw.is_finite() and raw == raw.to_integral_value()
+    return isinstance(raw, int) and not isinstance(raw, bool)
+
+
+def _is_string_set(raw: object) -> bool:
+    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+        return False
+    return len(set(raw)) == len(raw)
+
+
+def from_value(
+    document: Value, *, max_nodes: int = 10_000, max_depth: int = 128
+) -> Result[Schema, SchemaProblem]:
+    """
+    The node tree of a schema document (a parsed JSON value), checking every keyword's shape.
+
+    Unknown keywords are kept as raw JSON with ``Role.UNKNOWN``; counts become ``int``. Refuses a document
+    with more than ``max_nodes`` schema nodes or subschemas nested deeper than ``max_depth``.
+    """
+    # Post-order over an explicit stack, so that no document depth reaches Python's recursion limit.
+    nodes = 0
+    built: dict[Path, Schema] = {}
+    stack: list[tuple[Value, Path, int, bool]] = [(document, (), 1, False)]
+    while stack:
+        raw, path, depth, expanded = stack.pop()
+        if isinstance(raw, bool):
+            built[path] = TRUE if raw else FALSE
+            continue
+        if not isinstance(raw, dict):
+            return Err(SchemaProblem(path, None, "a schema must be an object or a boolean"))
+        if not expanded:
+            nodes += 1
+            if nodes > max_nodes:
+                return Err(SchemaProblem(path, None, f"more than {max_nodes} schema nodes"))
+            if depth > max_depth:
+                return Err(SchemaProblem(path, None, f"subschemas nested deeper than {max_depth}"))
+            stack.append((raw, path, depth, True))
+            stack.extend((child, child_path, depth + 1, False) for child, child_path in _children(raw, path))
+            continue
+        match _assemble(raw, path, built):
+            case Err() as err:
+                return err
+            case Ok(node):
+                built[path] = node
+    return Ok(built[()])
+
+
+def _children(raw: dict[str, Value], path: Path) -> Iterator[tuple[Value, Path]]:
+    for name, value in raw.items():
+        shape = keyword(name).shape
+        if shape is Shape.SCHEMA:
+            yield value, (*path, name)
+        elif shape is Shape.SCHEMA_LIST and isinstance(value, list):
+            for n, item in enumerate(value):
+                yield item, (*path, name, n)
+        elif shape is Shape.SCHEMA_MAP and isinstance(value, dict):
+            for key, item in value.items():
+                yield item, (*path, name, key)
+
+
+def _assemble(raw: dict[str, Value], path: Path, built: dict[Path, Schema]) -> Result[Schema, SchemaProblem]:
+    def child(_: Value, child_path: Path) -> Schema:
+        return built[child_path]
+
+    pairs: list[tuple[str, KeywordValue]] = []
+    for name, value in raw.items():
+        shape = keyword(name).shape
+        here = (*path, name)
+        if shape is Shape.SCHEMA:
+            pairs.append((name, child(value, here)))
+        elif shape is Shape.SCHEMA_LIST:
+            if not isinstance(value, list) or not value:
+                return Err(SchemaProblem(path, name, f"must be {shape.value}"))
+            pairs.append((name, tuple(child(item, (*here, n)) for n, item in enumerate(value))))
+        elif shape is Shape.SCHEMA_MAP:
+            if not isinstance(value, dict):
+                return Err(SchemaProblem(path, name, f"must be {shape.value}"))
+            pairs.append((name, tuple((key, child(item, (*here, key))) for key, item in value.items())))
+        else:
+            problem = _check_json(shape, value)
+            if problem is not None:
+                return Err(SchemaProblem(path, name, f"must be {problem}"))
+            if shape is Shape.COUNT and isinstance(value, Decimal):
+                value = int(value)
+            pairs.append((name, value))
+    return Ok(Schema(tuple(pairs)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rendering and walking.
+
+
+def to_value(schema: Schema) -> Value:
+    """
+    The schema as a JSON value, without ``$schema`` (unless the node itself carries one).
+    """
+    if schema.boolean is not None:
+        return schema.boolean
+    out: dict[str, Value] = {}
+    for name, value in schema.keywords:
+        out[name] = _render_keyword(value)
+    return out
+
+
+def _render_keyword(value: KeywordValue) -> Value:
+    if isinstance(value, Schema):
+        return to_value(value)
+    if isinstance(value, tuple):
+        if value and isinstance(value[0], Schema):
+            return [to_value(s) for s in value if isinstance(s, Schema)]
+        return {name: to_value(s) for name, s in value}  # type: ignore[misc]
+    return value
+
+
+def to_document(schema: Schema) -> Value:
+    """
+    The schema as a Draft 2020-12 document: ``$schema`` first at the root, nowhere else added.
+    """
+    body = to_value(schema)
+    if isinstance(body, bool):
+        return body
+    assert isinstance(body, dict)
+    return {"$schema": DIALECT, **{k: v for k, v in body.items() if k != "$schema"}}
+
+
+def walk(schema: Schema, path: Path = ()) -> Iterator[tuple[Path, Schema]]:
+    """
+    Every node below and including ``schema``, depth first, with its path in the rendered document.
+    """
+    stack: list[tuple[Path, Schema]] = [(path, schema)]
+    while stack:
+        here, node = stack.pop()
+        yield here, node
+        children: list[tuple[Path, Schema]] = []
+        for name, value in node.keywords:
+            children.extend(_child_nodes(name, value, here))
+        stack.extend(reversed(children))
+
+
+def _child_nodes(name: str, value: KeywordValue, here: Path) -> Iterable[tuple[Path, Schema]]:
+    if isinstance(value, Schema):
+        return [((*here, name), value)]
+    if isinstance(value, tuple) and value:
+        first = value[0]
+        if isinstance(first, Schema):
+            return [((*here, name, n), s) for n, s in enumerate(value)]  # type: ignore[misc]
+        if isinstance(first, tuple) and len(first) == 2 and isinstance(first[1], Schema):
+            return [((*here, name, key), s) for key, s in value]  # type: ignore[misc]
+    return []
+
+
+def _canonical(value: Value) -> object:
+    """A form where equal JSON compares equal and unequal JSON does not (bool is not 1)."""
+    if isinstance(value, bool) or value is None:
+        return (type(value).__name__, value)
+    if isinstance(value, int | Decimal):
+        return ("number", Decimal(value).normalize() if value else Decimal(0))
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(v) for v in value))
+    return ("object", tuple(sorted((k, _canonical(v)) for k, v in value.items())))
