@@ -1,0 +1,222 @@
+"""
+The conversation: messages, assistant turns with tool calls, tool results, and their JSON persistence.
+
+A conversation is a sequence of ``Message``s. An ``AssistantTurn`` keeps every call a model made (admitted
+or not, in provider order) with the provider's replay data, so the next request can send it back intact.
+``dumps``/``loads`` persist a whole conversation as JSON; loading is strict (unknown members, wrong types and
+a foreign format are refused) and returns a typed error, never raises.
+"""
+
+from __future__ import annotations
+
+import enum
+from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when cattrs reads the hints
+from typing import Any, TypeAlias
+
+import cattrs
+from attrs import field, frozen
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from llm_wire.result import Err, Ok, Result
+from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
+
+__all__ = [
+    "FORMAT",
+    "AssistantTurn",
+    "ConversationError",
+    "Message",
+    "Provider",
+    "SystemMessage",
+    "ToolCall",
+    "ToolResult",
+    "UserMessage",
+    "dumps",
+    "loads",
+    "tool_call",
+]
+
+#: The format tag written at the top of a persisted conversation.
+FORMAT = "llm_wire.conversation.v1"
+
+
+class Provider(enum.Enum):
+    """The API a turn came from: its replay data only makes sense to that API."""
+
+    OPENAI_RESPONSES = "openai-responses"
+    OPENAI_CHAT = "openai-chat"
+    ANTHROPIC = "anthropic"
+    GOOGLE = "google"
+
+
+@frozen
+class ToolCall:
+    """
+    One call a model made: its id, the tool name, and the argument text exactly as the provider sent it.
+    """
+
+    #: The id that pairs the call with its result (a provider's ``call_id`` / ``tool_use`` id).
+    id: str
+    name: str
+    #: The arguments as JSON text, byte-exact where the provider sends text.
+    arguments_json: str
+    #: The provider's own id for the call item, when it differs from ``id`` (OpenAI Responses ``fc_...``).
+    provider_id: str | None = None
+    #: Opaque replay data the provider needs back (Gemini ``thoughtSignature``), as a JSON value.
+    provider_state: Value = field(default=None, eq=False, hash=False)
+
+
+def tool_call(id: str, name: str, arguments_json: str) -> ToolCall:
+    """
+    A call written by the application (no provider data), for example in a scripted conversation.
+    """
+    return ToolCall(id=id, name=name, arguments_json=arguments_json)
+
+
+@frozen
+class SystemMessage:
+    """Instructions for the model."""
+
+    text: str
+
+
+@frozen
+class UserMessage:
+    """What the user said."""
+
+    text: str
+
+
+@frozen
+class AssistantTurn:
+    """
+    What the model said in one response: its text and every call it made, in provider order.
+    """
+
+    text: str = ""
+    calls: tuple[ToolCall, ...] = ()
+    #: The API that produced the turn; ``None`` for a turn the application wrote.
+    provider: Provider | None = None
+    #: The provider's response id, when it has one.
+    response_id: str | None = None
+    #: Opaque replay data for the whole turn (reasoning items, thinking blocks), as a JSON value.
+    provider_data: Value = field(default=None, eq=False, hash=False)
+
+
+@frozen
+class ToolResult:
+    """
+    The answer to one call: text for the model, and whether it reports an error.
+    """
+
+    call_id: str
+    content: str
+    is_error: bool = False
+    #: The tool's name; Gemini pairs results by name, so the request layer fills it from the call.
+    name: str | None = None
+
+
+Message: TypeAlias = SystemMessage | UserMessage | AssistantTurn | ToolResult
+
+_ROLES: dict[type[Any], str] = {
+    SystemMessage: "system",
+    UserMessage: "user",
+    AssistantTurn: "assistant",
+    ToolResult: "tool",
+}
+_BY_ROLE = {role: cls for cls, role in _ROLES.items()}
+
+
+@frozen
+class ConversationError:
+    """
+    A persisted conversation that ``loads`` refused: not JSON, another format, or a malformed message.
+    """
+
+    #: Index of the offending message, when the problem is inside one.
+    index: int | None
+    problem: str
+    parse_error: ParseError | None = None
+
+    def describe(self) -> str:
+        """The problem as text; never repeats the input."""
+        if self.parse_error is not None:
+            return f"conversation is not valid JSON: {self.parse_error.describe()}"
+        where = "conversation" if self.index is None else f"message {self.index}"
+        return f"{where}: {self.problem}"
+
+
+def _converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True)
+    # cattrs coerces primitives by default (5 becomes "5"); persisted data must already have the type.
+    for primitive in (str, bool):
+        converter.register_structure_hook(primitive, _exact(primitive))
+    # Replay data is a JSON value that was parsed strictly already: it passes through as it is.
+    raw = {"provider_state": override(struct_hook=_same, unstruct_hook=_same)}
+    raw_turn = {"provider_data": override(struct_hook=_same, unstruct_hook=_same)}
+    for cls in (ToolCall, SystemMessage, UserMessage, AssistantTurn, ToolResult):
+        extra = raw if cls is ToolCall else raw_turn if cls is AssistantTurn else {}
+        converter.register_structure_hook(
+            cls, make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True, **extra)
+        )
+        converter.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, converter, **extra))
+    return converter
+
+
+def _same(value: object, _: object = None) -> object:
+    return value
+
+
+def _exact(primitive: type[Any]) -> Any:
+    def structure(value: object, _: object) -> object:
+        if type(value) is not primitive:
+            msg = f"expected {primitive.__name__}"
+            raise TypeError(msg)
+        return value
+
+    return structure
+
+
+_CONVERTER = _converter()
+
+
+def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
+    """
+    The conversation as compact JSON text, tagged with ``FORMAT``.
+    """
+    items: list[Value] = []
+    for message in messages:
+        body = _CONVERTER.unstructure(message)
+        items.append({"role": _ROLES[type(message)], **body})
+    return render({"format": FORMAT, "messages": items})
+
+
+def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, ...], ConversationError]:
+    """
+    A conversation written by ``dumps``; ``Err(ConversationError)`` for anything else.
+    """
+    match parse(text, limits):
+        case Err(parse_error):
+            return Err(ConversationError(None, "not valid JSON", parse_error))
+        case Ok(document):
+            pass
+    if not isinstance(document, dict) or set(document) != {"format", "messages"}:
+        return Err(ConversationError(None, 'expected an object with "format" and "messages"'))
+    if document["format"] != FORMAT:
+        return Err(ConversationError(None, f"unsupported format (expected {FORMAT})"))
+    raw_messages = document["messages"]
+    if not isinstance(raw_messages, list):
+        return Err(ConversationError(None, '"messages" must be an array'))
+    messages: list[Message] = []
+    for index, raw in enumerate(raw_messages):
+        if not isinstance(raw, dict):
+            return Err(ConversationError(index, "a message must be an object"))
+        body = dict(raw)
+        role = body.pop("role", None)
+        cls = _BY_ROLE.get(role) if isinstance(role, str) else None
+        if cls is None:
+            return Err(ConversationError(index, "unknown or missing role"))
+        try:
+            messages.append(_CONVERTER.structure(body, cls))
+        except Exception:  # noqa: BLE001 - cattrs reports any shape problem as an exception group
+            return Err(ConversationError(index, f"not a valid {role} message"))
+    return Ok(tuple(messages))
