@@ -217,6 +217,6 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
             return Err(ConversationError(index, "unknown or missing role"))
         try:
             messages.append(_CONVERTER.structure(body, cls))
-        except Exception:  # noqa: BLE001 - cattrs reports any shape problem as an exception group
+        except Exception:  # cattrs reports any shape problem as an exception (group)
             return Err(ConversationError(index, f"not a valid {role} message"))
     return Ok(tuple(messages))

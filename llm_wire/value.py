@@ -267,6 +267,7 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
 # ---------------------------------------------------------------------------------------------------------
 # Fast engine: the stdlib C scanner, trusted only where a pre-scan shows no rule it would not enforce.
 
+
 def _object(pairs: list[tuple[str, Value]]) -> dict[str, Value]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -309,9 +310,7 @@ def _fast(source: str, limits: Limits) -> Ok[Value] | None:
         return None
     # Depth cannot exceed the number of brackets, nor the value count the number of characters.
     containers = source.count("[") + source.count("{")
-    if (containers > limits.max_depth or len(source) >= limits.max_values) and not _within(
-        value, limits
-    ):
+    if (containers > limits.max_depth or len(source) >= limits.max_values) and not _within(value, limits):
         return None
     return Ok(value)
 
