@@ -1,0 +1,394 @@
+"""
+``derive``: a codec from an attrs class or dataclass whose type hints choose the codecs (``llm_wire.codec``).
+
+Type hints are read once, when the codec is derived; decoding then runs the same closures as hand-built
+codecs. Metadata comes from ``field``/``dataclass_field`` (per field) and ``Annotated[T, meta(...)]`` (per
+type), so the member type stays ``T``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
+from decimal import Decimal
+from typing import Any, TypeVar, overload
+
+import attrs
+
+from llm_wire._codec import (
+    Codec,
+    boolean,
+    decimal,
+    describe,
+    dict_of,
+    enum_of,
+    floating,
+    integer,
+    lazy,
+    list_of,
+    literal,
+    map,
+    nullable,
+    string,
+    tuple_of,
+)
+from llm_wire._codec_records import ABSENT, Field, build_record, internal_union, variant
+from llm_wire.schema import DefinitionError
+
+T = TypeVar("T")
+
+#: The key under which ``field`` and ``dataclass_field`` store a ``Meta`` in a field's metadata.
+META_KEY = "llm_wire"
+
+_NUMERIC = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "multiple_of")
+_STRING = ("min_length", "max_length", "pattern", "format")
+_ARRAY = ("min_items", "max_items")
+_CONSTRAINTS = (*_NUMERIC, *_STRING, *_ARRAY)
+
+
+@attrs.frozen
+class Meta:
+    """
+    What a type hint alone cannot say: a description, a JSON name, constraints, or a codec to use instead.
+    """
+
+    description: str | None = None
+    #: The JSON member name, when it differs from the attribute name.
+    name: str | None = None
+    #: A codec for this member; the type hint then only types the attribute.
+    codec: Codec[Any] | None = None
+    minimum: int | float | Decimal | None = None
+    maximum: int | float | Decimal | None = None
+    exclusive_minimum: int | float | Decimal | None = None
+    exclusive_maximum: int | float | Decimal | None = None
+    multiple_of: int | float | Decimal | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    format: str | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    #: The tag member of a union of classes (``"type"`` by default).
+    tag: str | None = None
+
+    def merged(self, other: Meta) -> Meta:
+        """This metadata with every setting ``other`` makes."""
+        changes = {k: v for k, v in attrs.asdict(other, recurse=False).items() if v is not None}
+        return attrs.evolve(self, **changes)
+
+    def constraints(self) -> dict[str, Any]:
+        """The constraints that are set, by name."""
+        return {name: getattr(self, name) for name in _CONSTRAINTS if getattr(self, name) is not None}
+
+
+def meta(
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    minimum: int | float | Decimal | None = None,
+    maximum: int | float | Decimal | None = None,
+    exclusive_minimum: int | float | Decimal | None = None,
+    exclusive_maximum: int | float | Decimal | None = None,
+    multiple_of: int | float | Decimal | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    pattern: str | None = None,
+    format: str | None = None,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    tag: str | None = None,
+) -> Meta:
+    """
+    Metadata for ``Annotated[T, meta(...)]``; constraints apply to ``T`` (to items: ``list[Annotated[...]]``).
+    """
+    return Meta(
+        description,
+        name,
+        codec,
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        format,
+        min_items,
+        max_items,
+        tag,
+    )
+
+
+def _meta_of(what: str, settings: dict[str, Any]) -> Meta:
+    try:
+        return meta(**settings)
+    except TypeError:
+        unknown = sorted(set(settings) - set(attrs.fields_dict(Meta)))
+        msg = f"{what}: unknown settings {', '.join(unknown)}"
+        raise DefinitionError(msg) from None
+
+
+def field(
+    *,
+    default: Any = attrs.NOTHING,
+    factory: Callable[[], Any] | None = None,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Any,
+) -> Any:
+    """
+    An attrs field (``attrs.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    """
+    found = _meta_of("field", {"description": description, "name": name, "codec": codec, **constraints})
+    if factory is not None:
+        return attrs.field(factory=factory, metadata={META_KEY: found})
+    return attrs.field(default=default, metadata={META_KEY: found})
+
+
+def dataclass_field(
+    *,
+    default: Any = dataclasses.MISSING,
+    factory: Callable[[], Any] | None = None,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Any,
+) -> Any:
+    """
+    A dataclass field (``dataclasses.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    """
+    found = _meta_of(
+        "dataclass_field", {"description": description, "name": name, "codec": codec, **constraints}
+    )
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata={META_KEY: found})
+    return dataclasses.field(default=default, metadata={META_KEY: found})
+
+
+@overload
+def derive(cls: type[T], *, namespace: Mapping[str, Any] | None = None) -> Codec[T]: ...
+@overload
+def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any]: ...
+def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any]:
+    """
+    A record codec for an attrs class or dataclass (or a codec for any supported type hint).
+
+    Fields keep their order; a field with a default is optional; the class docstring or a ``description``
+    class variable describes it. ``namespace`` resolves forward references to names that are not in the
+    class's module. Raises ``DefinitionError`` naming the class and field for an unsupported hint.
+    """
+    deriver = _Deriver(dict(namespace or {}))
+    codec = deriver.hint(cls, Meta())
+    _ = codec.schema  # a recursive codec renders now, so that definition mistakes raise here
+    return codec
+
+
+def _is_class(tp: object) -> bool:
+    return isinstance(tp, type) and (attrs.has(tp) or dataclasses.is_dataclass(tp))
+
+
+def _description(cls: type, names: set[str]) -> str | None:
+    text = getattr(cls, "description", None) if "description" not in names else None
+    if isinstance(text, str):
+        return text
+    doc = cls.__dict__.get("__doc__")
+    if not isinstance(doc, str) or not doc.strip():
+        return None
+    if dataclasses.is_dataclass(cls) and doc.startswith(cls.__name__ + "("):
+        return None  # the signature dataclasses writes when a class has no docstring
+    return inspect.cleandoc(doc)
+
+
+@attrs.frozen
+class _Member:
+    attribute: str
+    name: str  # in JSON, unless the metadata renames it
+    keyword: str | None  # None: passed by position
+    default: Any
+    factory: Callable[[], Any] | None
+    meta: Meta
+
+
+def _members(cls: type) -> list[_Member]:
+    out = []
+    if attrs.has(cls):
+        for a in attrs.fields(cls):
+            if not a.init:
+                continue
+            default: Any = a.default
+            factory = None
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                if default.takes_self:
+                    msg = f"{cls.__qualname__}.{a.name}: a factory that takes self cannot be derived"
+                    raise DefinitionError(msg)
+                default, factory = ABSENT, default.factory
+            elif default is attrs.NOTHING:
+                default = ABSENT
+            found = a.metadata.get(META_KEY, Meta())
+            alias = a.alias or a.name
+            out.append(_Member(a.name, alias, alias if a.kw_only else None, default, factory, found))
+    else:
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            default = ABSENT if f.default is dataclasses.MISSING else f.default
+            factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
+            if isinstance(default, type(attrs.field())):
+                msg = f"{cls.__qualname__}.{f.name}: codec.field is for attrs classes; use dataclass_field"
+                raise DefinitionError(msg)
+            found = f.metadata.get(META_KEY, Meta())
+            out.append(
+                _Member(f.name, f.name, f.name if f.kw_only is True else None, default, factory, found)
+            )
+    return out
+
+
+class _Deriver:
+    """One ``derive`` call: classes already derived, and placeholders for classes being derived."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+        self.done: dict[type, Codec[Any]] = {}
+        self.building: set[type] = set()
+        self.placeholders: dict[type, Codec[Any]] = {}
+
+    def hint(self, tp: Any, found: Meta) -> Codec[Any]:
+        """The codec for type hint ``tp`` with metadata ``found``."""
+        if typing.get_origin(tp) is typing.Annotated:
+            base, *extras = typing.get_args(tp)
+            inner = Meta()
+            for extra in extras:
+                if isinstance(extra, Meta):
+                    inner = inner.merged(extra)
+            return self.hint(base, inner.merged(found))
+        if found.codec is not None:
+            if found.constraints():
+                msg = f"codec= cannot be combined with {', '.join(found.constraints())}"
+                raise DefinitionError(msg)
+            codec = found.codec
+        else:
+            codec = self.plain(tp, found)
+        return codec if found.description is None else describe(codec, found.description)
+
+    def plain(self, tp: Any, found: Meta) -> Codec[Any]:
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if isinstance(tp, typing.NewType):
+            return self.plain(tp.__supertype__, found)
+        if origin is typing.Union or origin is types.UnionType:
+            return self.union(args, found)
+        if tp in _SCALARS:
+            allowed, make = _SCALARS[tp]
+            return make(**_take(found, allowed, tp.__name__))
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            _take(found, (), tp.__name__)
+            return enum_of(tp)
+        if origin is typing.Literal:
+            _take(found, (), "Literal")
+            return literal(*args)
+        if origin in (list, Sequence, MutableSequence) and len(args) == 1:
+            return list_of(self.hint(args[0], Meta()), **_take(found, _ARRAY, "list"))
+        if origin is tuple:
+            if len(args) == 2 and args[1] is Ellipsis:
+                items = list_of(self.hint(args[0], Meta()), **_take(found, _ARRAY, "tuple"))
+                return map(items, tuple, list)
+            _take(found, (), "tuple")
+            return tuple_of(*(self.hint(arg, Meta()) for arg in args if arg != ()))
+        if origin in (dict, Mapping) and len(args) == 2:
+            if args[0] is not str:
+                msg = f"dict keys must be str, not {_name(args[0])}"
+                raise DefinitionError(msg)
+            _take(found, (), "dict")
+            return dict_of(self.hint(args[1], Meta()))
+        if _is_class(tp):
+            _take(found, (), tp.__name__)
+            return self.cls(tp)
+        msg = f"unsupported type hint {_name(tp)}"
+        raise DefinitionError(msg)
+
+    def union(self, args: tuple[Any, ...], found: Meta) -> Codec[Any]:
+        rest = tuple(arg for arg in args if arg is not type(None))
+        if len(rest) < len(args):
+            inner = rest[0] if len(rest) == 1 else typing.Union[rest]  # noqa: UP007 - built from a tuple
+            return nullable(self.hint(inner, attrs.evolve(found, description=None)))
+        if not all(_is_class(arg) for arg in rest):
+            msg = f"unsupported union {' | '.join(_name(a) for a in rest)}: only unions of classes are tagged"
+            raise DefinitionError(msg)
+        _take(found, (), "a union")
+        cases = [variant(_tag(arg), self.cls(arg), cls=arg) for arg in rest]
+        return internal_union(*cases, tag=found.tag or "type")
+
+    def cls(self, cls: type) -> Codec[Any]:
+        done = self.done.get(cls)
+        if done is not None:
+            return done
+        if cls in self.building:  # a recursive class: refer to the codec being built
+            if cls not in self.placeholders:
+                self.placeholders[cls] = lazy(lambda: self.done[cls], name=cls.__name__)
+            return self.placeholders[cls]
+        self.building.add(cls)
+        try:
+            codec = self.build(cls)
+        finally:
+            self.building.discard(cls)
+        self.done[cls] = codec
+        return codec
+
+    def build(self, cls: type) -> Codec[Any]:
+        try:
+            hints = typing.get_type_hints(cls, localns=self.namespace or None, include_extras=True)
+        except Exception as exc:  # NameError for an unknown forward reference, TypeError for a bad hint
+            msg = f"{cls.__qualname__}: cannot resolve its type hints ({type(exc).__name__})"
+            raise DefinitionError(msg) from exc
+        members = _members(cls)
+        fields = []
+        for m in members:
+            try:
+                codec = self.hint(hints[m.attribute], m.meta)
+            except DefinitionError as exc:
+                msg = f"{cls.__qualname__}.{m.attribute}: {exc}"
+                raise DefinitionError(msg) from None
+            name = m.meta.name or m.name
+            required = m.default is ABSENT and m.factory is None
+            fields.append(Field(name, codec, required, m.default, m.factory, None, m.attribute))
+        description = _description(cls, {m.attribute for m in members})
+        keywords = [m.keyword for m in members]
+        return build_record(cls, fields, description=description, name=cls.__name__, keywords=keywords)
+
+
+def _take(found: Meta, allowed: Sequence[str], what: str) -> dict[str, Any]:
+    """The constraints of ``found`` for a type that accepts ``allowed``; raises for any other."""
+    given = found.constraints()
+    refused = [name for name in given if name not in allowed]
+    if refused:
+        msg = f"{', '.join(refused)} does not apply to {what}"
+        raise DefinitionError(msg)
+    if found.tag is not None and what != "a union":
+        msg = f"tag does not apply to {what}"
+        raise DefinitionError(msg)
+    return given
+
+
+def _tag(cls: type) -> str:
+    names = {m.attribute for m in _members(cls)}
+    declared = getattr(cls, "tag", None) if "tag" not in names else None
+    return declared if isinstance(declared, str) else cls.__name__
+
+
+def _name(tp: object) -> str:
+    return tp.__name__ if isinstance(tp, type) else repr(tp)
+
+
+_SCALARS: dict[Any, tuple[tuple[str, ...], Callable[..., Codec[Any]]]] = {
+    str: (_STRING, string),
+    bool: ((), boolean),
+    int: (_NUMERIC, integer),
+    float: (_NUMERIC, floating),
+    Decimal: (_NUMERIC, decimal),
+}
