@@ -1,0 +1,187 @@
+"""
+Server-sent events: an incremental, bounded framer for ``text/event-stream`` bodies.
+
+Feed it chunks of bytes as they arrive, cut anywhere (inside a line, between ``\\r`` and ``\\n``, inside a
+UTF-8 sequence); it yields each complete ``Event`` exactly as the WHATWG HTML standard frames it. Lines end
+with CRLF, LF or CR; ``data:`` lines join with ``\\n``; comment lines (``:``) are skipped; ``event:``,
+``id:`` and ``retry:`` are kept. One line and one event are bounded, and a bound reached is a typed
+``LimitExceeded`` value, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+
+from attrs import frozen
+
+from llm_wire.error import LimitExceeded
+from llm_wire.result import Err, Ok, Result
+
+__all__ = ["DEFAULT_LINE_BYTES", "DEFAULT_EVENT_BYTES", "Event", "Framer", "frame"]
+
+#: The default bound on one line, in bytes (1 MiB).
+DEFAULT_LINE_BYTES = 1024 * 1024
+#: The default bound on one event (its field lines together), in bytes (1 MiB).
+DEFAULT_EVENT_BYTES = 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+_EOL = re.compile(rb"[\r\n]")
+
+
+@frozen
+class Event:
+    """
+    One dispatched event: its ``event:`` name (``None`` when the stream gave none), data, and last id.
+    """
+
+    data: str
+    event: str | None = None
+    #: The last event id the stream set (it carries over to later events, as the standard says).
+    id: str | None = None
+
+
+class Framer:
+    """
+    Turns a byte stream into events. Not thread-safe; one framer per stream.
+
+    After a limit is reached the framer stays failed: every later call returns the same error.
+    """
+
+    def __init__(
+        self, *, max_line_bytes: int = DEFAULT_LINE_BYTES, max_event_bytes: int = DEFAULT_EVENT_BYTES
+    ) -> None:
+        if max_line_bytes < 1 or max_event_bytes < 1:
+            msg = "SSE limits must be positive"
+            raise ValueError(msg)
+        self._max_line = max_line_bytes
+        self._max_event = max_event_bytes
+        self._buffer = bytearray()
+        self._scan = 0
+        self._started = False
+        self._error: LimitExceeded | None = None
+        self._data: list[str] = []
+        self._has_data = False
+        self._event: str | None = None
+        self._event_bytes = 0
+        self._last_id: str | None = None
+        self._retry: int | None = None
+
+    def feed(self, chunk: bytes | str) -> Result[list[Event], LimitExceeded]:
+        """
+        The events completed by ``chunk``; ``Err(LimitExceeded)`` when a line or an event is too large.
+        """
+        if self._error is not None:
+            return Err(self._error)
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", "surrogatepass")
+        self._buffer += chunk
+        if not self._started:
+            if len(self._buffer) < len(_BOM) and _BOM.startswith(bytes(self._buffer)):
+                return Ok([])
+            if self._buffer.startswith(_BOM):
+                del self._buffer[: len(_BOM)]
+            self._started = True
+        events: list[Event] = []
+        start = 0
+        buffer = self._buffer
+        while (match := _EOL.search(buffer, self._scan)) is not None:
+            end = match.start()
+            if buffer[end] == 0x0D:  # CR: a CRLF pair may be cut between two chunks
+                if end + 1 == len(buffer):
+                    break
+                after = end + 2 if buffer[end + 1] == 0x0A else end + 1
+            else:
+                after = end + 1
+            failed = self._line(bytes(buffer[start:end]), events)
+            if failed is not None:
+                return failed
+            start = self._scan = after
+        del buffer[:start]
+        self._scan = len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer)
+        if self._scan > self._max_line:
+            return self._fail("line_bytes", self._max_line, self._scan)
+        return Ok(events)
+
+    def finish(self) -> Result[list[Event], LimitExceeded]:
+        """
+        End of stream: the events a final CR completes. An event without its closing blank line is dropped.
+        """
+        if self._error is not None:
+            return Err(self._error)
+        events: list[Event] = []
+        if self._buffer.endswith(b"\r"):
+            failed = self._line(bytes(self._buffer[:-1]), events)
+            if failed is not None:
+                return failed
+        self._buffer.clear()
+        self._scan = 0
+        self._reset()
+        return Ok(events)
+
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time the stream asked for with ``retry:``, in milliseconds."""
+        return self._retry
+
+    @property
+    def pending(self) -> bool:
+        """Whether an unfinished line or event is buffered (``finish`` would drop it)."""
+        return bool(self._buffer) or self._has_data or self._event is not None
+
+    def _line(self, raw: bytes, events: list[Event]) -> Err[LimitExceeded] | None:
+        if len(raw) > self._max_line:
+            return self._fail("line_bytes", self._max_line, len(raw))
+        if not raw:
+            if self._has_data:
+                events.append(Event("\n".join(self._data), self._event, self._last_id))
+            self._reset()
+            return None
+        if raw[0] == 0x3A:  # ":" starts a comment
+            return None
+        self._event_bytes += len(raw)
+        if self._event_bytes > self._max_event:
+            return self._fail("event_bytes", self._max_event, self._event_bytes)
+        line = raw.decode("utf-8", "replace")
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._has_data = True
+        elif name == "event":
+            self._event = value or None
+        elif name == "id":
+            if "\x00" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+        return None
+
+    def _reset(self) -> None:
+        self._data = []
+        self._has_data = False
+        self._event = None
+        self._event_bytes = 0
+
+    def _fail(self, limit: str, value: int, measured: int) -> Err[LimitExceeded]:
+        self._error = LimitExceeded(limit, value, measured)
+        return Err(self._error)
+
+
+def frame(
+    body: bytes | str, *, max_line_bytes: int = DEFAULT_LINE_BYTES, max_event_bytes: int = DEFAULT_EVENT_BYTES
+) -> Result[list[Event], LimitExceeded]:
+    """
+    Every event of a whole stream body; ``Err(LimitExceeded)`` when a line or an event is too large.
+    """
+    framer = Framer(max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+    match framer.feed(body):
+        case Err() as failed:
+            return failed
+        case Ok(events):
+            pass
+    match framer.finish():
+        case Err() as failed:
+            return failed
+        case Ok(tail):
+            return Ok(events + tail)
