@@ -1,0 +1,697 @@
+"""
+The one terminal shape every provider decoder produces, and the skeleton the four decoders share.
+
+A provider's response, whole body or SSE stream, reduces to a ``Terminal``: the text, the calls in provider
+order (``llm_wire.message.ToolCall``, argument text byte-exact where the provider sends text), calls that
+never finished (``PartialCall``, kept apart and never callable), why the response ended, usage, the response
+id and the provider's replay data. A stream also yields ``Progress`` as it goes. Failures are values:
+``ResponseError`` is a protocol violation, a reached bound, or a typed ``ProviderError`` with retry advice.
+
+``StreamDecoder`` is the shared reducer: a provider module only says what each of its events means.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from email.utils import parsedate_to_datetime
+from typing import ClassVar, NoReturn, TypeAlias
+
+from attrs import field, frozen
+
+from llm_wire.error import LimitExceeded, Protocol
+from llm_wire.message import AssistantTurn, Provider, ToolCall
+from llm_wire.result import Err, Ok, Result
+from llm_wire.sse import Event, Framer
+from llm_wire.value import Limits, NotJson, ParseError, Value, is_limit_exceeded, parse, render
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "ArgumentsDelta",
+    "ErrorKind",
+    "FinishReason",
+    "Headers",
+    "PartialCall",
+    "Progress",
+    "ProviderError",
+    "ResponseError",
+    "ResponseLimits",
+    "RetryAdvice",
+    "Sent",
+    "StreamDecoder",
+    "Terminal",
+    "TextDelta",
+    "ToolCallStarted",
+    "Usage",
+]
+
+
+class FinishReason(enum.Enum):
+    """Why a response ended, in one vocabulary for every provider."""
+
+    STOP = "stop"
+    TOOL_CALLS = "tool_calls"
+    LENGTH = "length"
+    CONTENT_FILTER = "content_filter"
+    REFUSAL = "refusal"
+
+
+class Sent(enum.Enum):
+    """What a failed call cost: nothing, possibly a model response, or a whole response."""
+
+    NOT_SENT = "not_sent"
+    MAYBE_SENT = "maybe_sent"
+    COMPLETED = "completed"
+
+
+@frozen
+class Usage:
+    """
+    Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    raw: Value = field(default=None, eq=False, hash=False)
+
+
+@frozen
+class PartialCall:
+    """
+    A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
+    """
+
+    id: str
+    name: str
+    #: The argument text received so far; usually not valid JSON.
+    arguments_text: str
+
+
+@frozen
+class Terminal:
+    """
+    A finished response from any provider, before admission.
+    """
+
+    provider: Provider
+    finish: FinishReason
+    text: str = ""
+    #: Complete calls in provider order.
+    calls: tuple[ToolCall, ...] = ()
+    #: Calls that never finished; only a cut response (length, content filter, refusal) may have them.
+    incomplete: tuple[PartialCall, ...] = ()
+    refusal: str | None = None
+    usage: Usage | None = None
+    response_id: str | None = None
+    #: The provider's own output list (items, blocks or parts) when replay needs more than text and calls.
+    provider_data: Value = field(default=None, eq=False, hash=False)
+    #: The provider's own finish reason, as sent.
+    finish_detail: str | None = None
+
+    @property
+    def turn(self) -> AssistantTurn:
+        """The assistant turn to append to the conversation."""
+        return AssistantTurn(self.text, self.calls, self.provider, self.response_id, self.provider_data)
+
+
+@frozen
+class TextDelta:
+    """A piece of answer text."""
+
+    text: str
+
+
+@frozen
+class ToolCallStarted:
+    """The model started a call; arguments follow as ``ArgumentsDelta``."""
+
+    call_id: str
+    name: str
+
+
+@frozen
+class ArgumentsDelta:
+    """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
+
+    call_id: str
+    text: str
+
+
+Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
+
+
+def _positive(_: object, attribute: object, n: int) -> None:
+    if type(n) is not int or n < 1:
+        msg = f"{getattr(attribute, 'name', 'limit')} must be a positive integer"
+        raise ValueError(msg)
+
+
+_MIB = 1024 * 1024
+
+
+@frozen
+class ResponseLimits:
+    """
+    Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
+    """
+
+    argument_bytes_per_call: int = field(default=_MIB, validator=_positive)
+    total_argument_bytes: int = field(default=4 * _MIB, validator=_positive)
+    #: Output items, content blocks or calls in one response.
+    active_blocks: int = field(default=64, validator=_positive)
+    #: Answer text and refusal text together.
+    total_text_bytes: int = field(default=4 * _MIB, validator=_positive)
+    #: One SSE event (its data is also parsed with this byte cap).
+    event_bytes: int = field(default=_MIB, validator=_positive)
+    line_bytes: int = field(default=_MIB, validator=_positive)
+    #: A whole body, or all event data of a stream.
+    response_body_bytes: int = field(default=8 * _MIB, validator=_positive)
+
+
+DEFAULT_LIMITS = ResponseLimits()
+
+
+class ErrorKind(enum.Enum):
+    """What kind of failure a provider reported."""
+
+    INVALID_REQUEST = "invalid_request"
+    AUTHENTICATION = "authentication"
+    PERMISSION = "permission"
+    NOT_FOUND = "not_found"
+    REQUEST_TOO_LARGE = "request_too_large"
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
+    SERVER = "server"
+    TIMEOUT = "timeout"
+    #: The provider accepted the request but the model did not produce a usable response.
+    RESPONSE_FAILED = "response_failed"
+    UNKNOWN = "unknown"
+
+
+_RETRYABLE = {ErrorKind.RATE_LIMITED, ErrorKind.OVERLOADED, ErrorKind.SERVER, ErrorKind.TIMEOUT}
+
+_BY_STATUS = {
+    400: ErrorKind.INVALID_REQUEST,
+    401: ErrorKind.AUTHENTICATION,
+    403: ErrorKind.PERMISSION,
+    404: ErrorKind.NOT_FOUND,
+    408: ErrorKind.TIMEOUT,
+    409: ErrorKind.SERVER,
+    413: ErrorKind.REQUEST_TOO_LARGE,
+    422: ErrorKind.INVALID_REQUEST,
+    429: ErrorKind.RATE_LIMITED,
+    503: ErrorKind.OVERLOADED,
+    504: ErrorKind.TIMEOUT,
+    529: ErrorKind.OVERLOADED,
+}
+
+
+@frozen
+class RetryAdvice:
+    """
+    Whether sending the same request again may succeed, and when the provider asked to be tried again.
+    """
+
+    retryable: bool
+    #: ``Retry-After`` seconds, ``retry-after-ms``, or Gemini's ``RetryInfo.retryDelay``.
+    delay: timedelta | None = None
+    #: ``Retry-After`` given as an HTTP date.
+    at: datetime | None = None
+
+
+@frozen
+class ProviderError:
+    """
+    The provider refused the request or failed the response: an HTTP error body or an error event.
+
+    ``message`` is the provider's own text; it may quote the request, so ``describe`` leaves it out.
+    """
+
+    kind: ErrorKind
+    #: The HTTP status; ``None`` for an error met inside a response or stream.
+    status: int | None
+    #: The provider's error type or code (``rate_limit_error``, ``RESOURCE_EXHAUSTED``, ``MAX_TOKENS``…).
+    code: str | None
+    retry: RetryAdvice
+    message: str | None = field(default=None, eq=False)
+    request_id: str | None = field(default=None, eq=False)
+
+    @property
+    def name(self) -> str:
+        """``provider.<kind>``."""
+        return f"provider.{self.kind.value}"
+
+    def describe(self) -> str:
+        """Kind, status, code and retry advice as text; never the provider's message."""
+        parts = [f"provider error: {self.kind.value}"]
+        if self.status is not None:
+            parts.append(f"HTTP {self.status}")
+        if self.code is not None:
+            parts.append(self.code)
+        advice = "retryable" if self.retry.retryable else "not retryable"
+        if self.retry.delay is not None:
+            advice += f" after {self.retry.delay.total_seconds():g}s"
+        elif self.retry.at is not None:
+            advice += f" at {self.retry.at.isoformat()}"
+        return f"{', '.join(parts)} ({advice})"
+
+
+ResponseError: TypeAlias = Protocol | LimitExceeded | ProviderError
+
+#: Response headers: a mapping (any key case) or name/value pairs.
+Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
+
+
+def header(headers: Headers | None, name: str) -> str | None:
+    """The first value of header ``name`` (case-insensitive), or ``None``."""
+    pairs = () if headers is None else headers.items() if isinstance(headers, Mapping) else headers
+    return next(
+        (v for k, v in pairs if isinstance(k, str) and isinstance(v, str) and k.lower() == name), None
+    )
+
+
+def seconds(text: str, scale: int = 1) -> timedelta | None:
+    """``text`` as a non-negative decimal number of ``1/scale`` seconds, or ``None``."""
+    text = text.strip().removesuffix("s")
+    if not 0 < len(text) <= 20:
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not number.is_finite() or number < 0 or number.adjusted() > 9:
+        return None
+    return timedelta(microseconds=int(number * 1_000_000 / scale))
+
+
+def provider_error(
+    status: int | None,
+    headers: Headers | None,
+    kind: ErrorKind | None,
+    code: str | None,
+    message: str | None,
+    *,
+    request_id: str | None = None,
+    delay: timedelta | None = None,
+) -> ProviderError:
+    """A ``ProviderError`` whose kind falls back on the status and whose advice reads the retry headers."""
+    if kind is None:
+        if status is None:
+            kind = ErrorKind.UNKNOWN
+        else:
+            kind = _BY_STATUS.get(status, ErrorKind.SERVER if status >= 500 else ErrorKind.UNKNOWN)
+    retryable = kind in _RETRYABLE and code != "insufficient_quota"
+    should = header(headers, "x-should-retry")
+    if should in ("true", "false"):
+        retryable = should == "true"
+    at = None
+    ms = header(headers, "retry-after-ms")
+    after = header(headers, "retry-after")
+    from_ms = None if ms is None else seconds(ms, 1000)
+    delay = delay if from_ms is None else from_ms
+    if after is not None and delay is None:
+        delay = seconds(after)
+        if delay is None:
+            try:
+                at = parsedate_to_datetime(after)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                at = None
+    request_id = request_id or header(headers, "request-id") or header(headers, "x-request-id")
+    return ProviderError(kind, status, code, RetryAdvice(retryable, delay, at), message, request_id)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The skeleton: reading provider JSON, accumulating a response, and driving a stream.
+
+
+class Fail(Exception):
+    """Stops a reducer with a typed error; never leaves this package."""
+
+    def __init__(self, error: ResponseError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def protocol(detail: str) -> NoReturn:
+    """Stop the reducer with ``Protocol(detail)``."""
+    raise Fail(Protocol(detail))
+
+
+def member(container: Value, key: str) -> Value:
+    """``container[key]`` when ``container`` is an object, else ``None``."""
+    return container.get(key) if isinstance(container, dict) else None
+
+
+def string(container: Value, key: str, what: str) -> str | None:
+    """A string member, ``None`` when absent or null; any other type is a protocol violation."""
+    found = member(container, key)
+    return found if found is None or isinstance(found, str) else protocol(f"{what} must be a string")
+
+
+def obj(container: Value, key: str, what: str) -> dict[str, Value] | None:
+    """An object member, ``None`` when absent or null."""
+    found = member(container, key)
+    return found if found is None or isinstance(found, dict) else protocol(f"{what} must be an object")
+
+
+def array(container: Value, key: str, what: str) -> list[Value]:
+    """An array member, empty when absent or null."""
+    found = member(container, key)
+    if found is None:
+        return []
+    return found if isinstance(found, list) else protocol(f"{what} must be an array")
+
+
+def integer(container: Value, key: str) -> int | None:
+    """An integer member, ``None`` when absent or of another type (usage counts are advisory)."""
+    found = member(container, key)
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def lenient(body: bytes | str | Value, max_bytes: int) -> Value:
+    """A body parsed when it is JSON text, as it is when already parsed, else ``None``."""
+    if isinstance(body, bytes | bytearray | str):
+        parsed = parse(bytes(body) if isinstance(body, bytearray) else body, Limits(max_bytes=max_bytes))
+        return parsed.value if isinstance(parsed, Ok) else None
+    return body
+
+
+def json_text(value: Value, what: str) -> str:
+    """``value`` as exact compact JSON text."""
+    try:
+        return render(value)
+    except NotJson:
+        protocol(f"{what} is not a JSON value")
+
+
+class Call:
+    """A call being received."""
+
+    __slots__ = ("done", "id", "name", "parts", "provider_id", "size", "state")
+
+    def __init__(self, call_id: str, name: str, provider_id: str | None, state: Value) -> None:
+        self.id = call_id
+        self.name = name
+        self.provider_id = provider_id
+        self.state = state
+        self.parts: list[str] = []
+        self.size = 0
+        self.done = False
+
+    @property
+    def text(self) -> str:
+        """The argument text so far."""
+        return "".join(self.parts)
+
+
+class Builder:
+    """Accumulates one response: text, calls by routing key, usage, replay items and pending progress."""
+
+    def __init__(self, provider: Provider, limits: ResponseLimits) -> None:
+        self.provider = provider
+        self.limits = limits
+        self.text_parts: list[str] = []
+        self.refusal_parts: list[str] = []
+        self.text_bytes = 0
+        self.calls: dict[object, Call] = {}
+        self.ids: set[str] = set()
+        self.argument_bytes = 0
+        self.blocks = 0
+        self.response_id: str | None = None
+        self.usage: Usage | None = None
+        self.items: list[Value] = []
+        self.replay = False
+        self.progress: list[Progress] = []
+
+    def block(self) -> None:
+        """Count one output item, content block or call against ``active_blocks``."""
+        self.blocks += 1
+        if self.blocks > self.limits.active_blocks:
+            raise Fail(LimitExceeded("active_blocks", self.limits.active_blocks, self.blocks))
+
+    def text(self, piece: str, *, refusal: bool = False) -> None:
+        """Add answer (or refusal) text."""
+        if not piece:
+            return
+        self.text_bytes += len(piece.encode("utf-8", "surrogatepass"))
+        if self.text_bytes > self.limits.total_text_bytes:
+            raise Fail(LimitExceeded("total_text_bytes", self.limits.total_text_bytes, self.text_bytes))
+        if refusal:
+            self.refusal_parts.append(piece)
+        else:
+            self.text_parts.append(piece)
+            self.progress.append(TextDelta(piece))
+
+    def open_call(
+        self,
+        key: object,
+        call_id: str | None,
+        name: str | None,
+        *,
+        provider_id: str | None = None,
+        state: Value = None,
+    ) -> Call:
+        """Start a call routed by ``key``; ids must be present and unique, names present."""
+        if key in self.calls:
+            protocol("two calls share one routing key")
+        if not call_id:
+            protocol("a tool call has no id")
+        if not name:
+            protocol("a tool call has no name")
+        if call_id in self.ids:
+            protocol("two calls share one call id")
+        self.ids.add(call_id)
+        call = self.calls[key] = Call(call_id, name, provider_id, state)
+        self.progress.append(ToolCallStarted(call_id, name))
+        return call
+
+    def append(self, call: Call, delta: str) -> None:
+        """Add argument text to a call, within the per-call and total bounds."""
+        if call.done:
+            protocol("argument text arrived after its call completed")
+        if not delta:
+            return
+        size = len(delta.encode("utf-8", "surrogatepass"))
+        self.grow(call, size)
+        call.parts.append(delta)
+        self.progress.append(ArgumentsDelta(call.id, delta))
+
+    def grow(self, call: Call, size: int) -> None:
+        """Count ``size`` more argument bytes for ``call``."""
+        call.size += size
+        self.argument_bytes += size
+        if call.size > self.limits.argument_bytes_per_call:
+            raise Fail(
+                LimitExceeded("argument_bytes_per_call", self.limits.argument_bytes_per_call, call.size)
+            )
+        if self.argument_bytes > self.limits.total_argument_bytes:
+            limit = self.limits.total_argument_bytes
+            raise Fail(LimitExceeded("total_argument_bytes", limit, self.argument_bytes))
+
+    def settle(self, call: Call, whole: str) -> None:
+        """The provider repeated the whole argument text: take it if nothing streamed, else it must agree."""
+        if not call.parts:
+            self.append(call, whole)
+        elif call.text != whole:
+            protocol("the repeated argument text differs from the streamed deltas")
+
+    def terminal(self, finish: FinishReason, detail: str | None) -> Terminal:
+        """The finished response; open calls are an error unless the output was cut for length."""
+        complete = tuple(
+            ToolCall(c.id, c.name, c.text, c.provider_id, c.state) for c in self.calls.values() if c.done
+        )
+        open_calls = tuple(PartialCall(c.id, c.name, c.text) for c in self.calls.values() if not c.done)
+        if open_calls and finish in (FinishReason.STOP, FinishReason.TOOL_CALLS):
+            protocol("a tool call was still open when the response ended")
+        if finish is FinishReason.STOP and complete:
+            finish = FinishReason.TOOL_CALLS
+        if finish is FinishReason.TOOL_CALLS and not complete:
+            protocol("the response stopped for tool calls but holds none")
+        refusal = "".join(self.refusal_parts) if self.refusal_parts else None
+        if finish is FinishReason.STOP and refusal is not None:
+            finish = FinishReason.REFUSAL
+        return Terminal(
+            provider=self.provider,
+            finish=finish,
+            text="".join(self.text_parts),
+            calls=complete,
+            incomplete=open_calls,
+            refusal=refusal,
+            usage=self.usage,
+            response_id=self.response_id,
+            provider_data=list(self.items) if self.replay else None,
+            finish_detail=detail,
+        )
+
+
+class StreamDecoder:
+    """
+    Decodes one response from its SSE events into ``Progress`` and, at the end, a ``Terminal``.
+
+    Feed it framed ``sse.Event``s (``feed``), raw body chunks (``feed_bytes``, framed inside) or parsed event
+    payloads (``feed_json``); then call ``finish``. The first error ends the stream: every later call
+    returns it again. Nothing raises on any input.
+    """
+
+    provider: ClassVar[Provider]
+
+    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
+        self._limits = limits
+        self._b = Builder(self.provider, limits)
+        self._framer: Framer | None = None
+        self._error: ResponseError | None = None
+        self._ended = False
+        self._bytes = 0
+        self._progressed = False
+
+    @property
+    def sent(self) -> Sent:
+        """``COMPLETED`` once the provider's final event arrived, else ``MAYBE_SENT``."""
+        return Sent.COMPLETED if self._ended else Sent.MAYBE_SENT
+
+    @property
+    def partial_output(self) -> bool:
+        """Whether any progress (text or argument deltas) was yielded."""
+        return self._progressed
+
+    @property
+    def text(self) -> str:
+        """The answer text received so far."""
+        return "".join(self._b.text_parts)
+
+    @property
+    def usage(self) -> Usage | None:
+        """The last usage the provider reported."""
+        return self._b.usage
+
+    def feed(self, event: Event) -> Result[list[Progress], ResponseError]:
+        """Decode one framed event."""
+        return self._guard(lambda: self._raw(event.event, event.data))
+
+    def feed_json(self, data: Value, event: str | None = None) -> Result[list[Progress], ResponseError]:
+        """Decode one event whose data is already parsed (``data`` may be the text ``[DONE]``)."""
+        return self._guard(lambda: self._event(event, data))
+
+    def feed_bytes(self, chunk: bytes | str) -> Result[list[Progress], ResponseError]:
+        """Frame a chunk of the raw body and decode the events it completes."""
+        if self._error is not None:
+            return Err(self._error)
+        if self._framer is None:
+            self._framer = Framer(
+                max_line_bytes=self._limits.line_bytes, max_event_bytes=self._limits.event_bytes
+            )
+        return self._events(self._framer.feed(chunk))
+
+    def finish(self) -> Result[Terminal, ResponseError]:
+        """The terminal; ``Err(Protocol)`` if the stream ended before the provider's final event."""
+        if self._framer is not None and self._error is None:
+            framer, self._framer = self._framer, None
+            match self._events(framer.finish()):
+                case Err(error):
+                    return Err(error)
+                case Ok():
+                    pass
+        if self._error is not None:
+            return Err(self._error)
+        try:
+            if not self._ended:
+                protocol("the stream ended before the response finished")
+            return Ok(self._complete())
+        except Fail as fail:
+            self._error = fail.error
+            return Err(fail.error)
+
+    def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
+        """Decode a whole (non-streamed) response body with the same reducer."""
+        if isinstance(body, bytes | bytearray | str):
+            match parse(bytes(body) if isinstance(body, bytearray) else body, self._body_limits()):
+                case Err(parse_error):
+                    limit = self._limits.response_body_bytes
+                    if _too_large(parse_error):
+                        return Err(LimitExceeded("response_body_bytes", limit, _size(body)))
+                    return Err(Protocol(f"the body is not JSON: {parse_error.describe()}"))
+                case Ok(parsed):
+                    body = parsed
+        body_value: Value = body
+        match self._guard(lambda: self._body(body_value)):
+            case Err() as failed:
+                return failed
+            case Ok():
+                return self.finish()
+
+    # Hooks a provider module fills in.
+
+    def _event(self, name: str | None, data: Value) -> None:
+        raise NotImplementedError
+
+    def _body(self, body: Value) -> None:
+        raise NotImplementedError
+
+    def _complete(self) -> Terminal:
+        raise NotImplementedError
+
+    # Shared machinery.
+
+    def _end(self) -> None:
+        """Mark the provider's final event as seen."""
+        self._ended = True
+
+    def _not_ended(self) -> None:
+        if self._ended:
+            protocol("an event arrived after the response finished")
+
+    def _parse(self, data: str) -> Value:
+        match parse(data, Limits(max_bytes=self._limits.event_bytes)):
+            case Ok(parsed):
+                return parsed
+            case Err(error):
+                if _too_large(error):
+                    raise Fail(LimitExceeded("event_bytes", self._limits.event_bytes, _size(data)))
+                protocol(f"an event is not JSON: {error.describe()}")
+
+    def _body_limits(self) -> Limits:
+        return Limits(max_bytes=self._limits.response_body_bytes)
+
+    def _raw(self, name: str | None, data: str) -> None:
+        self._bytes += len(data.encode("utf-8", "surrogatepass"))
+        if self._bytes > self._limits.response_body_bytes:
+            raise Fail(LimitExceeded("response_body_bytes", self._limits.response_body_bytes, self._bytes))
+        self._event(name, self._parse(data))
+
+    def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
+        match framed:
+            case Err(error):
+                self._error = error
+                return Err(error)
+            case Ok(events):
+                progress: list[Progress] = []
+                for event in events:
+                    match self.feed(event):
+                        case Err() as failed:
+                            return failed
+                        case Ok(more):
+                            progress.extend(more)
+                return Ok(progress)
+
+    def _guard(self, step: Callable[[], None]) -> Result[list[Progress], ResponseError]:
+        if self._error is not None:
+            return Err(self._error)
+        try:
+            step()
+        except Fail as fail:
+            self._error = fail.error
+            return Err(fail.error)
+        progress, self._b.progress = self._b.progress, []
+        self._progressed = self._progressed or bool(progress)
+        return Ok(progress)
+
+
+def _too_large(error: ParseError) -> bool:
+    return is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "with_max_bytes"
+
+
+def _size(text: bytes | bytearray | str) -> int:
+    return len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
