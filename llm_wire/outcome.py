@@ -1,0 +1,303 @@
+"""
+Outcomes: what one model response means for the caller, after a single admission pass.
+
+::
+
+    Outcome
+    ├── Answer(text, output, usage, turn)          the model answered (``output`` is the structured output)
+    ├── NeedsTools(turn, issues, usage, admitted)  the model called tools; every call is in ``turn.calls``
+    ├── OutputLimited(text, calls, incomplete, usage)  cut for length: evidence only, never dispatch it
+    ├── Refused(reason, refusal, text, usage)      a refusal or a content filter
+    └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output
+
+``resolve`` turns a decoded response (``decode_body``'s result) into an ``Outcome``; ``resolve_stream``
+does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.tool.admit`` only when
+the response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent``
+says what the failed call cost: ``NOT_SENT`` (refused before any work), ``MAYBE_SENT`` (cut or failed
+midway) or ``COMPLETED`` (a whole response came back and was unusable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeAlias
+
+from attrs import field, frozen
+
+from llm_wire.codec import Codec
+from llm_wire.error import Error, LimitExceeded, Protocol, ValueFailure
+from llm_wire.message import AssistantTurn, Provider, ToolCall
+from llm_wire.providers._terminal import (
+    ErrorKind,
+    FinishReason,
+    PartialCall,
+    ProviderError,
+    ResponseError,
+    Sent,
+    StreamDecoder,
+    Terminal,
+    Usage,
+)
+from llm_wire.result import Err, Ok, Result
+from llm_wire.tool import (
+    AdmissionLimits,
+    AdmittedCall,
+    InvalidArguments,
+    Tool,
+    ToolCallChecks,
+    ToolCallIssue,
+    admit,
+    new,
+)
+from llm_wire.value import Value
+
+__all__ = [
+    "Answer",
+    "Failure",
+    "FailureError",
+    "InvalidOutput",
+    "NeedsTools",
+    "Outcome",
+    "OutputLimited",
+    "Refused",
+    "Sent",
+    "resolve",
+    "resolve_stream",
+    "sent_for",
+]
+
+
+@frozen
+class Answer:
+    """
+    The model answered. ``output`` is the decoded structured output, or ``None`` without an output codec.
+    """
+
+    text: str
+    output: Any
+    usage: Usage | None
+    #: The assistant turn to append before the next request.
+    turn: AssistantTurn = field(repr=False)
+
+
+@frozen
+class NeedsTools:
+    """
+    The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
+    lists the failing ones (``REPORT`` only), each still owed a result (``tool.describe_issue``).
+    """
+
+    turn: AssistantTurn
+    issues: tuple[ToolCallIssue, ...]
+    usage: Usage | None
+    #: The calls that passed admission, with their decoded arguments.
+    admitted: tuple[AdmittedCall, ...] = ()
+
+    def arguments(self, call_id: str) -> AdmittedCall | None:
+        """The admitted call with this id, or ``None`` when it failed admission."""
+        return next((found for found in self.admitted if found.call.id == call_id), None)
+
+
+@frozen
+class OutputLimited:
+    """
+    The response was cut for length. Its calls were never admitted: they are evidence, never dispatch them.
+    """
+
+    text: str
+    calls: tuple[ToolCall, ...]
+    incomplete: tuple[PartialCall, ...]
+    usage: Usage | None
+
+
+@frozen
+class Refused:
+    """
+    The model refused (``FinishReason.REFUSAL``) or a content filter stopped it (``CONTENT_FILTER``).
+    """
+
+    reason: FinishReason
+    refusal: str | None
+    text: str
+    usage: Usage | None
+    #: The provider's own reason (``content_filter``, ``SAFETY``, ``PROMPT_BLOCKLIST``…).
+    detail: str | None = None
+
+
+@frozen
+class InvalidOutput:
+    """
+    The structured output is not valid JSON, breaks its schema, or is refused by its codec.
+    """
+
+    failure: ValueFailure
+
+    @property
+    def name(self) -> str:
+        """``invalid_output.<failure name>``."""
+        return f"invalid_output.{self.failure.name}"
+
+    def describe(self) -> str:
+        """``invalid structured output: <failure>``; never the output itself."""
+        return f"invalid structured output: {self.failure.describe()}"
+
+
+FailureError: TypeAlias = ResponseError | Error | InvalidOutput
+
+
+@frozen
+class Failure:
+    """
+    The response is unusable. ``sent`` says what it cost; ``text`` is whatever answer text arrived.
+    """
+
+    error: FailureError
+    sent: Sent
+    #: Whether any progress (text or argument deltas) reached the caller before the failure.
+    partial_output: bool = False
+    provider: Provider | None = None
+    usage: Usage | None = None
+    text: str = ""
+
+
+Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
+
+_LIMITS = AdmissionLimits()
+_NOT_SENT = frozenset(
+    {
+        ErrorKind.INVALID_REQUEST,
+        ErrorKind.AUTHENTICATION,
+        ErrorKind.PERMISSION,
+        ErrorKind.NOT_FOUND,
+        ErrorKind.REQUEST_TOO_LARGE,
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.OVERLOADED,
+    }
+)
+
+
+def sent_for(error: ResponseError) -> Sent:
+    """
+    What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
+    whole response, a server error or an error met mid-response possibly a response.
+    """
+    match error:
+        case ProviderError(kind=ErrorKind.RESPONSE_FAILED):
+            return Sent.COMPLETED
+        case ProviderError(kind=kind, status=int()) if kind in _NOT_SENT:
+            return Sent.NOT_SENT
+        case ProviderError():
+            return Sent.MAYBE_SENT
+        case Protocol() | LimitExceeded():
+            return Sent.COMPLETED
+
+
+def resolve(
+    decoded: Result[Terminal, ResponseError],
+    tools: Iterable[Tool] | Mapping[str, Tool] = (),
+    *,
+    checks: ToolCallChecks = ToolCallChecks.REJECT,
+    limits: AdmissionLimits = _LIMITS,
+    adjust: Mapping[str, Callable[[Value], Value]] | None = None,
+    output: Tool | Codec[Any] | None = None,
+    sent: Sent | None = None,
+    partial_output: bool = False,
+) -> Outcome:
+    """
+    The outcome of a decoded response.
+
+    Tool calls go through ``tool.admit`` with ``tools``, ``checks``, ``limits`` and ``adjust`` (a tool name
+    to a function undoing a wire projection on parsed arguments); an admission error is a ``Failure``
+    (``COMPLETED``). A plain answer is decoded with ``output`` (a codec, or a ``Tool`` built from one so
+    its contract is compiled once; ``adjust`` applies under its name) when given. A decode error is a
+    ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
+    """
+    match decoded:
+        case Err(error):
+            return Failure(error, sent or sent_for(error), partial_output)
+        case Ok(terminal):
+            pass
+    turn = terminal.turn
+    match terminal.finish:
+        case FinishReason.TOOL_CALLS:
+            match admit(terminal.calls, tools, checks, limits, adjust):
+                case Err(admission):
+                    return _failed(terminal, admission, partial_output)
+                case Ok(admitted):
+                    return NeedsTools(turn, admitted.issues, terminal.usage, admitted.admitted)
+        case FinishReason.LENGTH:
+            return OutputLimited(terminal.text, terminal.calls, terminal.incomplete, terminal.usage)
+        case FinishReason.REFUSAL | FinishReason.CONTENT_FILTER:
+            refusal = terminal.refusal
+            return Refused(terminal.finish, refusal, terminal.text, terminal.usage, terminal.finish_detail)
+        case FinishReason.STOP:
+            if output is None:
+                return Answer(terminal.text, None, terminal.usage, turn)
+            match _decode_output(terminal.text, output, limits, adjust):
+                case Err(failure):
+                    return _failed(terminal, failure, partial_output)
+                case Ok(value):
+                    return Answer(terminal.text, value, terminal.usage, turn)
+
+
+def resolve_stream(
+    stream: StreamDecoder,
+    tools: Iterable[Tool] | Mapping[str, Tool] = (),
+    *,
+    checks: ToolCallChecks = ToolCallChecks.REJECT,
+    limits: AdmissionLimits = _LIMITS,
+    adjust: Mapping[str, Callable[[Value], Value]] | None = None,
+    output: Tool | Codec[Any] | None = None,
+) -> Outcome:
+    """
+    ``resolve`` for a stream fed to its end (or to its first error): finishes it, and a failure records
+    whether the stream completed and whether progress reached the caller.
+    """
+    decoded = stream.finish()
+    sent = None if isinstance(decoded, Err) and isinstance(decoded.error, ProviderError) else stream.sent
+    got = resolve(
+        decoded,
+        tools,
+        checks=checks,
+        limits=limits,
+        adjust=adjust,
+        output=output,
+        sent=sent,
+        partial_output=stream.partial_output,
+    )
+    if isinstance(got, Failure) and isinstance(decoded, Err):
+        return Failure(got.error, got.sent, got.partial_output, stream.provider, stream.usage, stream.text)
+    return got
+
+
+def _failed(terminal: Terminal, error: FailureError, partial: bool) -> Failure:
+    return Failure(error, Sent.COMPLETED, partial, terminal.provider, terminal.usage, terminal.text)
+
+
+def _decode_output(
+    text: str,
+    output: Tool | Codec[Any],
+    limits: AdmissionLimits,
+    adjust: Mapping[str, Callable[[Value], Value]] | None,
+) -> Result[Any, Error | InvalidOutput]:
+    declared = output if isinstance(output, Tool) else new("output", "The structured output.", output)
+    # The output is admitted as the arguments of a call to its own tool: one pipeline, one compiled
+    # contract, the same strict parse, adjustment and bounds as tool arguments.
+    call = ToolCall(id="output", name=declared.name, arguments_json=text)
+    bounded = AdmissionLimits(
+        calls_per_turn=1,
+        argument_bytes_per_call=max(
+            limits.argument_bytes_per_call, len(text.encode("utf-8", "surrogatepass"))
+        ),
+        total_argument_bytes=max(limits.total_argument_bytes, len(text.encode("utf-8", "surrogatepass"))),
+        value_limits=limits.value_limits,
+    )
+    match admit([call], [declared], ToolCallChecks.REPORT, bounded, adjust):
+        case Err(error):
+            return Err(error)
+        case Ok(admitted):
+            pass
+    for issue in admitted.issues:
+        if isinstance(issue, InvalidArguments):
+            return Err(InvalidOutput(issue.failure))
+    return Ok(admitted.admitted[0].decoded)

@@ -1,0 +1,412 @@
+"""
+Recorded provider exchanges through the response decoders and ``outcome.resolve`` (issue 6, item 1).
+
+Every exchange in ``../shared/corpora/provider-responses`` is decoded, as a body or as a stream (its raw SSE
+text through the framer when recorded, else its parsed events). What each must decode to is read from the
+recording by a small extraction written here, independent of the decoders: the calls (id, name, arguments
+equal as JSON, and byte-exact where the provider sends text), and the outcome kind from the provider's own
+finish reason. Error bodies must decode to typed errors. A few recordings hold several responses in one
+stream; they are cut at each new response start after a finished one. Counts are printed per provider.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from llm_wire import outcome
+from llm_wire.error import Protocol
+from llm_wire.providers import (
+    anthropic_response,
+    google_response,
+    openai_chat_response,
+    openai_responses_response,
+)
+from llm_wire.providers._terminal import ErrorKind, ProviderError, StreamDecoder, Terminal
+from llm_wire.result import Err, Ok, Result
+from llm_wire.sse import frame
+from llm_wire.tool import ToolCallChecks
+from llm_wire.value import Value, parse
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "provider-responses"
+MODULES: dict[str, ModuleType] = {
+    "openai-responses": openai_responses_response,
+    "openai-chat": openai_chat_response,
+    "anthropic": anthropic_response,
+    "gemini": google_response,
+}
+STARTS = {"response.created", "message_start"}
+ENDS = {"response.completed", "response.incomplete", "response.failed", "message_stop"}
+FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+KINDS = {
+    outcome.Answer: "answer",
+    outcome.NeedsTools: "needs_tools",
+    outcome.OutputLimited: "limited",
+    outcome.Refused: "refused",
+    outcome.Failure: "failure",
+}
+
+#: (id or None when the provider sent none, name, arguments as text when sent as text, arguments as JSON)
+Expected = tuple[str | None, str, str | None, Any]
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+
+
+def _exact(value: Any) -> Value:
+    """A recorded value as the strict parser reads it (exact numbers)."""
+    parsed = parse(_dumps(value))
+    assert isinstance(parsed, Ok)
+    return parsed.value
+
+
+def _dumps(value: Any) -> str:
+    """JSON text for a recorded value, its decimals written as recorded."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_dumps(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(key)}:{_dumps(item)}" for key, item in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _as_json(text: str) -> Any:
+    return json.loads(text, parse_float=Decimal) if text.strip() else {}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What each recording must decode to, read directly from the recording.
+
+
+def expected_calls(api: str, body: Any, events: list[Any] | None) -> list[Expected]:
+    """The calls of a recorded response, by the simplest reading of each provider's documented shape."""
+    found: list[Expected] = []
+    if api == "openai-responses":
+        if events is None:
+            items = [item for item in body.get("output") or [] if item.get("type") == "function_call"]
+        else:
+            done = [e for e in events if e.get("type") == "response.output_item.done"]
+            items = [e["item"] for e in sorted(done, key=lambda e: e["output_index"])]
+            items = [item for item in items if item.get("type") == "function_call"]
+        found = [(i["call_id"], i["name"], i["arguments"], _as_json(i["arguments"])) for i in items]
+    elif api == "openai-chat":
+        if events is None:
+            raw = (body["choices"][0]["message"].get("tool_calls") or []) if body.get("choices") else []
+            found = [(c["id"], c["function"]["name"], c["function"]["arguments"], None) for c in raw]
+        else:
+            by_index: dict[int, list[str]] = {}
+            for event in events:
+                for choice in event.get("choices") or []:
+                    for call in (choice.get("delta") or {}).get("tool_calls") or []:
+                        entry = by_index.setdefault(call["index"], ["", "", ""])
+                        entry[0] = call.get("id") or entry[0]
+                        entry[1] = (call.get("function") or {}).get("name") or entry[1]
+                        entry[2] += (call.get("function") or {}).get("arguments") or ""
+            found = [(i, n, a, None) for i, n, a in by_index.values()]
+        found = [(i, n, a, _as_json(a or "")) for i, n, a, _ in found]
+    elif api == "anthropic":
+        blocks = body.get("content") or [] if events is None else []
+        found = [
+            (b["id"], b["name"], None, b.get("input") or {}) for b in blocks if b.get("type") == "tool_use"
+        ]
+        if events is not None:
+            found = _anthropic_stream_calls(events)
+    else:
+        chunks = [body] if events is None else events
+        found = _gemini_calls(chunks)
+    return found
+
+
+def _anthropic_stream_calls(events: list[Any]) -> list[Expected]:
+    found: list[Expected] = []
+    started: dict[int, tuple[str, str, Any, list[str]]] = {}
+    for event in events:
+        kind = event.get("type")
+        if kind == "message_start":
+            blocks = [b for b in event["message"].get("content") or [] if b.get("type") == "tool_use"]
+            found.extend((b["id"], b["name"], None, b.get("input") or {}) for b in blocks)
+        elif kind == "content_block_start" and event["content_block"].get("type") == "tool_use":
+            block = event["content_block"]
+            started[event["index"]] = (block["id"], block["name"], block.get("input") or {}, [])
+        elif kind == "content_block_delta" and event["index"] in started:
+            started[event["index"]][3].append(event["delta"].get("partial_json") or "")
+        elif kind == "content_block_stop" and event["index"] in started:
+            call_id, name, given, parts = started.pop(event["index"])
+            text = "".join(parts)
+            found.append((call_id, name, text or None, _as_json(text) if text else given))
+    return found
+
+
+def _gemini_calls(chunks: list[Any]) -> list[Expected]:
+    found: list[Expected] = []
+    streaming: list[Any] | None = None  # [id, name, args, last string path]
+    for chunk in chunks:
+        for candidate in (chunk.get("candidates") or [])[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                call = part.get("functionCall")
+                if call is None:
+                    continue
+                if streaming is None and call.get("name"):
+                    if not call.get("willContinue"):
+                        found.append((call.get("id"), call["name"], None, call.get("args") or {}))
+                        continue
+                    streaming = [call.get("id"), call["name"], {}, None]
+                if streaming is None:
+                    continue
+                for piece in call.get("partialArgs") or []:
+                    _put(streaming, piece)
+                if not call.get("willContinue"):
+                    found.append((streaming[0], streaming[1], None, streaming[2]))
+                    streaming = None
+    return found
+
+
+def _put(streaming: list[Any], piece: dict[str, Any]) -> None:
+    """Set one partial argument: ``$.a.b[0].c`` paths, strings joined while ``willContinue``."""
+    path = piece["jsonPath"].removeprefix("$").replace("[", ".[").split(".")[1:]
+    keys: list[str | int] = [int(p[1:-1]) if p.startswith("[") else p for p in path]
+    value = next(piece[k] for k in ("stringValue", "numberValue", "boolValue", "nullValue") if k in piece)
+    value = None if "nullValue" in piece else value
+    node = streaming[2]
+    for key, following in zip(keys, [*keys[1:], None], strict=True):
+        if following is None:
+            joined = streaming[3] == keys and isinstance(value, str)
+            if isinstance(key, int) and key == len(node):
+                node.append(value)
+            else:
+                node[key] = node[key] + value if joined else value
+        else:
+            if isinstance(key, int) and key == len(node):
+                node.append({} if isinstance(following, str) else [])
+            elif isinstance(key, str) and key not in node:
+                node[key] = {} if isinstance(following, str) else []
+            node = node[key]
+    streaming[3] = keys if isinstance(value, str) and piece.get("willContinue") else None
+
+
+def expected_kind(api: str, body: Any, events: list[Any] | None, has_calls: bool) -> str:
+    """The outcome kind a recording's own finish reason calls for."""
+    if events is not None and sum(e.get("type") in STARTS for e in events) > 1:
+        return "failure"  # two responses spliced into one stream
+    if api == "openai-responses":
+        final = (
+            body if events is None else next(e["response"] for e in reversed(events) if e.get("type") in ENDS)
+        )
+        status, reason = final.get("status"), (final.get("incomplete_details") or {}).get("reason")
+        if status == "incomplete":
+            return {"max_output_tokens": "limited", "content_filter": "refused"}.get(str(reason), "failure")
+        if status != "completed":
+            return "failure"
+        outputs = (
+            final.get("output") or []
+            if events is None
+            else [e["item"] for e in events if e.get("type") == "response.output_item.done"]
+        )
+        refused = any(
+            part.get("type") == "refusal"
+            for item in outputs
+            for part in item.get("content") or []
+            if isinstance(part, dict)
+        )
+        stop = "refused" if refused else "answer"
+    elif api == "openai-chat":
+        choices = (
+            body["choices"][:1]
+            if events is None
+            else [c for e in events for c in e.get("choices") or [] if c.get("index", 0) == 0]
+        )
+        reason = next((c["finish_reason"] for c in reversed(choices) if c.get("finish_reason")), None)
+        refusal = any((c.get("message") or c.get("delta") or {}).get("refusal") for c in choices)
+        if reason == "length":
+            return "limited"
+        if reason == "content_filter":
+            return "refused"
+        stop = "refused" if refusal else "answer"
+    elif api == "anthropic":
+        reasons = (
+            [body.get("stop_reason")]
+            if events is None
+            else [(e.get("delta") or e.get("message") or {}).get("stop_reason") for e in events]
+        )
+        reason = next((r for r in reversed(reasons) if r), None)
+        if reason in ("max_tokens", "refusal"):
+            return {"max_tokens": "limited", "refusal": "refused"}[reason]
+        if reason not in ("end_turn", "stop_sequence", "tool_use"):
+            return "failure"
+        stop = "answer"
+    else:
+        chunks = [body] if events is None else events
+        reasons = [c.get("finishReason") for chunk in chunks for c in (chunk.get("candidates") or [])[:1]]
+        reason = next((r for r in reversed(reasons) if r), None)
+        if reason == "MAX_TOKENS":
+            return "limited"
+        if reason in FILTERED:
+            return "refused"
+        if reason != "STOP":
+            return "failure"
+        stop = "answer"
+    return "needs_tools" if has_calls else stop
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Driving the decoders
+
+
+def segments(events: list[Any]) -> list[list[Any]]:
+    """A stream cut before each response start that follows a finished response."""
+    out: list[list[Any]] = [[]]
+    for event in events:
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind in STARTS and any(isinstance(e, dict) and e.get("type") in ENDS for e in out[-1]):
+            out.append([])
+        out[-1].append(event)
+    return out
+
+
+def decode_sse(module: ModuleType, text: str) -> tuple[Result[Terminal, Any], StreamDecoder]:
+    decoder: StreamDecoder = module.StreamDecoder()
+    data = text.encode()
+    for start in range(0, len(data), 61):  # odd chunks: boundaries fall inside lines, CRLFs and UTF-8
+        decoder.feed_bytes(data[start : start + 61])
+    return decoder.finish(), decoder
+
+
+def decode_events(module: ModuleType, events: list[Any]) -> tuple[Result[Terminal, Any], StreamDecoder]:
+    decoder: StreamDecoder = module.StreamDecoder()
+    for event in events:
+        decoder.feed_json(event if isinstance(event, str) else _exact(event))
+    return decoder.finish(), decoder
+
+
+def check_calls(api: str, terminal: Terminal, expected: list[Expected]) -> list[str]:
+    problems: list[str] = []
+    got = terminal.calls
+    if [call.name for call in got] != [e[1] for e in expected]:
+        return [f"calls {[c.name for c in got]} != recorded {[e[1] for e in expected]}"]
+    for call, (call_id, _, text, arguments) in zip(got, expected, strict=True):
+        if call_id is not None and call.id != call_id:
+            problems.append(f"call id {call.id!r} != recorded {call_id!r}")
+        if call_id is None and call.provider_id is not None:
+            problems.append("a synthesised id claims to be the provider's")
+        if _as_json(call.arguments_json) != _as_json(_dumps(arguments)):
+            problems.append(f"arguments of {call.name} differ as JSON")
+        if text is not None and call.arguments_json != text:
+            problems.append(f"arguments of {call.name} are not byte-exact")
+    if len({call.id for call in got}) != len(got):
+        problems.append("call ids are not unique")
+    return problems
+
+
+def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> list[str]:
+    module = MODULES[api]
+    status = record.get("http_status")
+    if status not in (None, 200):
+        error = module.decode_error(status, _dumps(record["response"]))
+        counts["error bodies"] += 1
+        body_error = record["response"].get("error") or {}
+        code = body_error.get("status") or body_error.get("code") or body_error.get("type")
+        wanted = {400: ErrorKind.INVALID_REQUEST, 429: ErrorKind.RATE_LIMITED}.get(status)
+        if (
+            not isinstance(error, ProviderError)
+            or (wanted and error.kind is not wanted)
+            or error.code != code
+        ):
+            return [f"error body decoded to {error}"]
+        return []
+    problems: list[str] = []
+    runs: list[tuple[Any, list[Any] | None, Result[Terminal, Any], StreamDecoder | None]]
+    if not record["stream"]:
+        runs = [(record["response"], None, *_decoded_body(module, record["response"]))]
+    else:
+        events = [e["data"] for e in record["response_events"]]
+        if "response_sse" in record:
+            text = record["response_sse"]
+            if not text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
+                counts["SSE without closing blank line (added)"] += 1
+                text += "\n\n"
+            framed = frame(text)
+            assert isinstance(framed, Ok)
+            datas = [e.data if e.data.strip() == "[DONE]" else _as_json(e.data) for e in framed.value]
+            names = [e["event"] for e in record["response_events"]]
+            if datas != events or [e.event for e in framed.value] != names:
+                problems.append("the framer's events differ from the recorded parsed events")
+            runs = [(None, events, *decode_sse(module, text))]
+        else:
+            parts = segments(events)
+            counts["stream segments"] += len(parts)
+            runs = [(None, part, *decode_events(module, part)) for part in parts]
+    for body, events_, decoded, stream in runs:
+        counts["decoded"] += 1
+        payloads = None if events_ is None else [e for e in events_ if isinstance(e, dict)]
+        calls = expected_calls(api, body, payloads)
+        kind = expected_kind(api, body, payloads, bool(calls))
+        got = outcome.resolve(decoded, (), checks=ToolCallChecks.REPORT, sent=stream.sent if stream else None)
+        got_kind = KINDS[type(got)]
+        if got_kind != kind:
+            problems.append(f"outcome {got_kind} ({getattr(got, 'error', '')}) != recorded {kind}")
+            continue
+        if kind == "failure":
+            counts["refused as unusable"] += 1
+            assert isinstance(decoded, Err)
+            continue
+        assert isinstance(decoded, Ok)
+        terminal = decoded.value
+        if kind == "needs_tools":
+            counts["with calls"] += 1
+            counts["calls"] += len(calls)
+            problems += check_calls(api, terminal, calls)
+            assert isinstance(got, outcome.NeedsTools)
+            if got.turn.calls != terminal.calls or len(got.issues) != len(calls):
+                problems.append("the outcome's turn does not carry every call with its issue")
+        elif kind == "limited":
+            counts["cut for length"] += 1
+            if any(call.id in {c.id for c in terminal.calls} for call in terminal.incomplete):
+                problems.append("an incomplete call is also callable")
+        elif calls:
+            problems.append("a recording with calls did not finish for them")
+    return problems
+
+
+def _decoded_body(module: ModuleType, body: Any) -> tuple[Result[Terminal, Any], StreamDecoder | None]:
+    return module.decode_body(_dumps(body)), None
+
+
+def _index() -> list[dict[str, Any]]:
+    if not (CORPUS / "index.json").is_file():
+        pytest.skip(f"provider-responses corpus not found at {CORPUS}")
+    entries: list[dict[str, Any]] = _load(CORPUS / "index.json")
+    return entries
+
+
+@pytest.mark.parametrize("api", sorted(MODULES))
+def test_recorded_exchanges(api: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each recorded exchange decodes to its recorded calls, outcome kind, or typed error."""
+    counts: Counter[str] = Counter()
+    failures: list[str] = []
+    for entry in _index():
+        if entry["provider"] != api:
+            continue
+        counts["exchanges"] += 1
+        record = _load(CORPUS / entry["file"])
+        failures += [f"{entry['file']}: {problem}" for problem in check_exchange(api, record, counts)]
+    with capsys.disabled():
+        print(f"\n{api}: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+    assert counts["exchanges"] > 0
+    assert not failures, "\n".join(failures)
+
+
+def test_a_spliced_stream_never_yields_the_first_call() -> None:
+    """The recording that splices a second message_start into a stream is refused outright."""
+    path = CORPUS / "anthropic" / "vercel-ai--spliced-message-start.stream.json"
+    if not path.is_file():
+        pytest.skip(f"recording not found: {path}")
+    events = [e["data"] for e in _load(path)["response_events"]]
+    assert decode_events(anthropic_response, events)[0] == Err(Protocol("a second message_start arrived"))

@@ -1,0 +1,305 @@
+"""Outcomes: one admission pass over a decoded response, structured output, and what a failure cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import arbitrary_text
+
+from llm_wire import codec, tool
+from llm_wire.error import InvalidJson, LimitExceeded, Protocol, SchemaRejected
+from llm_wire.message import Provider, ToolCall
+from llm_wire.outcome import (
+    Answer,
+    Failure,
+    InvalidOutput,
+    NeedsTools,
+    OutputLimited,
+    Refused,
+    Sent,
+    resolve,
+    resolve_stream,
+    sent_for,
+)
+from llm_wire.providers import anthropic_response, openai_chat_response, openai_responses_response
+from llm_wire.providers._terminal import (
+    ErrorKind,
+    FinishReason,
+    PartialCall,
+    ProviderError,
+    RetryAdvice,
+    Terminal,
+    Usage,
+)
+from llm_wire.result import Err, Ok
+from llm_wire.tool import ToolCallChecks, UnknownTool
+from llm_wire.value import Value, render
+
+
+@attrs.frozen
+class Weather:
+    """Current weather for a city."""
+
+    city: str
+    days: int = codec.field(default=1, codec=codec.integer(minimum=1, maximum=14))
+
+
+@attrs.frozen
+class City:
+    """A city and its country."""
+
+    city: str
+    country: str
+
+
+WEATHER = tool.new("get_weather", "Current weather", codec.derive(Weather))
+TOOLS = (WEATHER,)
+USAGE = Usage(10, 5, 15)
+
+
+def terminal(finish: FinishReason, *calls: ToolCall, text: str = "", **more: Any) -> Terminal:
+    return Terminal(Provider.ANTHROPIC, finish, text, calls, usage=USAGE, response_id="msg_1", **more)
+
+
+def call(call_id: str, arguments: str, name: str = "get_weather") -> ToolCall:
+    return ToolCall(call_id, name, arguments)
+
+
+class TestToolCalls:
+    """Calls are admitted once, with the tools, policy, limits and adjustments given."""
+
+    def test_admitted_calls_are_decoded(self) -> None:
+        """Good calls become ``NeedsTools`` with the turn and each call's decoded arguments."""
+        got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo", "days": 2}'))), TOOLS)
+        assert isinstance(got, NeedsTools)
+        assert got.issues == ()
+        assert got.turn.calls == (call("a", '{"city": "Oslo", "days": 2}'),)
+        assert (got.turn.provider, got.turn.response_id, got.usage) == (Provider.ANTHROPIC, "msg_1", USAGE)
+        found = got.arguments("a")
+        assert found is not None
+        assert found.decoded == Weather("Oslo", 2)
+
+    def test_report_lists_every_issue_in_order(self) -> None:
+        """Under REPORT every call stays in the turn and each failing one is an issue, in provider order."""
+        calls = [call("a", '{"city": 3}'), call("b", "{}", "nope"), call("c", '{"city": "Rome"}')]
+        got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, *calls)), TOOLS, checks=ToolCallChecks.REPORT)
+        assert isinstance(got, NeedsTools)
+        assert got.turn.calls == tuple(calls)
+        assert [issue.call_id for issue in got.issues] == ["a", "b"]
+        assert isinstance(got.issues[1], UnknownTool)
+        assert [admitted.call.id for admitted in got.admitted] == ["c"]
+
+    def test_reject_fails_the_completed_response(self) -> None:
+        """Under REJECT one bad call fails the response; it was completed, and its text is kept."""
+        done = terminal(FinishReason.TOOL_CALLS, call("a", "{"), text="Let me see.")
+        got = resolve(Ok(done), TOOLS)
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, Protocol)
+        assert (got.sent, got.provider, got.usage, got.text) == (
+            Sent.COMPLETED,
+            Provider.ANTHROPIC,
+            USAGE,
+            "Let me see.",
+        )
+
+    def test_adjust_runs_before_validation(self) -> None:
+        """An adjustment (a strict projection's restore) is applied to parsed arguments before checking."""
+
+        def restore(arguments: Value) -> Value:
+            assert isinstance(arguments, dict)
+            return {key: value for key, value in arguments.items() if value is not None}
+
+        done = Ok(terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo", "days": null}')))
+        assert isinstance(resolve(done, TOOLS), Failure)
+        got = resolve(done, TOOLS, adjust={"get_weather": restore})
+        assert isinstance(got, NeedsTools)
+        assert got.admitted[0].decoded == Weather("Oslo", 1)
+
+    def test_admission_limits(self) -> None:
+        """Admission bounds apply whatever the policy."""
+        done = Ok(
+            terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo"}'), call("b", '{"city": "Rome"}'))
+        )
+        got = resolve(
+            done, TOOLS, checks=ToolCallChecks.REPORT, limits=tool.AdmissionLimits(calls_per_turn=1)
+        )
+        assert got == Failure(
+            LimitExceeded("calls_per_turn", 1, 2), Sent.COMPLETED, False, Provider.ANTHROPIC, USAGE
+        )
+
+
+class TestOtherFinishes:
+    """Length, refusal and filters never admit anything."""
+
+    def test_output_limited_calls_are_evidence_only(self) -> None:
+        """A length cut returns its calls unadmitted and its incomplete calls apart."""
+        done = terminal(
+            FinishReason.LENGTH,
+            call("a", '{"city": "Oslo"}'),
+            text="partial",
+            incomplete=(PartialCall("b", "get_weather", '{"ci'),),
+        )
+        got = resolve(Ok(done), TOOLS)
+        assert got == OutputLimited("partial", done.calls, done.incomplete, USAGE)
+
+    def test_refusal_and_filter(self) -> None:
+        """A refusal keeps its text and the provider's reason; a filter is a refusal of another kind."""
+        refused = resolve(Ok(terminal(FinishReason.REFUSAL, refusal="No.", finish_detail="refusal")))
+        assert refused == Refused(FinishReason.REFUSAL, "No.", "", USAGE, "refusal")
+        filtered = resolve(Ok(terminal(FinishReason.CONTENT_FILTER, text="cut", finish_detail="SAFETY")))
+        assert filtered == Refused(FinishReason.CONTENT_FILTER, None, "cut", USAGE, "SAFETY")
+
+
+class TestAnswers:
+    """Plain answers, with or without structured output."""
+
+    def test_plain_answer(self) -> None:
+        """Without an output codec the text is the answer and ``output`` is ``None``."""
+        got = resolve(Ok(terminal(FinishReason.STOP, text="Hello")))
+        assert isinstance(got, Answer)
+        assert (got.text, got.output, got.usage, got.turn.text) == ("Hello", None, USAGE, "Hello")
+
+    def test_structured_output(self) -> None:
+        """With an output codec (or a tool built from one) the text is decoded strictly."""
+        text = '{"city": "Paris", "country": "France"}'
+        out = codec.derive(City)
+        got = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=out)
+        assert isinstance(got, Answer)
+        assert got.output == City("Paris", "France")
+        prebuilt = tool.new("final_result", "The answer.", out)
+        again = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=prebuilt)
+        assert isinstance(again, Answer)
+        assert again.output == got.output
+
+    def test_invalid_structured_output(self) -> None:
+        """Output that is not JSON or breaks the schema is a completed failure naming why."""
+        out = codec.derive(City)
+        broken = resolve(Ok(terminal(FinishReason.STOP, text='{"city": ')), output=out)
+        assert isinstance(broken, Failure)
+        assert isinstance(broken.error, InvalidOutput)
+        assert isinstance(broken.error.failure, InvalidJson)
+        assert broken.error.name == "invalid_output.invalid_json"
+        assert broken.sent is Sent.COMPLETED
+        wrong = resolve(Ok(terminal(FinishReason.STOP, text='{"city": "Paris"}')), output=out)
+        assert isinstance(wrong, Failure)
+        assert isinstance(wrong.error, InvalidOutput)
+        assert isinstance(wrong.error.failure, SchemaRejected)
+        assert "Paris" not in wrong.error.describe()
+
+    def test_output_adjust_uses_the_output_name(self) -> None:
+        """The adjustment map applies to the output under its tool's name."""
+        out = tool.new("final_result", "The answer.", codec.derive(Weather))
+        text = '{"city": "Oslo", "days": null}'
+
+        def restore(arguments: Value) -> Value:
+            assert isinstance(arguments, dict)
+            return {key: value for key, value in arguments.items() if value is not None}
+
+        got = resolve(
+            Ok(terminal(FinishReason.STOP, text=text)), output=out, adjust={"final_result": restore}
+        )
+        assert isinstance(got, Answer)
+        assert got.output == Weather("Oslo", 1)
+
+
+class TestFailures:
+    """A decoding error becomes a ``Failure`` that says what it cost."""
+
+    def test_sent_for(self) -> None:
+        """Refused requests cost nothing; server errors may have; failed or broken responses did."""
+        advice = RetryAdvice(True)
+        assert sent_for(ProviderError(ErrorKind.RATE_LIMITED, 429, None, advice)) is Sent.NOT_SENT
+        assert sent_for(ProviderError(ErrorKind.OVERLOADED, 529, None, advice)) is Sent.NOT_SENT
+        assert sent_for(ProviderError(ErrorKind.SERVER, 500, None, advice)) is Sent.MAYBE_SENT
+        assert sent_for(ProviderError(ErrorKind.OVERLOADED, None, None, advice)) is Sent.MAYBE_SENT
+        assert sent_for(ProviderError(ErrorKind.RESPONSE_FAILED, None, "SAFETY", advice)) is Sent.COMPLETED
+        assert sent_for(Protocol("x")) is Sent.COMPLETED
+
+    def test_error_body(self) -> None:
+        """An HTTP error decoded by ``decode_error`` resolves to a failure that cost nothing."""
+        error = anthropic_response.decode_error(429, '{"type":"error","error":{"type":"rate_limit_error"}}')
+        got = resolve(Err(error))
+        assert got == Failure(error, Sent.NOT_SENT)
+
+    def test_cut_stream(self) -> None:
+        """A stream cut midway may have cost a response; the text so far and the usage are kept."""
+        stream = openai_chat_response.StreamDecoder()
+        chunk: Value = {"choices": [{"index": 0, "delta": {"content": "Hel"}}], "usage": None}
+        stream.feed_bytes(f"data: {render(chunk)}\n\n")
+        got = resolve_stream(stream, TOOLS)
+        assert got == Failure(
+            Protocol("the stream ended before the response finished"),
+            Sent.MAYBE_SENT,
+            True,
+            Provider.OPENAI_CHAT,
+            None,
+            "Hel",
+        )
+
+    def test_error_event_mid_stream(self) -> None:
+        """An overloaded event mid-stream may have cost a response, whatever came before."""
+        stream = anthropic_response.StreamDecoder()
+        start: Value = {
+            "type": "message_start",
+            "message": {"id": "m", "content": [], "usage": {"input_tokens": 3}},
+        }
+        error: Value = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        stream.feed_bytes(f"data: {render(start)}\n\ndata: {render(error)}\n\n")
+        got = resolve_stream(stream, TOOLS)
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, ProviderError)
+        assert (got.error.kind, got.sent, got.usage) == (
+            ErrorKind.OVERLOADED,
+            Sent.MAYBE_SENT,
+            Usage(3, None, None),
+        )
+
+
+def test_body_and_stream_resolve_alike() -> None:
+    """The same response as a body and as a stream gives the same outcome."""
+    item: dict[str, Value] = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "c1",
+        "name": "get_weather",
+        "arguments": "",
+    }
+    text = '{"city": "Oslo"}'
+    events: list[Value] = [
+        {"type": "response.created", "response": {"id": "r1"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 0,
+            "item_id": "fc_1",
+            "delta": text,
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
+        {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
+    ]
+    stream = openai_responses_response.StreamDecoder()
+    stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
+    body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
+    streamed = resolve_stream(stream, TOOLS)
+    whole = resolve(openai_responses_response.decode_body(render(body)), TOOLS)
+    assert isinstance(streamed, NeedsTools)
+    assert streamed == whole
+
+
+@given(arbitrary_text(), st.sampled_from(ToolCallChecks))
+def test_any_arguments_resolve_to_an_outcome(arguments: str, checks: ToolCallChecks) -> None:
+    """Whatever the argument text, resolution gives ``NeedsTools`` or a ``Failure``, never an exception."""
+    got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, call("a", arguments))), TOOLS, checks=checks)
+    assert isinstance(got, NeedsTools | Failure)
+    if checks is ToolCallChecks.REPORT and isinstance(got, NeedsTools):
+        assert len(got.issues) + len(got.admitted) == 1
+
+
+@given(arbitrary_text())
+def test_any_output_text_resolves_to_an_outcome(text: str) -> None:
+    """Whatever the answer text, structured output gives an ``Answer`` or a ``Failure``."""
+    got = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
+    assert isinstance(got, Answer | Failure)
