@@ -242,6 +242,8 @@ class SchemaProblem:
     path: Path
     keyword: str | None
     problem: str
+    #: For a document too large, the ``from_value`` argument that bounds it (``max_nodes``, ``max_depth``).
+    limit: str | None = None
 
     def describe(self) -> str:
         """``$["properties"]["a"]: "minLength" must be a non-negative integer``."""
@@ -380,9 +382,11 @@ def from_value(
         if not expanded:
             nodes += 1
             if nodes > max_nodes:
-                return Err(SchemaProblem(path, None, f"more than {max_nodes} schema nodes"))
+                return Err(SchemaProblem(path, None, f"more than {max_nodes} schema nodes", "max_nodes"))
             if depth > max_depth:
-                return Err(SchemaProblem(path, None, f"subschemas nested deeper than {max_depth}"))
+                return Err(
+                    SchemaProblem(path, None, f"subschemas nested deeper than {max_depth}", "max_depth")
+                )
             stack.append((raw, path, depth, True))
             stack.extend((child, child_path, depth + 1, False) for child, child_path in _children(raw, path))
             continue

@@ -1,0 +1,497 @@
+"""
+Compiling a checked schema (a ``Plan``) into validator closures, once per contract.
+
+Every keyword has a compiler in a table (``_keywords.KEYWORDS``), named after it; keywords that only mean
+something together, such as ``properties``/``required``/``additionalProperties``, share one. A keyword
+without a compiler never reaches this module: the document was refused. Each schema node becomes one
+closure that dispatches on the value's Python class, so a value pays only for the keywords of its type.
+
+A check is ``check(value, out)``. With ``out=None`` it returns the first failure or ``None``; with a budget it
+returns every failure (up to the budget) as a list. Failures carry their path reversed (parents append their
+segment on the way out), so a valid value builds no paths at all.
+
+``$dynamicRef`` is resolved at compile time: a node is compiled once per *dynamic context* (for each dynamic
+anchor name that can matter, the outermost resource in scope that defines it), which is exactly what the
+dynamic scope decides at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
+from typing import Any, TypeAlias
+
+from llm_wire._document import Node, Plan
+from llm_wire._problems import (
+    LoadError,
+    NotAllowed,
+    NotJson,
+    Reason,
+    ReferenceLoop,
+    TooLarge,
+    WrongType,
+)
+from llm_wire.result import Err, Ok, Result
+from llm_wire.schema import Schema
+
+__all__ = [
+    "ALL",
+    "Budget",
+    "Check",
+    "Compiler",
+    "Fail",
+    "Hidden",
+    "Key",
+    "KeywordCompiler",
+    "Out",
+    "Refuse",
+    "Res",
+    "Rule",
+    "accept",
+    "compile_plan",
+    "is_integral",
+    "json_key",
+    "more",
+    "reject",
+]
+
+
+class Hidden:
+    """A member name taken from the value that the schema does not declare: kept in paths, never in texts."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class Fail:
+    """A failure under construction: its reason, and its path from the failing value up (reversed)."""
+
+    __slots__ = ("reason", "rpath")
+
+    def __init__(self, reason: Reason) -> None:
+        self.reason = reason
+        self.rpath: list[str | int | Hidden] = []
+
+
+class Budget:
+    """How many more failures ``validate_all`` wants."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+Out: TypeAlias = Budget | None
+Res: TypeAlias = "Fail | list[Fail] | None"
+#: A compiled schema node or keyword: ``check(value, out)``.
+Check: TypeAlias = Callable[[Any, Out], Res]
+#: The ``(node id, dynamic context)`` a closure is compiled for.
+Key: TypeAlias = tuple[int, tuple[tuple[str, int], ...]]
+
+
+def more(acc: list[Fail] | None, found: Fail | list[Fail], segment: object, out: Budget) -> list[Fail]:
+    """Add a child's failures to ``acc`` (all-failures mode), prefixing ``segment`` unless it is ``None``."""
+    if isinstance(found, list):
+        if segment is not None:
+            for fail in found:
+                fail.rpath.append(segment)  # type: ignore[arg-type]
+        if acc is None:
+            return found
+        acc.extend(found)
+        return acc
+    if segment is not None:
+        found.rpath.append(segment)  # type: ignore[arg-type]
+    out.left -= 1
+    if acc is None:
+        return [found]
+    acc.append(found)
+    return acc
+
+
+def accept(v: Any, out: Out) -> Res:
+    return None
+
+
+_NOT_ALLOWED = NotAllowed()
+
+
+def reject(v: Any, out: Out) -> Res:
+    return Fail(_NOT_ALLOWED)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# JSON equality: a hashable key per value, so that 1 == 1.0, true != 1 and objects compare unordered.
+
+_TRUE_KEY = ("boolean", True)
+_FALSE_KEY = ("boolean", False)
+_NONE_TYPE = type(None)
+
+
+def json_key(v: Any) -> Any:
+    """A hashable key that is equal for equal JSON values and unequal otherwise."""
+    c = v.__class__
+    if c is str or c is int or c is Decimal or v is None:
+        return v
+    if c is bool:
+        return _TRUE_KEY if v else _FALSE_KEY
+    if c is list:
+        return ("array", tuple(map(json_key, v)))
+    if c is dict:
+        return ("object", frozenset((k, json_key(x)) for k, x in v.items()))
+    normal = _normalize(v)
+    if normal is _NOT_JSON:
+        return ("not json", id(v))
+    return json_key(normal)
+
+
+_NOT_JSON: Any = object()
+
+
+def _normalize(v: Any) -> Any:
+    """The exact-class JSON value for an instance of a JSON class's subclass; ``_NOT_JSON`` otherwise."""
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return int.__add__(v, 0)
+    if isinstance(v, str):
+        return str.__add__(v, "")
+    if isinstance(v, Decimal):
+        return Decimal(v) if v.is_finite() else _NOT_JSON
+    if isinstance(v, list):
+        return list(v)
+    if isinstance(v, dict):
+        return dict(v)
+    return _NOT_JSON
+
+
+def is_integral(d: Decimal) -> bool:
+    _, digits, exponent = d.as_tuple()
+    if not isinstance(exponent, int) or exponent >= 0:
+        return isinstance(exponent, int)
+    return not any(digits[exponent:])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The compiler: discovery, loop and depth checks, then assembly in post-order.
+
+
+class Refuse(Exception):
+    """Raised by a keyword compiler that finds what it cannot honour; carries the ``LoadError``."""
+
+    def __init__(self, error: LoadError) -> None:
+        self.error = error
+
+
+class Rule:
+    """One compiled keyword: where it sits in the documented order, which classes it applies to, its check."""
+
+    __slots__ = ("check", "kinds", "order")
+
+    def __init__(self, order: int, kinds: tuple[type, ...] | None, check: Check) -> None:
+        self.order = order
+        self.kinds = kinds
+        self.check = check
+
+
+_NUMBERS = (int, Decimal)
+_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
+_DESCENDING = frozenset(
+    {"properties", "patternProperties", "additionalProperties", "propertyNames", "items", "prefixItems"}
+    | {"contains", "unevaluatedItems", "unevaluatedProperties"}
+)
+_CLASSES: dict[str, tuple[type, ...]] = {
+    "null": (_NONE_TYPE,),
+    "boolean": (bool,),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+    "number": (int, Decimal),
+    "integer": (int, Decimal),
+}
+_ALL_CLASSES = (_NONE_TYPE, bool, str, list, dict, int, Decimal)
+_JSON_CLASSES = frozenset(_ALL_CLASSES)
+ALL: Any = object()  # "every member / item was evaluated"
+EvaluatedFn: TypeAlias = Callable[[Any], Any]
+#: A keyword's compiler: the rules of one keyword (or keyword group) of one node.
+KeywordCompiler: TypeAlias = Callable[["Compiler", Schema, Any], "list[Rule]"]
+
+
+class Compiler:
+    def __init__(self, plan: Plan, keywords: Mapping[str, KeywordCompiler], assert_formats: bool) -> None:
+        self.plan = plan
+        self.keywords = keywords
+        self.assert_formats = assert_formats
+        self.graph: dict[Key, list[tuple[Key, bool, bool]]] = {}
+        self.checks: dict[Key, Check] = {}
+        self.visiting: set[Key] = set()
+        self.cells: dict[Key, list[Check]] = {}
+        self.props_fns: dict[Key, EvaluatedFn] = {}
+        self.items_fns: dict[Key, EvaluatedFn] = {}
+        self.key: Key = (0, ())
+        self.extended: dict[tuple[tuple[tuple[str, int], ...], str], tuple[tuple[str, int], ...]] = {}
+
+    # Keys and edges -------------------------------------------------------------------------------------
+
+    def info(self, node: Schema) -> Node:
+        return self.plan.nodes[id(node)]
+
+    def child_key(self, node: Schema, ctx: tuple[tuple[str, int], ...]) -> Key:
+        resource = self.plan.nodes[id(node)].resource
+        anchors = self.plan.anchors.get(resource)
+        if anchors:
+            memo = (ctx, resource)
+            found = self.extended.get(memo)
+            if found is None:
+                scope = dict(ctx)
+                for name, target in anchors.items():
+                    scope.setdefault(name, id(target))
+                found = self.extended[memo] = tuple(sorted(scope.items()))
+            ctx = found
+        return (id(node), ctx)
+
+    def dynamic_target(self, info: Node, ctx: tuple[tuple[str, int], ...]) -> Schema | None:
+        if info.dynamic_name is not None:
+            for name, target in ctx:
+                if name == info.dynamic_name:
+                    return self.plan.nodes[target].schema
+        return info.dynamic_ref
+
+    def edges(self, key: Key) -> list[tuple[Key, bool, bool]]:
+        info = self.plan.nodes[key[0]]
+        ctx = key[1]
+        out: list[tuple[Key, bool, bool]] = []
+        for name, value in info.schema.keywords:
+            in_place = name in _IN_PLACE
+            if in_place or name in _DESCENDING:
+                out.extend((self.child_key(child, ctx), in_place, False) for child in _subschemas(value))
+        targets = (info.ref, self.dynamic_target(info, ctx))
+        out.extend((self.child_key(t, ctx), True, True) for t in targets if t and t.boolean is None)
+        return out
+
+    def discover(self, root: Key, max_keys: int) -> None:
+        todo = [root]
+        self.graph[root] = []
+        while todo:
+            key = todo.pop()
+            edges = self.graph[key] = self.edges(key)
+            for child, _, _ in edges:
+                if child not in self.graph:
+                    self.graph[child] = []
+                    todo.append(child)
+                    if len(self.graph) > max_keys:
+                        path = self.plan.nodes[child[0]].path
+                        raise Refuse(LoadError(path, None, TooLarge("max_nodes", max_keys // 4)))
+
+    def check_in_place(self, max_ref_depth: int) -> None:
+        """Refuse references that loop without descending, and in-place reference chains that are too long."""
+        incoming = dict.fromkeys(self.graph, 0)
+        for edges in self.graph.values():
+            for child, in_place, _ in edges:
+                if in_place:
+                    incoming[child] += 1
+        ready = [key for key, n in incoming.items() if n == 0]
+        depth = dict.fromkeys(self.graph, 0)
+        done = 0
+        while ready:
+            key = ready.pop()
+            done += 1
+            for child, in_place, is_ref in self.graph[key]:
+                if not in_place:
+                    continue
+                depth[child] = max(depth[child], depth[key] + is_ref)
+                if depth[child] > max_ref_depth:
+                    path = self.plan.nodes[key[0]].path
+                    raise Refuse(LoadError(path, "$ref", TooLarge("max_ref_depth", max_ref_depth)))
+                incoming[child] -= 1
+                if incoming[child] == 0:
+                    ready.append(child)
+        if done < len(self.graph):
+            looping = [key for key, n in incoming.items() if n > 0]
+            for key in looping:
+                info = self.plan.nodes[key[0]]
+                for keyword in ("$ref", "$dynamicRef"):
+                    if keyword in info.schema:
+                        raise Refuse(LoadError(info.path, keyword, ReferenceLoop()))
+            raise Refuse(LoadError(self.plan.nodes[looping[0][0]].path, None, ReferenceLoop()))
+
+    def assemble_all(self, root: Key) -> Check:
+        stack: list[tuple[Key, bool]] = [(root, False)]
+        while stack:
+            key, expanded = stack.pop()
+            if expanded:
+                check = self.checks[key] = self.assemble(key)
+                self.visiting.discard(key)
+                if key in self.cells:
+                    self.cells[key][0] = check
+                continue
+            if key in self.checks or key in self.visiting:
+                continue
+            self.visiting.add(key)
+            stack.append((key, True))
+            stack.extend((child, False) for child, _, _ in reversed(self.graph[key]))
+        return self.checks[root]
+
+    def check_of(self, key: Key) -> Check:
+        found = self.checks.get(key)
+        if found is not None:
+            return found
+        assert key in self.visiting, "a compiler asked for a subschema outside the graph"
+        cell = self.cells.setdefault(key, [reject])
+
+        def later(v: Any, out: Out) -> Res:
+            return cell[0](v, out)
+
+        return later
+
+    # Helpers for keyword compilers -------------------------------------------------------------------------
+
+    def sub(self, node: Schema) -> Check:
+        """The check of a subschema of the node being compiled."""
+        if node.boolean is not None:
+            return accept if node.boolean else reject
+        return self.check_of(self.child_key(node, self.key[1]))
+
+    def sub_or_none(self, node: Schema) -> Check | None:
+        """Like ``sub``, but ``None`` for ``true`` (nothing to check)."""
+        return None if node.boolean is True else self.sub(node)
+
+    def refuse(self, keyword: str, error: Any) -> Refuse:
+        return Refuse(LoadError(self.plan.nodes[self.key[0]].path, keyword, error))
+
+    # Assembly of one node ----------------------------------------------------------------------------------
+
+    def assemble(self, key: Key) -> Check:
+        self.key = key
+        node = self.plan.nodes[key[0]].schema
+        rules: list[Rule] = []
+        seen: set[object] = set()
+        for name, value in node.keywords:
+            compiler = self.keywords.get(name)
+            if compiler is None or compiler in seen:
+                continue  # an annotation the caller declared, or a keyword whose group already ran
+            seen.add(compiler)
+            rules.extend(compiler(self, node, value))
+        rules.sort(key=lambda rule: rule.order)
+        declared = node.get("type")
+        if declared is None:
+            names: tuple[str, ...] = ()
+            classes: tuple[type, ...] = _ALL_CLASSES
+        else:
+            names = (declared,) if isinstance(declared, str) else tuple(declared)  # type: ignore[arg-type]
+            classes = tuple(dict.fromkeys(c for name in names for c in _CLASSES[name]))
+        if declared is None and len(rules) == 1 and rules[0].kinds is None:
+            return rules[0].check  # e.g. a node that is only a $ref: no extra frame
+        wrong = WrongType(names)
+        integral_only = "integer" in names and "number" not in names
+
+        def integral(v: Any, out: Out) -> Res:
+            return None if is_integral(v) else Fail(wrong)
+
+        table: dict[type, tuple[Check, ...]] = {}
+        for cls in classes:
+            checks = [rule.check for rule in rules if rule.kinds is None or cls in rule.kinds]
+            if cls is Decimal and integral_only:
+                checks.insert(0, integral)
+            table[cls] = tuple(checks)
+        return _node(table, wrong)
+
+
+def _subschemas(value: object) -> Iterable[Schema]:
+    if isinstance(value, Schema):
+        if value.boolean is None:
+            yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            if isinstance(item, tuple) and len(item) == 2:
+                item = item[1]
+            if isinstance(item, Schema) and item.boolean is None:
+                yield item
+
+
+def _node(table: dict[type, tuple[Check, ...]], wrong: WrongType) -> Check:
+    """One closure for one schema node: dispatch on the value's class, then run that class's checks."""
+    final: list[Check] = []
+
+    def slow(v: Any, out: Out) -> Res:
+        if v.__class__ in _JSON_CLASSES:
+            return Fail(wrong)
+        normal = _normalize(v)
+        if normal is _NOT_JSON:
+            return Fail(NotJson())
+        return final[0](normal, out)
+
+    node = _specialised(table, slow)
+    final.append(node)
+    return node
+
+
+def _specialised(table: dict[type, tuple[Check, ...]], slow: Check) -> Check:
+    """The cheapest closure for a node's dispatch table (most nodes have one class or one check)."""
+    variants = set(table.values())
+    allowed = frozenset(table)
+    only = next(iter(allowed)) if len(allowed) == 1 else None
+    if len(variants) == 1 and not next(iter(variants)):
+        if len(allowed) == len(_ALL_CLASSES):
+            return accept
+
+        def exactly(v: Any, out: Out) -> Res:
+            return None if v.__class__ is only else slow(v, out)
+
+        def among(v: Any, out: Out) -> Res:
+            return None if v.__class__ in allowed else slow(v, out)
+
+        return exactly if only is not None else among
+    if len(variants) == 1 and len(next(iter(variants))) == 1:
+        ((check,),) = variants
+
+        def exactly_then(v: Any, out: Out) -> Res:
+            return check(v, out) if v.__class__ is only else slow(v, out)
+
+        def among_then(v: Any, out: Out) -> Res:
+            return check(v, out) if v.__class__ in allowed else slow(v, out)
+
+        return exactly_then if only is not None else among_then
+
+    def node(v: Any, out: Out) -> Res:
+        checks = table.get(v.__class__)
+        if checks is None:
+            return slow(v, out)
+        acc: list[Fail] | None = None
+        for check in checks:
+            found = check(v, out)
+            if found is not None:
+                if out is None:
+                    return found
+                acc = more(acc, found, None, out)
+                if out.left <= 0:
+                    return acc
+        return acc
+
+    return node
+
+
+def compile_plan(
+    plan: Plan,
+    keywords: Mapping[str, KeywordCompiler],
+    *,
+    assert_formats: bool,
+    max_nodes: int,
+    max_ref_depth: int,
+) -> Result[Check, LoadError]:
+    """
+    The compiled check of a plan's root; ``Err`` for references that loop or chain too deep.
+    """
+    root = plan.root
+    if root.boolean is not None:
+        return Ok(accept if root.boolean else reject)
+    compiler = Compiler(plan, keywords, assert_formats)
+    try:
+        key = compiler.child_key(root, ())
+        compiler.discover(key, max_nodes * 4)
+        compiler.check_in_place(max_ref_depth)
+        return Ok(compiler.assemble_all(key))
+    except Refuse as refusal:
+        return Err(refusal.error)

@@ -1,0 +1,354 @@
+"""
+Contracts: JSON Schema documents received at runtime (an MCP tool's ``inputSchema``, say), checked once,
+compiled once, then used to validate values fast.
+
+``load`` reads a document (no ``$schema``, or Draft 2020-12: Draft 2020-12; draft-07: draft-07 meaning,
+rewritten into the shared ``Schema``), and either keeps every assertion or refuses the document with the path
+and keyword it cannot honour. ``validate`` returns the first failure in a fixed order, ``validate_all`` up to
+``limit`` of them; a ``Validated`` witness is what ``decode`` turns into a native value.
+
+Fail closed, in short: unknown keywords are refused (``x-*`` and the keywords a caller declares with
+``annotations=`` are annotations); references never leave the document; ``format`` is an annotation unless
+``assert_formats=True``, which asserts the formats this module knows and refuses the others; a ``pattern``
+that the linear-time engine cannot run is refused.
+
+Order of failures, for one schema node: ``type`` (a value of the wrong type gets that one failure), ``enum``,
+``const``; then for numbers ``minimum``, ``exclusiveMinimum``, ``maximum``, ``exclusiveMaximum``,
+``multipleOf``; strings ``minLength``, ``maxLength``, ``pattern``, ``format``; arrays ``minItems``,
+``maxItems``, items by index (``prefixItems``, ``items``), ``contains``, ``uniqueItems``; objects
+``minProperties``, ``maxProperties``, declared properties in schema order (missing if required, else their
+own failures), other required names, other members in input order (``patternProperties`` then
+``additionalProperties``), ``propertyNames``, ``dependentRequired``, ``dependentSchemas``; then ``$ref``,
+``$dynamicRef``, ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``; last
+``unevaluatedItems`` and ``unevaluatedProperties``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NoReturn, Protocol, TypeVar
+
+from attrs import frozen
+
+from llm_wire import value as _value
+from llm_wire._compile import Budget, Check, Fail, Hidden, compile_plan
+from llm_wire._document import Dialect, Plan, prepare_document, prepare_schema
+from llm_wire._formats import FORMATS
+from llm_wire._keywords import KEYWORDS
+from llm_wire._problems import (
+    AboveMaximum,
+    BelowMinimum,
+    DuplicateItems,
+    FormatMismatch,
+    InvalidJson,
+    InvalidPropertyName,
+    InvalidShape,
+    LoadError,
+    LoadReason,
+    MatchesNot,
+    MissingDependency,
+    MissingProperty,
+    NoMatch,
+    NotAllowed,
+    NotConst,
+    NotInEnum,
+    NotJson,
+    NotMultipleOf,
+    PatternMismatch,
+    Reason,
+    ReferenceLoop,
+    RemoteReference,
+    SeveralMatch,
+    TooDeep,
+    TooFewItems,
+    TooFewMatches,
+    TooFewProperties,
+    TooLarge,
+    TooLong,
+    TooManyItems,
+    TooManyMatches,
+    TooManyProperties,
+    TooShort,
+    UnexpectedItem,
+    UnexpectedProperty,
+    UnknownFormat,
+    UnresolvableReference,
+    UnsupportedDialect,
+    UnsupportedKeyword,
+    UnsupportedPattern,
+    ValidationError,
+    WrongType,
+)
+from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.result import Err, Ok, Result
+from llm_wire.schema import Schema
+from llm_wire.value import DEFAULT, Limits, Value
+
+__all__ = [
+    # loading
+    "Contract",
+    "Dialect",
+    "FORMATS",
+    "from_schema",
+    "load",
+    "parse",
+    "LoadError",
+    "LoadReason",
+    "InvalidJson",
+    "InvalidShape",
+    "UnsupportedKeyword",
+    "UnsupportedDialect",
+    "RemoteReference",
+    "UnresolvableReference",
+    "ReferenceLoop",
+    "UnsupportedPattern",
+    "UnknownFormat",
+    "TooLarge",
+    # validating
+    "Validated",
+    "decode",
+    "validate",
+    "validate_all",
+    "ValidationError",
+    "Reason",
+    "WrongType",
+    "NotJson",
+    "NotInEnum",
+    "NotConst",
+    "BelowMinimum",
+    "AboveMaximum",
+    "NotMultipleOf",
+    "TooShort",
+    "TooLong",
+    "PatternMismatch",
+    "FormatMismatch",
+    "TooFewItems",
+    "TooManyItems",
+    "DuplicateItems",
+    "TooFewMatches",
+    "TooManyMatches",
+    "UnexpectedItem",
+    "TooFewProperties",
+    "TooManyProperties",
+    "MissingProperty",
+    "MissingDependency",
+    "UnexpectedProperty",
+    "InvalidPropertyName",
+    "NotAllowed",
+    "NoMatch",
+    "SeveralMatch",
+    "MatchesNot",
+    "TooDeep",
+]
+
+T = TypeVar("T", covariant=True)
+_SUPPORTED = frozenset(KEYWORDS)
+
+
+def _no_init(*_: object, **__: object) -> NoReturn:
+    msg = "contracts come from contract.load, parse or from_schema; witnesses from contract.validate"
+    raise TypeError(msg)
+
+
+@frozen(init=False, eq=False, repr=False)
+class Contract:
+    """
+    A loaded, checked and compiled schema. Only ``load``, ``parse`` and ``from_schema`` make one.
+    """
+
+    #: The schema as loaded (annotations kept; draft-07 rewritten in Draft 2020-12 terms; no root $schema).
+    schema: Schema
+    #: The dialect the document was written in.
+    dialect: Dialect
+    #: Whether ``format`` is asserted.
+    assert_formats: bool
+    _check: Check
+    _keywords: int
+
+    __init__ = _no_init
+
+    def __repr__(self) -> str:
+        return f"<Contract {self.dialect.value}, {self._keywords} keywords>"
+
+
+@frozen(init=False, eq=False, repr=False)
+class Validated:
+    """
+    A value that ``validate`` found inside ``contract``: only ``validate`` makes one. Do not mutate ``value``.
+    """
+
+    value: Value
+    contract: Contract
+
+    __init__ = _no_init
+
+    def __repr__(self) -> str:
+        return f"<Validated by {self.contract!r}>"
+
+
+def _make(cls: type[Any], **fields: object) -> Any:
+    made = object.__new__(cls)
+    for name, field_value in fields.items():
+        object.__setattr__(made, name, field_value)
+    return made
+
+
+def load(
+    document: Value,
+    *,
+    assert_formats: bool = False,
+    annotations: Iterable[str] = (),
+    max_nodes: int = 10_000,
+    max_depth: int = 128,
+    max_ref_depth: int = 32,
+) -> Result[Contract, LoadError]:
+    """
+    Load a schema document (a parsed JSON value); ``Err(LoadError)`` names the path and keyword refused.
+
+    ``annotations`` names extra keywords to keep as annotations (unknown keywords are refused otherwise).
+    ``max_nodes`` bounds the schema objects, ``max_depth`` their nesting, ``max_ref_depth`` the references
+    followed in a row without descending into the value.
+    """
+    declared = frozenset(annotations)
+    match prepare_document(
+        document,
+        supported=_SUPPORTED,
+        annotations=declared,
+        assert_formats=assert_formats,
+        formats=FORMATS,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+    ):
+        case Err(error):
+            return Err(error)
+        case Ok((dialect, plan)):
+            return _compiled(plan, dialect, assert_formats, max_nodes, max_ref_depth)
+
+
+def parse(
+    text: str | bytes,
+    limits: Limits = DEFAULT,
+    *,
+    assert_formats: bool = False,
+    annotations: Iterable[str] = (),
+) -> Result[Contract, LoadError]:
+    """
+    Parse a schema document strictly within ``limits``, then ``load`` it; bad JSON is ``InvalidJson``.
+    """
+    match _value.parse(text, limits):
+        case Err(error):
+            return Err(LoadError((), None, InvalidJson(error)))
+        case Ok(document):
+            return load(document, assert_formats=assert_formats, annotations=annotations)
+
+
+def from_schema(
+    schema: Schema,
+    *,
+    assert_formats: bool = False,
+    annotations: Iterable[str] = (),
+    max_nodes: int = 10_000,
+    max_depth: int = 128,
+    max_ref_depth: int = 32,
+) -> Result[Contract, LoadError]:
+    """
+    Compile a ``Schema`` built in code (a codec's, say) as ``load`` compiles a document.
+    """
+    match prepare_schema(
+        schema,
+        supported=_SUPPORTED,
+        annotations=frozenset(annotations),
+        assert_formats=assert_formats,
+        formats=FORMATS,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+    ):
+        case Err(error):
+            return Err(error)
+        case Ok(plan):
+            return _compiled(plan, Dialect.DRAFT_2020_12, assert_formats, max_nodes, max_ref_depth)
+
+
+def _compiled(
+    plan: Plan, dialect: Dialect, assert_formats: bool, max_nodes: int, max_ref_depth: int
+) -> Result[Contract, LoadError]:
+    match compile_plan(
+        plan, KEYWORDS, assert_formats=assert_formats, max_nodes=max_nodes, max_ref_depth=max_ref_depth
+    ):
+        case Err(error):
+            return Err(error)
+        case Ok(check):
+            keywords = sum(len(node.schema.keywords) for node in plan.nodes.values())
+            contract: Contract = _make(
+                Contract,
+                schema=plan.root,
+                dialect=dialect,
+                assert_formats=assert_formats,
+                _check=check,
+                _keywords=keywords,
+            )
+            return Ok(contract)
+
+
+_TOO_DEEP = ValidationError((), TooDeep())
+
+
+def validate(contract: Contract, value: Value) -> Result[Validated, ValidationError]:
+    """
+    ``Ok(Validated)`` when ``value`` satisfies the contract, else the first failure in the documented order.
+    """
+    try:
+        found = contract._check(value, None)
+    except RecursionError:
+        return Err(_TOO_DEEP)
+    if found is None:
+        witness: Validated = _make(Validated, value=value, contract=contract)
+        return Ok(witness)
+    return Err(_error(found))  # type: ignore[arg-type]
+
+
+def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[ValidationError, ...]:
+    """
+    Up to ``limit`` failures in the documented order (the first is ``validate``'s); empty when valid.
+    """
+    if limit < 1:
+        return ()
+    try:
+        found = contract._check(value, Budget(limit))
+    except RecursionError:
+        return (_TOO_DEEP,)
+    if found is None:
+        return ()
+    fails = found if isinstance(found, list) else [found]
+    return tuple(_error(fail) for fail in fails[:limit])
+
+
+def _error(fail: Fail) -> ValidationError:
+    path: list[str | int] = []
+    redacted: set[int] = set()
+    for n, segment in enumerate(reversed(fail.rpath)):
+        if isinstance(segment, Hidden):
+            redacted.add(n)
+            path.append(segment.key)
+        else:
+            path.append(segment)
+    return ValidationError(tuple(path), fail.reason, frozenset(redacted))
+
+
+class Decoder(Protocol[T]):
+    """What ``decode`` needs from a codec: its schema and a strict decode."""
+
+    @property
+    def schema(self) -> Schema | None: ...
+
+    def decode(self, value: Value) -> Result[T, DecodeError]: ...
+
+
+def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
+    """
+    Decode a witness with a codec whose schema equals the contract's; else ``ContractMismatch`` at ``$``.
+    """
+    schema = codec.schema
+    if schema is None or schema != validated.contract.schema:
+        return Err(DecodeError((), ContractMismatch()))
+    return codec.decode(validated.value)
