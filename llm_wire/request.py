@@ -14,7 +14,7 @@ import enum
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import Protocol, TypeAlias
 
 from attrs import evolve, field, frozen
 
@@ -46,10 +46,8 @@ from llm_wire.providers import (
 from llm_wire.providers.projection import Projection, ProjectionError, qualifies
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
+from llm_wire.tool import AdmissionLimits, Tool, ToolCallChecks
 from llm_wire.value import NotJson, Path, Value, render, render_path
-
-if TYPE_CHECKING:
-    from llm_wire.tool import AdmissionLimits, Tool, ToolCallChecks
 
 __all__ = [
     "Choice",
@@ -242,12 +240,6 @@ class GoogleSchema(enum.Enum):
     OPENAPI = "parameters"
 
 
-def _default_checks() -> ToolCallChecks:
-    from llm_wire.tool import ToolCallChecks
-
-    return ToolCallChecks.REJECT
-
-
 @frozen
 class Config:
     """
@@ -257,7 +249,7 @@ class Config:
     """
 
     provider: Provider
-    checks: ToolCallChecks = field(factory=_default_checks)
+    checks: ToolCallChecks = ToolCallChecks.REJECT
     strict: Strictness = Strictness.OFF
     google_schema: GoogleSchema = GoogleSchema.JSON_SCHEMA
     stream: bool = False
@@ -324,8 +316,6 @@ class Config:
 
     def admission_limits(self) -> AdmissionLimits:
         """The bounds admission enforces on the calls of a response."""
-        from llm_wire.tool import AdmissionLimits
-
         return AdmissionLimits(self.calls_per_turn, self.argument_bytes_per_call, self.total_argument_bytes)
 
 

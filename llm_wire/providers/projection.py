@@ -199,6 +199,7 @@ def project(schema: Schema, profile: Profile) -> Result[Projection, ProjectionEr
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 _OPENAPI_TYPES = {t: t.upper() for t in ("string", "number", "integer", "boolean", "array", "object", "null")}
 _ANY = "accepts any value and the provider needs a type here"
+_REF_ALONE = "moved into anyOf: the provider takes no keywords beside it"
 
 
 class _Drop(enum.Enum):
@@ -239,13 +240,16 @@ class _Walker:
         if not isinstance(raw, dict):
             raise _refuse((), None, "the schema accepts no arguments at all")
         raw = dict(raw)
-        ref = raw.get("$ref")
-        if isinstance(ref, str):
+        seen: set[str] = set()
+        while isinstance(ref := raw.get("$ref"), str):
+            if ref == "#" or ref in seen:
+                raise _refuse((), "$ref", "refers back to itself at the root")
+            seen.add(ref)
             target, _ = self.resolve(ref, ())
+            del raw["$ref"]
             if isinstance(target, dict):
-                del raw["$ref"]
                 raw = {**{k: v for k, v in target.items() if k not in raw}, **raw}
-                self.loss((), "$ref", Action.REWRITTEN, "the referenced root schema is inlined")
+            self.loss((), "$ref", Action.REWRITTEN, "the referenced root schema is inlined")
         if not self.profile.root_combinators:
             for name in _COMBINATORS:
                 if name in raw:
@@ -316,6 +320,7 @@ class _Walker:
             return raw
         raw = dict(raw)
         profile = self.profile
+        raw = self.combinators(raw, src)
         ref = raw.get("$ref")
         if isinstance(ref, str):
             if profile.refs is Refs.INLINE:
@@ -324,14 +329,11 @@ class _Walker:
                 k != "$ref" and k not in profile.ref_siblings for k in raw
             ):
                 del raw["$ref"]
-                raw = {"anyOf": [{"$ref": ref}], **raw}
-                self.loss(
-                    src,
-                    "$ref",
-                    Action.REWRITTEN,
-                    "moved into anyOf: the provider takes no keywords beside it",
-                )
-        raw = self.combinators(raw, src)
+                if "anyOf" in raw:
+                    self.loss(src, "$ref", Action.DROPPED, "no keywords beside it, and anyOf is taken")
+                else:
+                    raw = {"anyOf": [{"$ref": ref}], **raw}
+                    self.loss(src, "$ref", Action.REWRITTEN, _REF_ALONE)
         if profile.openapi:
             raw = self.openapi_nullable(raw, src)
         if profile.typed and "type" not in raw:
@@ -343,6 +345,10 @@ class _Walker:
         result: dict[str, Value] = {}
         for name, value in raw.items():
             self.member(result, name, value, src, out, depth)
+        branches = result.get("allOf")
+        if not profile.all_of_refs and isinstance(branches, list) and any(_is_ref(b) for b in branches):
+            del result["allOf"]
+            self.loss(src, "allOf", Action.DROPPED, "a branch is a $ref, which the provider refuses in allOf")
         if _has_type(result, "object") or "properties" in result:
             self.object_rules(result, src, out)
         if _has_type(result, "array"):
@@ -643,6 +649,10 @@ def _json_type(value: Value) -> str:
 def _has_type(node: dict[str, Value], kind: str) -> bool:
     found = node.get("type")
     return found == kind or (isinstance(found, list) and kind in found)
+
+
+def _is_ref(schema: Value) -> bool:
+    return isinstance(schema, dict) and "$ref" in schema
 
 
 def _is_null(schema: Value) -> bool:

@@ -22,7 +22,7 @@ from llm_wire import request as rq
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, ToolResult
 from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
-from llm_wire.schema import Schema, from_value
+from llm_wire.tool import Tool, from_json_schema
 from llm_wire.value import Limits, Path, Value, parse, render
 
 CORPUS = FilePath(__file__).resolve().parents[3] / "shared" / "corpora" / "provider-responses"
@@ -37,24 +37,10 @@ pytestmark = pytest.mark.skipif(
     not CORPUS.is_dir(), reason=f"provider-responses corpus not found at {CORPUS}"
 )
 
-try:
-    from llm_wire.tool import from_json_schema
-except ImportError:  # the tool layer is not importable yet: a stand-in with the same three fields
-    from_json_schema = None  # type: ignore[assignment]
 
-
-class _StandIn:
-    def __init__(self, name: str, description: str, schema: Schema) -> None:
-        self.name = name
-        self.description = description
-        self.schema = schema
-
-
-def declare(name: str, description: str, document: Value) -> Any:
-    """A tool from a JSON Schema document, through ``tool.from_json_schema`` when it is available."""
-    if from_json_schema is not None:
-        return unwrap(from_json_schema(name, description, document))
-    return _StandIn(name, description, unwrap(from_value(document)))
+def declare(name: str, description: str, document: Value) -> Tool:
+    """A tool from a JSON Schema document, through ``tool.from_json_schema``."""
+    return unwrap(from_json_schema(name, description, document))
 
 
 def records(api: str) -> Iterator[tuple[str, Any]]:
