@@ -531,8 +531,14 @@ class Prepared:
 
     @property
     def adjust(self) -> Mapping[str, Callable[[Value], Value]]:
-        """For admission: per tool, the function undoing its projection (``Projection.restore``)."""
-        return {tool.name: tool.projection.restore for tool in self.declared if tool.projection.nullable}
+        """
+        For admission and output decoding (``outcome.resolve(adjust=...)``): per tool name, and under the
+        output's name, the function undoing its projection (``Projection.restore``).
+        """
+        undo = {tool.name: tool.projection.restore for tool in self.declared if tool.projection.nullable}
+        if self.output is not None and self.output.projection.nullable:
+            undo[self.output.name] = self.output.projection.restore
+        return undo
 
     def body_json(self) -> str:
         """The body as compact JSON text, exactly as sent."""
@@ -645,8 +651,11 @@ def _settings(config: Config, request: Request) -> PrepareError | None:
             return InvalidSetting(name, "must be between 0 and 1" if top else "must not be negative")
     if any(not isinstance(stop, str) or not stop for stop in request.stop):
         return InvalidSetting("stop", "sequences must be non-empty strings")
-    if request.output is not None and not _NAME.fullmatch(request.output.name):
-        return InvalidSetting("output name", "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -")
+    if request.output is not None:
+        if not _NAME.fullmatch(request.output.name):
+            return InvalidSetting("output name", "must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -")
+        if any(tool.name == request.output.name for tool in request.tools):
+            return InvalidSetting("output name", "must differ from every tool name")
     return None
 
 

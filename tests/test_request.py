@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from strategies import json_values
 
 from llm_wire import request as rq
+from llm_wire.error import SchemaRejected
 from llm_wire.message import (
     AssistantTurn,
     Message,
@@ -25,7 +26,7 @@ from llm_wire.message import (
 from llm_wire.providers import InvalidReplay, UnsupportedSetting
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import Schema, from_value
-from llm_wire.tool import Tool, ToolCallChecks, from_json_schema
+from llm_wire.tool import InvalidArguments, Tool, ToolCallChecks, admit, from_json_schema
 from llm_wire.value import Value, parse
 
 
@@ -547,3 +548,37 @@ def _big() -> Any:
     from llm_wire.value import Limits
 
     return Limits(max_bytes=64 * 1024 * 1024, max_depth=1000, max_values=10**7)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What the wire drops, admission still enforces; what strict mode made nullable, admission restores.
+
+
+def test_a_constraint_dropped_for_the_wire_is_enforced_at_admission() -> None:
+    config = rq.Config.openai_chat().with_strict_tools(True).with_tool_call_checks(ToolCallChecks.REPORT)
+    prepared = unwrap(rq.prepare(config, conversation()))
+    assert "minLength" in [loss.keyword for loss in prepared.projections["get_weather"].losses]
+    wire = payload(prepared)["tools"][0]["function"]["parameters"]["properties"]["city"]
+    assert "minLength" not in wire
+    calls = [
+        ToolCall("a", "get_weather", '{"city": "", "unit": null}'),  # minLength broken: still an issue
+        ToolCall("b", "get_weather", '{"city": "Oslo", "unit": null}'),  # null restored to absent
+    ]
+    admitted = unwrap(admit(calls, prepared.tools, config.checks, config.admission_limits(), prepared.adjust))
+    [issue] = admitted.issues
+    assert isinstance(issue, InvalidArguments)
+    assert issue.call_id == "a"
+    assert isinstance(issue.failure, SchemaRejected)
+    [ok] = admitted.admitted
+    assert ok.arguments == {"city": "Oslo"}
+    # Without the restore, the null the strict wire allowed would fail the original enum.
+    unrestored = unwrap(admit(calls[1:], prepared.tools, ToolCallChecks.REPORT))
+    assert len(unrestored.issues) == 1
+
+
+def test_output_restore_is_offered_under_the_output_name() -> None:
+    codec = _Codec(unwrap(from_value({"type": "object", "properties": {"city": {"type": "string"}}})))
+    prepared = unwrap(rq.prepare(rq.Config.openai_chat(), rq.with_output(conversation(), "City", codec)))
+    assert prepared.adjust["City"]({"city": None}) == {}
+    clash = rq.with_output(conversation(), "get_time", codec)
+    assert error(rq.Config.openai_chat(), clash).setting == "output name"
