@@ -11,14 +11,16 @@ Outcomes: what one model response means for the caller, after a single admission
     └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output
 
 ``resolve`` turns a decoded response (``decode_body``'s result) into an ``Outcome``; ``resolve_stream``
-does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.tool.admit`` only when
-the response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent``
-says what the failed call cost: ``NOT_SENT`` (refused before any work), ``MAYBE_SENT`` (cut or failed
-midway) or ``COMPLETED`` (a whole response came back and was unusable).
+does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.tool.admit`` only when the
+response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent`` says
+what the failed call cost: ``NOT_SENT`` (refused before any work), ``MAYBE_SENT`` (cut or failed midway) or
+``COMPLETED`` (a whole response came back and was unusable). The shapes the response decoders produce
+(``Terminal``, ``Progress``, ``ProviderError``, ``ResponseLimits``…) are public here too.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
@@ -28,14 +30,19 @@ from llm_wire.codec import Codec
 from llm_wire.error import Error, LimitExceeded, Protocol, ValueFailure
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.providers._terminal import (
+    ArgumentsDelta,
     ErrorKind,
     FinishReason,
     PartialCall,
+    Progress,
     ProviderError,
     ResponseError,
-    Sent,
+    ResponseLimits,
+    RetryAdvice,
     StreamDecoder,
     Terminal,
+    TextDelta,
+    ToolCallStarted,
     Usage,
 )
 from llm_wire.result import Err, Ok, Result
@@ -52,6 +59,7 @@ from llm_wire.tool import (
 from llm_wire.value import Value
 
 __all__ = [
+    # outcomes
     "Answer",
     "Failure",
     "FailureError",
@@ -64,7 +72,29 @@ __all__ = [
     "resolve",
     "resolve_stream",
     "sent_for",
+    # what the response decoders produce (``llm_wire.providers.*_response``)
+    "ArgumentsDelta",
+    "ErrorKind",
+    "FinishReason",
+    "PartialCall",
+    "Progress",
+    "ProviderError",
+    "ResponseError",
+    "ResponseLimits",
+    "RetryAdvice",
+    "Terminal",
+    "TextDelta",
+    "ToolCallStarted",
+    "Usage",
 ]
+
+
+class Sent(enum.Enum):
+    """What a failed call cost: nothing, possibly a model response, or a whole response."""
+
+    NOT_SENT = "not_sent"
+    MAYBE_SENT = "maybe_sent"
+    COMPLETED = "completed"
 
 
 @frozen
@@ -254,7 +284,8 @@ def resolve_stream(
     whether the stream completed and whether progress reached the caller.
     """
     decoded = stream.finish()
-    sent = None if isinstance(decoded, Err) and isinstance(decoded.error, ProviderError) else stream.sent
+    completed = Sent.COMPLETED if stream.completed else Sent.MAYBE_SENT
+    sent = None if isinstance(decoded, Err) and isinstance(decoded.error, ProviderError) else completed
     got = resolve(
         decoded,
         tools,

@@ -28,7 +28,6 @@ from llm_wire.providers._terminal import (
     ProviderError,
     ResponseError,
     ResponseLimits,
-    Sent,
     Terminal,
     TextDelta,
     ToolCallStarted,
@@ -207,7 +206,7 @@ class TestOpenAIResponses:
         decoder = RESPONSES.StreamDecoder()
         decoder.feed_bytes(sse(RESPONSES_STREAM[:-1]))
         assert decoder.finish() == Err(Protocol("the stream ended before the response finished"))
-        assert decoder.sent is Sent.MAYBE_SENT
+        assert not decoder.completed
         assert decoder.partial_output
 
     def test_error_event(self) -> None:
@@ -508,10 +507,10 @@ class TestAnthropic:
         got = decoder.feed_bytes(sse([message_start(), event]))
         assert isinstance(got, Err)
         assert isinstance(got.error, ProviderError)
-        assert (got.error.kind, got.error.retry.retryable, decoder.sent) == (
+        assert (got.error.kind, got.error.retry.retryable, decoder.completed) == (
             ErrorKind.OVERLOADED,
             True,
-            Sent.MAYBE_SENT,
+            False,
         )
 
     def test_body(self) -> None:

@@ -39,7 +39,6 @@ __all__ = [
     "ResponseError",
     "ResponseLimits",
     "RetryAdvice",
-    "Sent",
     "StreamDecoder",
     "Terminal",
     "TextDelta",
@@ -56,14 +55,6 @@ class FinishReason(enum.Enum):
     LENGTH = "length"
     CONTENT_FILTER = "content_filter"
     REFUSAL = "refusal"
-
-
-class Sent(enum.Enum):
-    """What a failed call cost: nothing, possibly a model response, or a whole response."""
-
-    NOT_SENT = "not_sent"
-    MAYBE_SENT = "maybe_sent"
-    COMPLETED = "completed"
 
 
 @frozen
@@ -548,9 +539,9 @@ class StreamDecoder:
         self._progressed = False
 
     @property
-    def sent(self) -> Sent:
-        """``COMPLETED`` once the provider's final event arrived, else ``MAYBE_SENT``."""
-        return Sent.COMPLETED if self._ended else Sent.MAYBE_SENT
+    def completed(self) -> bool:
+        """Whether the provider's final event arrived (a failure after it cost a whole response)."""
+        return self._ended
 
     @property
     def partial_output(self) -> bool:

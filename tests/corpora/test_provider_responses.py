@@ -286,6 +286,20 @@ def decode_events(module: ModuleType, events: list[Any]) -> tuple[Result[Termina
     return decoder.finish(), decoder
 
 
+def check_truncations(
+    module: ModuleType, text: str, whole: Result[Terminal, Any], counts: Counter[str]
+) -> list[str]:
+    """The stream cut at eleven points: never an exception, never a call the whole stream does not hold."""
+    complete = set(whole.value.calls) if isinstance(whole, Ok) else set()
+    problems: list[str] = []
+    for n in range(1, 12):
+        cut, _ = decode_sse(module, text[: len(text) * n // 12])
+        counts["truncations"] += 1
+        if isinstance(cut, Ok) and not set(cut.value.calls) <= complete:
+            problems.append(f"cut at {n}/12, the stream returned a call it never completed")
+    return problems
+
+
 def check_calls(api: str, terminal: Terminal, expected: list[Expected]) -> list[str]:
     problems: list[str] = []
     got = terminal.calls
@@ -339,6 +353,7 @@ def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> li
             if datas != events or [e.event for e in framed.value] != names:
                 problems.append("the framer's events differ from the recorded parsed events")
             runs = [(None, events, *decode_sse(module, text))]
+            problems += check_truncations(module, text, runs[0][2], counts)
         else:
             parts = segments(events)
             counts["stream segments"] += len(parts)
@@ -348,7 +363,10 @@ def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> li
         payloads = None if events_ is None else [e for e in events_ if isinstance(e, dict)]
         calls = expected_calls(api, body, payloads)
         kind = expected_kind(api, body, payloads, bool(calls))
-        got = outcome.resolve(decoded, (), checks=ToolCallChecks.REPORT, sent=stream.sent if stream else None)
+        if stream is None:
+            got = outcome.resolve(decoded, (), checks=ToolCallChecks.REPORT)
+        else:
+            got = outcome.resolve_stream(stream, (), checks=ToolCallChecks.REPORT)
         got_kind = KINDS[type(got)]
         if got_kind != kind:
             problems.append(f"outcome {got_kind} ({getattr(got, 'error', '')}) != recorded {kind}")
@@ -397,8 +415,11 @@ def test_recorded_exchanges(api: str, capsys: pytest.CaptureFixture[str]) -> Non
         counts["exchanges"] += 1
         record = _load(CORPUS / entry["file"])
         failures += [f"{entry['file']}: {problem}" for problem in check_exchange(api, record, counts)]
+    shown = ["exchanges", "decoded", "with calls", "calls", "error bodies", "cut for length"]
+    shown += ["refused as unusable", "skipped"]
+    extra = sorted(set(counts) - set(shown))
     with capsys.disabled():
-        print(f"\n{api}: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+        print(f"\n{api}: " + ", ".join(f"{counts[what]} {what}" for what in [*shown, *extra]))
     assert counts["exchanges"] > 0
     assert not failures, "\n".join(failures)
 
