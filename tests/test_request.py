@@ -582,3 +582,13 @@ def test_output_restore_is_offered_under_the_output_name() -> None:
     assert prepared.adjust["City"]({"city": None}) == {}
     clash = rq.with_output(conversation(), "get_time", codec)
     assert error(rq.Config.openai_chat(), clash).setting == "output name"
+
+
+def test_providers_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from llm_wire.demo import providers
+
+    providers.run()
+    printed = capsys.readouterr().out
+    assert printed.count("admitted get_weather") == 4
+    assert printed.count("issue: ") == 4
+    assert "POST /v1beta/models/demo-model:generateContent" in printed
