@@ -369,6 +369,11 @@ class AdmissionLimits:
     total_argument_bytes: int = 4 * 1024 * 1024
     #: Limits for parsing one call's arguments; its byte limit is ``argument_bytes_per_call``.
     value_limits: Limits = DEFAULT
+    _parse_limits: Limits = field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        parse_limits = self.value_limits.with_max_bytes(self.argument_bytes_per_call)
+        object.__setattr__(self, "_parse_limits", parse_limits)
 
 
 @frozen
@@ -419,12 +424,13 @@ def admit(
     decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
     response with ``Protocol``; under ``REPORT`` every issue is listed, in provider order.
     """
-    by_name = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
+    by_name = tools if isinstance(tools, dict) else _by_name(tools)
     if not calls:
         return Err(Protocol("empty tool-call batch"))
     if len(calls) > limits.calls_per_turn:
         return Err(LimitExceeded("calls_per_turn", limits.calls_per_turn, len(calls)))
-    value_limits = limits.value_limits.with_max_bytes(limits.argument_bytes_per_call)
+    value_limits = limits._parse_limits
+    reject = checks is _REJECT
     seen: dict[str, int] = {}
     total = 0
     issues: list[ToolCallIssue] = []
@@ -433,7 +439,8 @@ def admit(
         first = seen.setdefault(call.id, index)
         if first != index:
             return Err(Protocol(f"calls {first} and {index} share one call id"))
-        size = len(call.arguments_json.encode("utf-8", "surrogatepass"))
+        text = call.arguments_json
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if size > limits.argument_bytes_per_call:
             return Err(LimitExceeded("argument_bytes_per_call", limits.argument_bytes_per_call, size))
         total += size
@@ -443,15 +450,24 @@ def admit(
         if tool is None:
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
-            checked = _check_arguments(tool, call.arguments_json, value_limits, adjust)
+            checked = _check_arguments(tool, text, value_limits, adjust)
             if isinstance(checked, tuple):
                 admitted.append(AdmittedCall(call, tool, *checked))
                 continue
             issue = InvalidArguments(call.id, tool.name, checked)
-        if checks is ToolCallChecks.REJECT:
+        if reject:
             return Err(Protocol(_rejection(issue, index)))
         issues.append(issue)
     return Ok(Admitted(tuple(calls), tuple(issues), tuple(admitted)))
+
+
+_REJECT = ToolCallChecks.REJECT
+
+
+def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool]:
+    if isinstance(tools, Mapping):
+        return dict(tools)
+    return {t.name: t for t in tools}
 
 
 def _check_arguments(
