@@ -52,7 +52,6 @@ from llm_wire.value import DEFAULT, LimitExceeded, Limits, Value, parse, pointer
 T = TypeVar("T")
 U = TypeVar("U")
 E = TypeVar("E", bound=enum.Enum)
-L = TypeVar("L", str, int, bool, None)
 
 Number = int | Decimal
 
@@ -69,6 +68,8 @@ EXPECTED_OBJECT = WrongType(JsonType.OBJECT)
 
 #: An integral Decimal with more digits than this is refused by ``integer`` (``int()`` of it is slow).
 _MAX_INT_DIGITS = 10_000
+#: ``json_value`` walks values iteratively; nesting this deep means a cycle.
+_MAX_VALUE_DEPTH = 100_000
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -809,13 +810,19 @@ def _literal_key(v: object) -> tuple[str, object]:
     return ("", None)  # not a JSON scalar (a float included): matches no literal
 
 
-def literal(*values: L) -> Codec[L]:
+@overload
+def literal(*values: str) -> Codec[str]: ...
+@overload
+def literal(*values: int) -> Codec[int]: ...
+@overload
+def literal(*values: str | int | bool | None) -> Codec[Any]: ...
+def literal(*values: str | int | bool | None) -> Codec[Any]:
     """
     One of fixed JSON scalars (strings, ints, booleans, ``None``), each decoding to itself.
     """
     if not values:
         raise DefinitionError("literal: has no values")
-    table: dict[tuple[str, object], L] = {}
+    table: dict[tuple[str, object], str | int | bool | None] = {}
     for v in values:
         if not isinstance(v, str | int | bool | None):
             msg = f"literal: {type(v).__name__} is not a str, int, bool or None"
@@ -831,11 +838,11 @@ def literal(*values: L) -> Codec[L]:
     node = _fixed(("type", json_type[kinds.pop()] if len(kinds) == 1 else None), ("enum", listed))
     unknown = UnknownLabel(values)
 
-    def dec(v: Any) -> L:
+    def dec(v: Any) -> Any:
         found = table.get(_literal_key(v), MISSING)
         if found is MISSING:
             raise _Fail(unknown)
-        return cast(L, found)
+        return found
 
     def enc(x: Any) -> Value:
         found = MISSING if isinstance(x, Decimal) else table.get(_literal_key(x), MISSING)
@@ -1047,20 +1054,23 @@ def json_value() -> Codec[Value]:
     """
 
     def check(v: Any) -> Value:
-        stack = [v]
+        stack: list[tuple[Any, int]] = [(v, 0)]
         while stack:
-            item = stack.pop()
+            item, depth = stack.pop()
             if item is None or isinstance(item, bool | str | int):
                 continue
             if isinstance(item, Decimal):
                 if not item.is_finite():
                     raise _Fail(EXPECTED_NUMBER)
-            elif isinstance(item, list):
-                stack.extend(item)
+                continue
+            if depth >= _MAX_VALUE_DEPTH:  # only a cyclic value gets here
+                raise _Fail(TooDeep())
+            if isinstance(item, list):
+                stack.extend((x, depth + 1) for x in item)
             elif isinstance(item, dict):
                 if not all(isinstance(k, str) for k in item):
                     raise _Fail(EXPECTED_OBJECT)
-                stack.extend(item.values())
+                stack.extend((x, depth + 1) for x in item.values())
             else:
                 raise _Fail(UnexpectedType("a JSON value"))
         return cast(Value, v)

@@ -17,10 +17,11 @@ Re-exported by ``llm_wire.codec``; the reasons are::
     ├── Refused(target)                  a class constructor refused the decoded fields
     ├── LimitExceeded, TooDeep           nesting depth
     ├── ContractMismatch                 the contract layer's ``decode(codec, validated)``
+    ├── UnexpectedType(expected)         a hand-built value that is not JSON (``json_value``)
     └── Custom(message)                  try_map and custom codecs
 
     EncodeReason: UnexpectedType, UnknownEnumValue, UnknownVariant, NullInsideNullable, NonFiniteNumber,
-    MissingField, the range/length/pattern reasons, TooDeep and Custom.
+    MissingField and UnknownField (``record(dict, ...)``), the range/length/pattern reasons, TooDeep, Custom.
 """
 
 from __future__ import annotations
@@ -383,6 +384,7 @@ DecodeReason: TypeAlias = (
     | LimitExceeded
     | TooDeep
     | ContractMismatch
+    | UnexpectedType
     | Custom
 )
 
@@ -393,6 +395,7 @@ EncodeReason: TypeAlias = (
     | NullInsideNullable
     | NonFiniteNumber
     | MissingField
+    | UnknownField
     | WrongLength
     | ItemCount
     | StringLength

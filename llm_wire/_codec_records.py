@@ -12,7 +12,7 @@ import contextlib
 import enum
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, TypeAlias, TypeVar, cast
+from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 
 from attrs import frozen
 
@@ -101,15 +101,24 @@ def optional(
 
 
 def _unknown(v: dict[Any, Any], names: frozenset[str]) -> _Fail:
+    """The failure for the first member of ``v`` not in ``names`` (a non-string key: not an object)."""
     for key in v:
         if key not in names:
             return _Fail(UnknownField()).at(key) if isinstance(key, str) else _Fail(EXPECTED_OBJECT)
     return _Fail(EXPECTED_OBJECT)
 
 
+@overload
+def record(
+    target: type[dict[Any, Any]], *fields: Field, description: str | None = None, name: str | None = None
+) -> Codec[dict[str, Any]]: ...
+@overload
 def record(
     target: Callable[..., R], *fields: Field, description: str | None = None, name: str | None = None
-) -> Codec[R]:
+) -> Codec[R]: ...
+def record(
+    target: Callable[..., Any], *fields: Field, description: str | None = None, name: str | None = None
+) -> Codec[Any]:
     """
     A closed object with ``fields`` in order, decoded by calling ``target(**{attribute: value})``.
 
@@ -131,11 +140,12 @@ def build_record(
     ``record`` with its construction chosen: each field is passed as ``keywords[i]``, by position if ``None``.
     """
     title: str = name or getattr(target, "__name__", None) or "record"
-    names = [f.name for f in fields]
     for f in fields:
         if not isinstance(f, Field):
             msg = f"record {title}: {type(f).__name__} is not a Field (use required or optional)"
             raise DefinitionError(msg)
+    names = [f.name for f in fields]
+    for f in fields:
         if names.count(f.name) > 1:
             msg = f"record {title}: field {render(f.name)} appears twice"
             raise DefinitionError(msg)
@@ -195,12 +205,15 @@ def build_record(
 
     encode_plan = tuple((f.name, f.attribute, f.codec._enc, f.required) for f in fields)
     wrong_type = UnexpectedType("dict" if is_dict else title)
+    known_attributes = frozenset(attributes)
 
     def enc(x: Any) -> Value:
         read: Callable[[str, Any], Any]
         if is_dict:
             if not isinstance(x, dict):
                 raise _Fail(wrong_type)
+            if not known_attributes.issuperset(x):
+                raise _unknown(x, known_attributes)
             read = x.get
         else:
             if cls is not None and not isinstance(x, cls):
