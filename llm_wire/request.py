@@ -664,6 +664,7 @@ def _declare(
 ) -> Result[tuple[Declared, ...], PrepareError]:
     seen: set[str] = set()
     declared: list[Declared] = []
+    budget = anthropic.over_budget if config.provider is Provider.ANTHROPIC else None
     for tool in request.tools:
         if tool.name in seen:
             return Err(DuplicateToolName(tool.name))
@@ -672,7 +673,18 @@ def _declare(
             case Err(problem):
                 return Err(UnsupportedSchema(tool.name, problem))
             case Ok((projection, strict)):
-                declared.append(Declared(tool.name, tool.description, projection, strict))
+                pass
+        if strict and budget is not None:
+            over = budget([*(d.projection for d in declared if d.strict), projection])
+            if over is not None and config.strict is Strictness.ON:
+                return Err(InvalidSetting("strict tools", f"exceed the provider's limits: {over}"))
+            if over is not None:
+                match projector(tool.schema, False):
+                    case Err(problem):
+                        return Err(UnsupportedSchema(tool.name, problem))
+                    case Ok(projection):
+                        strict = False
+        declared.append(Declared(tool.name, tool.description, projection, strict))
     choice = request.tool_choice
     if isinstance(choice, UseTool) and choice.name not in seen:
         return Err(UnknownToolChoice(choice.name))

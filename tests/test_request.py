@@ -592,3 +592,21 @@ def test_providers_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert printed.count("admitted get_weather") == 4
     assert printed.count("issue: ") == 4
     assert "POST /v1beta/models/demo-model:generateContent" in printed
+
+
+def test_anthropic_strict_budget() -> None:
+    many = [
+        make_tool(f"t{n}", {"type": "object", "properties": {"x": {"type": "string"}}}) for n in range(22)
+    ]
+    req = rq.with_tools(rq.request("m", [rq.user("x")]), many)
+    on = error(rq.Config.anthropic().with_strict_tools(True), req)
+    assert on == rq.InvalidSetting("strict tools", "exceed the provider's limits: more than 20 strict tools")
+    auto = unwrap(rq.prepare(rq.Config.anthropic().with_strict_tools(rq.Strictness.AUTO), req))
+    # AUTO sends the first 20 strict and the rest as they are.
+    assert list(auto.strict.values()).count(True) == 20
+    assert auto.strict["t21"] is False
+    optional = make_tool(
+        "o", {"type": "object", "properties": {f"p{n}": {"type": "string"} for n in range(25)}}
+    )
+    too_many = error(rq.Config.anthropic().with_strict_tools(True), rq.with_tools(req, [optional]))
+    assert "optional parameters" in too_many.reason

@@ -10,6 +10,8 @@ failures. ``max_tokens`` is required by the API: ``Outgoing.max_tokens`` must be
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
     EncodeError,
@@ -29,7 +31,21 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import Value
 
-__all__ = ["KIND", "LOOSE", "PATH", "PROVIDER", "STRICT", "encode", "path", "project", "tool_use"]
+__all__ = [
+    "KIND",
+    "LOOSE",
+    "MAX_OPTIONAL_PARAMETERS",
+    "MAX_STRICT_TOOLS",
+    "MAX_UNION_PARAMETERS",
+    "PATH",
+    "PROVIDER",
+    "STRICT",
+    "encode",
+    "over_budget",
+    "path",
+    "project",
+    "tool_use",
+]
 
 PROVIDER = Provider.ANTHROPIC
 PATH = "/v1/messages"
@@ -72,6 +88,51 @@ STRICT = Profile(
     enum_values=Values.PRIMITIVE,
     max_min_items=1,
 )
+
+
+#: Anthropic's limits across the strict tools of one request: tools, optional parameters, and parameters
+#: with ``anyOf`` or a type array (python_ecosystem.md §3.2).
+MAX_STRICT_TOOLS = 20
+MAX_OPTIONAL_PARAMETERS = 24
+MAX_UNION_PARAMETERS = 16
+
+
+def over_budget(strict: Sequence[Projection]) -> str | None:
+    """Why these strict projections together exceed Anthropic's limits, or ``None``."""
+    optional = unions = 0
+    for projection in strict:
+        for node in _objects(projection.wire_schema):
+            props = node.get("properties")
+            required = node.get("required")
+            if not isinstance(props, dict):
+                continue
+            optional += sum(1 for name in props if not (isinstance(required, list) and name in required))
+            unions += sum(1 for sub in props.values() if isinstance(sub, dict) and _is_union(sub))
+    if len(strict) > MAX_STRICT_TOOLS:
+        return f"more than {MAX_STRICT_TOOLS} strict tools"
+    if optional > MAX_OPTIONAL_PARAMETERS:
+        return f"more than {MAX_OPTIONAL_PARAMETERS} optional parameters across strict tools"
+    if unions > MAX_UNION_PARAMETERS:
+        return f"more than {MAX_UNION_PARAMETERS} anyOf or type-array parameters across strict tools"
+    return None
+
+
+def _is_union(node: dict[str, Value]) -> bool:
+    return "anyOf" in node or isinstance(node.get("type"), list)
+
+
+def _objects(schema: Value) -> list[dict[str, Value]]:
+    found: list[dict[str, Value]] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "properties" in node:
+                found.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
 
 
 def project(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
