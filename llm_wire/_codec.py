@@ -33,6 +33,7 @@ from llm_wire._codec_errors import (
     NullInsideNullable,
     OutsideRange,
     PatternMismatch,
+    Refused,
     StringLength,
     TooDeep,
     UnexpectedType,
@@ -68,6 +69,10 @@ EXPECTED_OBJECT = WrongType(JsonType.OBJECT)
 
 #: An integral Decimal with more digits than this is refused by ``integer`` (``int()`` of it is slow).
 _MAX_INT_DIGITS = 10_000
+#: What a constructor or conversion function raises for a value it cannot take: the value is refused. Any
+#: other exception is a bug in the function and propagates.
+REFUSALS = (TypeError, ValueError, AttributeError, LookupError, ArithmeticError)
+
 #: ``json_value`` walks values iteratively; nesting this deep means a cycle.
 _MAX_VALUE_DEPTH = 100_000
 
@@ -1108,17 +1113,34 @@ def _same_schema(codec: Codec[Any]) -> Callable[[_Ctx], Schema | None]:
     return lambda ctx: ctx.node(codec)
 
 
+def _guarded(fn: Callable[[Any], U], role: str) -> Callable[[Any], U]:
+    """``fn``, whose ``REFUSALS`` become ``Refused`` at the codec's path."""
+    name = getattr(fn, "__name__", "")
+    refused = Refused(name if name.isidentifier() else f"the {role} function")
+
+    def call(x: Any) -> U:
+        try:
+            return fn(x)
+        except REFUSALS:
+            raise _Fail(refused) from None
+
+    return call
+
+
 def map(codec: Codec[T], decode: Callable[[T], U], encode: Callable[[U], T]) -> Codec[U]:
     """
-    ``codec`` seen through two total conversions; the schema is unchanged.
+    ``codec`` seen through two conversions; the schema is unchanged.
+
+    A conversion raising ``TypeError``, ``ValueError`` and the like gives ``Refused`` at this path.
     """
     inner_dec, inner_enc = codec._dec, codec._enc
+    convert_in, convert_out = _guarded(decode, "decode"), _guarded(encode, "encode")
 
     def dec(v: Any) -> U:
-        return decode(inner_dec(v))
+        return convert_in(inner_dec(v))
 
     def enc(x: Any) -> Value:
-        return inner_enc(encode(x))
+        return inner_enc(convert_out(x))
 
     return _codec(dec, enc, _same_schema(codec), f"map of {codec._kind}", codec)
 
@@ -1141,12 +1163,13 @@ def try_map(
     The message is rendered verbatim, so keep input values out of it.
     """
     inner_dec, inner_enc = codec._dec, codec._enc
+    convert_in, convert_out = _guarded(decode, "decode"), _guarded(encode, "encode")
 
     def dec(v: Any) -> U:
-        return cast(U, _unwrap(decode(inner_dec(v))))
+        return cast(U, _unwrap(convert_in(inner_dec(v))))
 
     def enc(x: Any) -> Value:
-        return inner_enc(_unwrap(encode(x)))
+        return inner_enc(_unwrap(convert_out(x)))
 
     return _codec(dec, enc, _same_schema(codec), f"try_map of {codec._kind}", codec)
 
@@ -1178,9 +1201,10 @@ def custom(
     """
     if schema is not None and not isinstance(schema, Schema):
         raise DefinitionError("custom: schema must be a Schema or None")
+    read, write = _guarded(decode, "decode"), _guarded(encode, "encode")
 
     def dec(v: Any) -> T:
-        result = decode(v)
+        result = read(v)
         if isinstance(result, Ok):
             return result.value
         error = result.error
@@ -1189,7 +1213,7 @@ def custom(
         raise _Fail(Custom(str(error)))
 
     def enc(x: Any) -> Value:
-        result = encode(x)
+        result = write(x)
         if isinstance(result, Ok):
             return result.value
         error = result.error

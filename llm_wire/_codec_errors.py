@@ -14,7 +14,7 @@ Re-exported by ``llm_wire.codec``; the reasons are::
     ├── PatternMismatch(pattern)
     ├── OutsideRange(kind, bounds), NotMultipleOf(kind, multiple_of)
     ├── FloatOutOfRange, IntegerTooLarge
-    ├── Refused(target)                  a class constructor refused the decoded fields
+    ├── Refused(by)                      a constructor or conversion function raised (TypeError...)
     ├── LimitExceeded, TooDeep           nesting depth
     ├── ContractMismatch                 the contract layer's ``decode(codec, validated)``
     ├── UnexpectedType(expected)         a hand-built value that is not JSON (``json_value``)
@@ -280,13 +280,13 @@ class IntegerTooLarge:
 
 @frozen
 class Refused:
-    """The decoded members were refused by the constructor of ``target`` (a validator raised)."""
+    """A class constructor or a conversion function raised on the value; ``by`` names it (from source)."""
 
-    target: str
+    by: str
 
     def describe(self) -> str:
-        """``refused by the constructor of GetWeather``."""
-        return f"refused by the constructor of {self.target}"
+        """``refused by the constructor of GetWeather``; the exception's own text is never shown."""
+        return f"refused by {self.by}"
 
 
 @frozen
@@ -402,6 +402,7 @@ EncodeReason: TypeAlias = (
     | PatternMismatch
     | OutsideRange
     | NotMultipleOf
+    | Refused
     | TooDeep
     | Custom
 )

@@ -20,6 +20,7 @@ from llm_wire._codec import (
     EXPECTED_OBJECT,
     EXPECTED_STRING,
     MISSING,
+    REFUSALS,
     Codec,
     _codec,
     _Ctx,
@@ -123,7 +124,8 @@ def record(
     A closed object with ``fields`` in order, decoded by calling ``target(**{attribute: value})``.
 
     ``target`` is usually a class (encoding reads its attributes and checks ``isinstance``); with
-    ``dict`` the record decodes to and encodes from plain dicts. Unknown members are refused.
+    ``dict`` the record decodes to and encodes from plain dicts, where an absent optional member without
+    a default is a missing key. Unknown members are refused.
     """
     return build_record(target, fields, description=description, name=name)
 
@@ -168,7 +170,7 @@ def build_record(
     plan = tuple((f.name, f.codec._dec, f.codec._exact, f.required, f.default, f.factory) for f in fields)
     known = frozenset(names)
     n_fields = len(plan)
-    refused = Refused(title)
+    refused = Refused(f"the constructor of {title}")
 
     def dec(v: Any) -> Any:
         if v.__class__ is not dict and not isinstance(v, dict):
@@ -194,13 +196,15 @@ def build_record(
                 raise
         if n_fields - absent != len(v):
             raise _unknown(v, known)
+        if is_dict:  # an absent member without a default is left out of the dict
+            return {k: a for k, a in zip(names_passed, args, strict=True) if a is not ABSENT}
         try:
             if all_positional:
                 return target(*args)
             if all_keywords:
                 return target(**dict(zip(names_passed, args, strict=True)))
             return target(*[args[i] for i in by_position], **{k: args[i] for i, k in by_keyword})
-        except (TypeError, ValueError):  # a validator of the target refused the fields
+        except REFUSALS:  # a validator of the target refused the fields
             raise _Fail(refused) from None
 
     encode_plan = tuple((f.name, f.attribute, f.codec._enc, f.required) for f in fields)

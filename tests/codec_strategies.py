@@ -335,7 +335,7 @@ def _mutation(draw: st.DrawFn, value: Value) -> Value:
         assert isinstance(target, list)
         if op == "drop":
             return target[:-1]
-        return [*target, draw(near | st.sampled_from(target))]
+        return [*target, draw(near | st.sampled_from(target) if target else near)]
 
     return _replace(value, path, change)
 

@@ -583,7 +583,7 @@ class TestRecord:
     def test_constructor_refusal_is_an_error(self) -> None:
         """A validator raising in the constructor becomes ``Refused`` (its message is not echoed)."""
         codec = c.record(Checked, c.required("n", c.integer()))
-        assert err(codec, {"n": -5}) == c.DecodeError((), c.Refused("Checked"))
+        assert err(codec, {"n": -5}) == c.DecodeError((), c.Refused("the constructor of Checked"))
         assert text(codec, {"n": -5}) == "$: refused by the constructor of Checked"
 
     @pytest.mark.parametrize(
@@ -860,6 +860,16 @@ class TestMapAndTryMap:
         assert codec.decode("ab") == Ok("AB")
         assert codec.encode("AB") == Ok("ab")
         assert body(codec) == {"type": "string"}
+
+    def test_raising_conversions_are_refusals(self) -> None:
+        """A conversion raising ValueError or TypeError refuses the value at the path, without its text."""
+        codec = c.record(dict, c.required("n", c.map(c.string(), int, str)))
+        assert err(codec, {"n": "secret"}) == c.DecodeError(("n",), c.Refused("int"))
+        assert text(codec, {"n": "secret"}) == '$["n"]: refused by int'
+        lists = c.map(c.list_of(c.integer()), tuple, list)
+        assert enc_err(lists, None).describe() == "$: refused by list"
+        anonymous = c.map(c.string(), lambda s: 1 // 0, str)
+        assert text(anonymous, "x") == "$: refused by the decode function"
 
     def test_try_map_errors_at_the_path(self) -> None:
         """A refused conversion is ``Custom`` at the codec's path, both ways."""
