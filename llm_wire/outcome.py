@@ -238,8 +238,9 @@ def resolve(
 
     Tool calls go through ``tool.admit`` with ``tools``, ``checks``, ``limits`` and ``adjust`` (a tool name
     to a function undoing a wire projection on parsed arguments); an admission error is a ``Failure``
-    (``COMPLETED``). A plain answer is decoded with ``output`` (a codec, or a ``Tool`` built from one so
-    its contract is compiled once; ``adjust`` applies under its name) when given. A decode error is a
+    (``COMPLETED``). A plain answer is decoded with ``output`` when given: a ``Tool`` built once from the
+    output codec (``tool.new(name, description, codec)``; ``adjust`` applies under its name), or a bare
+    codec, declared on the spot under the name ``output``. A decode error is a
     ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
     """
     match decoded:
