@@ -538,7 +538,7 @@ def candidate(parts: list[Value], finish: str | None = None) -> Value:
     }
 
 
-def fcall(**members: Value) -> Value:
+def fcall(**members: Value) -> dict[str, Value]:
     return {"functionCall": members}
 
 
@@ -560,7 +560,7 @@ class TestGoogle:
     def test_partial_args(self) -> None:
         """A streamed call is assembled from its partial arguments, strings continuing across chunks."""
         events = [
-            candidate([{**fcall(name="w", willContinue=True), "thoughtSignature": "s"}]),  # type: ignore[dict-item]
+            candidate([{**fcall(name="w", willContinue=True), "thoughtSignature": "s"}]),
             candidate(
                 [
                     fcall(
@@ -842,6 +842,58 @@ def test_mutated_streams_never_raise(case: tuple[ModuleType, list[Value]]) -> No
     assert isinstance(result, Ok | Err)
     if isinstance(result, Ok):
         assert all(call.id and call.name for call in result.value.calls)
+
+
+BODIES: dict[ModuleType, str] = {
+    RESPONSES: render(
+        {
+            "id": "r",
+            "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs", "summary": []},
+                {"type": "message", "id": "m", "content": [{"type": "output_text", "text": "Hi"}]},
+                {"type": "function_call", "id": "fc", "call_id": "c", "name": "f", "arguments": '{"a": 1}'},
+            ],
+            "usage": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+        }
+    ),
+    CHAT: render(
+        {
+            "id": "x",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "content": "Hi",
+                        "tool_calls": [
+                            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                        ],
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ],
+        }
+    ),
+    ANTHROPIC: render(
+        {
+            "id": "m",
+            "content": [{"type": "text", "text": "Hi"}, tool_use("t", "f", {"a": [1, 2]})],
+            "stop_reason": "tool_use",
+        }
+    ),
+    GOOGLE: render(
+        candidate([{"text": "Hi"}, {**fcall(name="f", args={"a": 1}), "thoughtSignature": "s"}], "STOP")
+    ),
+}
+
+
+@given(_modules, st.integers(0, 2000))
+def test_a_cut_body_never_raises(module: ModuleType, cut: int) -> None:
+    """A body cut anywhere is refused with a value; only the whole body decodes."""
+    body = BODIES[module]
+    assert isinstance(module.decode_body(body), Ok)
+    got = module.decode_body(body[:cut])
+    assert isinstance(got, Err) or cut >= len(body)
 
 
 @given(_modules, arbitrary_bytes())
