@@ -13,12 +13,15 @@ explained by one implementation and valid documents pay C speed.
 
 from __future__ import annotations
 
+import decimal
 import enum
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable
 from decimal import Decimal
+from itertools import chain, compress
 from typing import TypeAlias
 
 from attrs import evolve, frozen
@@ -44,7 +47,7 @@ __all__ = [
     "render_path",
 ]
 
-Value: TypeAlias = "None | bool | str | int | Decimal | list[Value] | dict[str, Value]"
+Value: TypeAlias = "bool | str | int | Decimal | list[Value] | dict[str, Value] | None"
 
 #: A location inside a value: object member names and array indexes, outermost first.
 Path: TypeAlias = tuple[str | int, ...]
@@ -218,10 +221,6 @@ class _Fail(Exception):
         self.reason = reason
 
 
-class _Fallback(Exception):
-    """The fast engine met something that only the exact parser may judge."""
-
-
 _START = Location(0, 1, 1)
 
 
@@ -229,7 +228,24 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
     """
     Parse exactly one strict JSON document; ``Err(ParseError)`` for anything else.
     """
-    if isinstance(text, bytes | bytearray | memoryview):
+    data: bytes | None = None
+    if isinstance(text, str):
+        source = text
+        # The byte limit comes first and costs O(1) for ASCII: a character is at least one UTF-8 byte.
+        if len(source) > limits.max_bytes:
+            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+        if not source.isascii():
+            if len(source) * 4 > limits.max_bytes and (
+                len(source.encode("utf-8", "surrogatepass")) > limits.max_bytes
+            ):
+                return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+            try:
+                data = source.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return Err(ParseError(_location(source, exc.start), Syntax.LONE_SURROGATE))
+            if source[0] == "\ufeff":
+                return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
+    elif isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
         if len(data) > limits.max_bytes:
             return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
@@ -237,25 +253,12 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
             source = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Err(ParseError(_byte_location(data, exc.start), Syntax.INVALID_UTF8))
-    elif isinstance(text, str):
-        source = text
-        if len(source) > limits.max_bytes or (
-            len(source) * 4 > limits.max_bytes
-            and not source.isascii()
-            and len(source.encode("utf-8", "surrogatepass")) > limits.max_bytes
-        ):
-            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
-        if not source.isascii():
-            try:
-                source.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                return Err(ParseError(_location(source, exc.start), Syntax.LONE_SURROGATE))
+        if source.startswith("\ufeff"):
+            return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
     else:
         msg = "parse takes str or bytes"
         raise TypeError(msg)
-    if source.startswith("\ufeff"):
-        return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
-    fast = _fast(source, limits)
+    fast = _fast(source, limits, data)
     if fast is not None:
         return fast
     try:
@@ -265,7 +268,19 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Fast engine: the stdlib C scanner, trusted only where a pre-scan shows no rule it would not enforce.
+# Fast engine: the stdlib C scanner with hooks, trusted only where it enforces every rule.
+#
+# With ``strict=True`` the scanner already refuses what RFC 8259 refuses (control characters, bad escapes,
+# leading zeros, trailing commas, comments, single quotes). The hooks and checks below cover the rest:
+# duplicate keys (``_object``), NaN and Infinity (``_constant``), the number limits of non-integer numbers
+# (``_FastEngine.number``: every such token passes through it), and after the scan the trailing content, the
+# depth and the value count. What the scanner cannot see is found by a cheap pre-scan that hands the
+# document to the exact engine: surrogate escapes that are not high-low pairs (the scanner accepts lone
+# ones) and integer tokens long enough to break a number limit (the scanner converts them without a hook).
+
+
+class _Fallback(Exception):
+    """The fast engine met something that only the exact parser may judge."""
 
 
 def _object(pairs: list[tuple[str, Value]]) -> dict[str, Value]:
@@ -279,54 +294,148 @@ def _constant(_: str) -> Value:
     raise _Fallback
 
 
-@functools.lru_cache(maxsize=32)
-def _fast_engine(limits: Limits) -> tuple[re.Pattern[str], Callable[[str, int], tuple[Value, int]]]:
-    exponent_digits = len(str(limits.max_exponent))
-    mantissa = max(0, min(limits.max_number_digits, limits.max_number_bytes - exponent_digits - 2))
-    suspect = re.compile(
-        r"\\u[dD][89a-fA-F]"  # a surrogate escape: only the exact parser pairs them
-        rf"|[0-9.]{{{mantissa + 1},}}"  # a long mantissa: may break a number limit
-        rf"|(?:^|[:\[,\s])-?[0-9.]*[eE][+-]?[0-9]{{{exponent_digits},}}"  # a long exponent
-    )
-    decoder = json.JSONDecoder(
-        object_pairs_hook=_object, parse_float=Decimal, parse_constant=_constant, strict=True
-    )
-    return suspect, decoder.scan_once
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# Escaped backslashes are matched too, so that scanning from the left finds only real escapes.
+_SURROGATE_OR_BACKSLASH = re.compile(r"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _surrogates_paired(source: str) -> bool:
+    """
+    Whether every surrogate escape is a high one directly followed by a low one: the pairs the scanner
+    decodes right. (It also accepts lone ones, which only the exact parser refuses with a location.)
+    """
+    low_at = -1  # where the low half must start, after a high one
+    for match in _SURROGATE_OR_BACKSLASH.finditer(source):
+        escape = match.group()
+        if low_at >= 0:
+            if match.start() != low_at or escape == "\\\\" or escape[3] in "89abAB":
+                return False
+            low_at = -1
+        elif escape != "\\\\":
+            if escape[3] not in "89abAB":
+                return False
+            low_at = match.end()
+    return low_at < 0
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+_WS_CHARS = " \t\n\r"
 
 
-def _fast(source: str, limits: Limits) -> Ok[Value] | None:
-    """The value, or ``None`` when the exact parser must decide."""
-    suspect, scan_once = _fast_engine(limits)
-    if suspect.search(source):
+class _FastEngine:
+    """The C scanner set up for one ``Limits``."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        # A non-integer token this short, without an exponent, is within the byte and digit limits.
+        self.short_number = min(limits.max_number_bytes, limits.max_number_digits)
+        # An integer token is "-"? and digits without leading zeros: this many digits are always allowed.
+        int_digits = max(0, min(limits.max_number_digits, limits.max_number_bytes - 1))
+        # Only documents longer than that can hold a longer one. Such a run of digits covers a position
+        # that is a multiple of ``long_int_step``, so sampling those characters rules most documents out;
+        # otherwise look for the run as zeros among the UTF-8 bytes with every digit turned into "0".
+        self.long_int_from = int_digits + 1
+        self.long_int_step = max(1, int_digits)
+        self.long_int = b"0" * (int_digits + 1)
+        decoder = json.JSONDecoder(
+            object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
+        )
+        self.scan_once: Callable[[str, int], tuple[Value, int]] = decoder.scan_once  # type: ignore[attr-defined]
+
+    def number(self, token: str) -> Decimal:
+        """Every non-integer number token: a ``Decimal`` when it is within the limits."""
+        if len(token) > self.short_number or "e" in token or "E" in token:
+            match = _NUMBER.fullmatch(token)
+            if match is None or _number_problem(token, match.group("exp"), self.limits) is not None:
+                raise _Fallback
+        return Decimal(token)
+
+
+@functools.lru_cache(maxsize=32)
+def _fast_engine(limits: Limits) -> _FastEngine:
+    return _FastEngine(limits)
+
+
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _fast(source: str, limits: Limits, data: bytes | None = None) -> Ok[Value] | None:
+    """The value, or ``None`` when the exact parser must decide. ``data``: ``source`` in UTF-8, if known."""
+    engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
+    n = len(source)
+    if _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
         return None
+    if n >= engine.long_int_from and _DIGIT.search(source[:: engine.long_int_step]):
+        if data is None:
+            data = source.encode("utf-8")
+        if engine.long_int in data.translate(_DIGITS_AS_ZERO):
+            return None
+    start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
     try:
-        value, end = scan_once(source, _WS.match(source).end())  # type: ignore[union-attr]
-    except (_Fallback, StopIteration, ValueError, RecursionError):
+        value, end = engine.scan_once(source, start)
+    except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
-    if _WS.match(source, end).end() != len(source):  # type: ignore[union-attr]
+    if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]
         return None
-    # Depth cannot exceed the number of brackets, nor the value count the number of characters.
-    containers = source.count("[") + source.count("{")
-    if (containers > limits.max_depth or len(source) >= limits.max_values) and not _within(value, limits):
-        return None
+    # Depth is at most the number of containers, and the value count at most one more than the containers
+    # and commas (each value after the first in a container follows a comma); both at most the length.
+    # Brackets and commas inside strings only make these bounds looser.
+    if n > limits.max_depth or n > limits.max_values:
+        containers = source.count("[") + source.count("{")
+        if (
+            containers > limits.max_depth
+            or (n > limits.max_values and containers + source.count(",") >= limits.max_values)
+        ) and not _within(value, limits):
+            return None
     return Ok(value)
 
 
+_is_dict = frozenset((dict,)).__contains__
+_is_list = frozenset((list,)).__contains__
+_is_container = frozenset((list, dict)).__contains__
+
+
 def _within(value: Value, limits: Limits) -> bool:
-    count = 0
-    stack: list[tuple[Value, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        count += 1
-        if isinstance(item, list | dict):
-            if depth > limits.max_depth:
-                return False
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return count <= limits.max_values
+    """
+    Whether a scanned value respects the depth and value-count limits. It walks one level at a time with
+    the per-value work done in C (``map``, ``compress``, ``chain``), so a large document costs little more
+    than the scan itself.
+    """
+    level: list[Value] = [value] if _is_container(type(value)) else []
+    count = 1
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limits.max_depth:
+            return False
+        count += sum(map(len, level))  # type: ignore[arg-type]
+        if count > limits.max_values:
+            return False
+        kinds = list(map(type, level))
+        children: list[Value] = list(
+            chain(
+                chain.from_iterable(map(dict.values, compress(level, map(_is_dict, kinds)))),  # type: ignore[arg-type]
+                chain.from_iterable(compress(level, map(_is_list, kinds))),  # type: ignore[arg-type]
+            )
+        )
+        level = list(compress(children, map(_is_container, map(type, children))))
+    return True
+
+
+def _number_problem(token: str, exponent: str | None, limits: Limits) -> LimitExceeded | None:
+    """The number limit that ``token`` (with its exponent part, if any) breaks, if any."""
+    if len(token) > limits.max_number_bytes:
+        return LimitExceeded("with_max_number_bytes", limits.max_number_bytes)
+    mantissa = token[: len(token) - len(exponent)] if exponent else token
+    if len(mantissa.lstrip("-").replace(".", "").lstrip("0")) > limits.max_number_digits:
+        return LimitExceeded("with_max_number_digits", limits.max_number_digits)
+    if exponent:
+        written = exponent.lstrip("eE+-").lstrip("0")
+        # Compare lengths first: never convert a huge digit string.
+        if len(written) > len(str(limits.max_exponent)) or int(written or "0") > limits.max_exponent:
+            return LimitExceeded("with_max_exponent", limits.max_exponent)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -337,6 +446,8 @@ _CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS: tuple[tuple[str, Value], ...] = (("true", True), ("false", False), ("null", None))
+#: Integer strings this long always convert with int(), whatever sys.set_int_max_str_digits says.
+_INT_STR_SAFE = sys.int_info.str_digits_check_threshold
 
 
 class _Parser:
@@ -397,9 +508,9 @@ class _Parser:
                 if isinstance(container, list):
                     container.append(value)
                     if c == ",":
-                        i = self.ws(i + 1)
+                        comma, i = i, self.ws(i + 1)
                         if i < n and s[i] == "]":
-                            raise _Fail(i - 1, Syntax.TRAILING_COMMA)
+                            raise _Fail(comma, Syntax.TRAILING_COMMA)
                         break
                     if c == "]":
                         stack.pop()
@@ -408,9 +519,9 @@ class _Parser:
                     raise _Fail(i, self.after(c, Syntax.EXPECTED_COMMA_OR_BRACKET))
                 container[key] = value
                 if c == ",":
-                    i = self.ws(i + 1)
+                    comma, i = i, self.ws(i + 1)
                     if i < n and s[i] == "}":
-                        raise _Fail(i - 1, Syntax.TRAILING_COMMA)
+                        raise _Fail(comma, Syntax.TRAILING_COMMA)
                     key, i = self.key(i, container)
                     stack[-1] = (container, key)
                     break
@@ -479,22 +590,18 @@ class _Parser:
         if nxt in (".", "e", "E"):
             raise _Fail(i, Syntax.INVALID_NUMBER)
         token = m.group()
-        if len(token) > limits.max_number_bytes:
-            raise _Fail(i, LimitExceeded("with_max_number_bytes", limits.max_number_bytes))
         exp = m.group("exp")
-        mantissa = token[: len(token) - len(exp)] if exp else token
-        digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
-        if len(digits) > limits.max_number_digits:
-            raise _Fail(i, LimitExceeded("with_max_number_digits", limits.max_number_digits))
-        if exp:
-            exp_digits = exp.lstrip("eE+-").lstrip("0")
-            if len(exp_digits) > len(str(limits.max_exponent)) or int(exp_digits or "0") > (
-                limits.max_exponent
-            ):
-                raise _Fail(i, LimitExceeded("with_max_exponent", limits.max_exponent))
+        problem = _number_problem(token, exp, limits)
+        if problem is not None:
+            raise _Fail(i, problem)
         if m.group("frac") is None and exp is None:
-            return (int(token) if len(token) < 4000 else int(Decimal(token))), end
-        return Decimal(token), end
+            # int() of a long string obeys sys.set_int_max_str_digits (as low as 640); Decimal does not.
+            return (int(token) if len(token) <= _INT_STR_SAFE else int(Decimal(token))), end
+        try:
+            return Decimal(token), end
+        except ArithmeticError:  # beyond what Decimal can hold: only possible with a raised exponent limit
+            maximum = min(limits.max_exponent, decimal.MAX_EMAX)
+            raise _Fail(i, LimitExceeded("with_max_exponent", maximum)) from None
 
     def string(self, i: int) -> tuple[str, int]:
         """Read a string starting at its opening quote; return it and the index after it."""
@@ -517,8 +624,10 @@ class _Parser:
                 parts.append(_ESCAPES[esc])
                 j += 2
                 continue
+            if esc == "":  # the input ends inside the string: report where the string starts
+                raise _Fail(i, Syntax.UNTERMINATED_STRING)
             if esc != "u" or not _HEX4.match(s, j + 2):
-                raise _Fail(j, Syntax.UNTERMINATED_STRING if esc == "" else Syntax.INVALID_ESCAPE)
+                raise _Fail(j, Syntax.INVALID_ESCAPE)
             code = int(s[j + 2 : j + 6], 16)
             if 0xD800 <= code <= 0xDBFF:
                 low = s[j + 8 : j + 12] if s.startswith("\\u", j + 6) else ""
@@ -562,7 +671,20 @@ class NotJson(TypeError):
         self.problem = problem
 
 
-_dump_str = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_dump_str = json.encoder.encode_basestring
+
+
+#: A path being walked: ``(parent, segment)`` links, turned into a ``Path`` only when an error needs it, so
+#: that deep values cost linear time.
+_Link: TypeAlias = "tuple[_Link, str | int] | None"
+
+
+def _path_of(link: _Link) -> Path:
+    segments: list[str | int] = []
+    while link is not None:
+        link, segment = link
+        segments.append(segment)
+    return tuple(reversed(segments))
 
 
 def render(value: Value) -> str:
@@ -571,13 +693,13 @@ def render(value: Value) -> str:
     """
     out: list[str] = []
     # Work items: a value with its path, or a literal piece of punctuation.
-    stack: list[tuple[object, Path] | str] = [(value, ())]
+    stack: list[tuple[object, _Link] | str] = [(value, None)]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
             continue
-        v, path = item
+        v, link = item
         if v is None:
             out.append("null")
         elif v is True:
@@ -585,18 +707,18 @@ def render(value: Value) -> str:
         elif v is False:
             out.append("false")
         elif isinstance(v, str):
-            out.append(_render_str(v, path))
+            out.append(_render_str(v, link))
         elif isinstance(v, int):
-            out.append(int.__repr__(v))
+            out.append(_render_int(v))
         elif isinstance(v, Decimal):
             if not v.is_finite():
-                raise NotJson(path, "a JSON number must be finite")
+                raise NotJson(_path_of(link), "a JSON number must be finite")
             out.append(str(v))
         elif isinstance(v, list):
             out.append("[")
             stack.append("]")
             for index in range(len(v) - 1, -1, -1):
-                stack.append((v[index], (*path, index)))
+                stack.append((v[index], (link, index)))
                 if index:
                     stack.append(",")
         elif isinstance(v, dict):
@@ -606,22 +728,29 @@ def render(value: Value) -> str:
             for index in range(len(items) - 1, -1, -1):
                 key, member = items[index]
                 if not isinstance(key, str):
-                    raise NotJson(path, "object keys must be strings")
-                stack.append((member, (*path, key)))
-                stack.append(_render_str(key, path) + ":")
+                    raise NotJson(_path_of(link), "object keys must be strings")
+                stack.append((member, (link, key)))
+                stack.append(_render_str(key, link) + ":")
                 if index:
                     stack.append(",")
         else:
-            raise NotJson(path, f"{type(v).__name__} is not a JSON value")
+            raise NotJson(_path_of(link), f"{type(v).__name__} is not a JSON value")
     return "".join(out)
 
 
-def _render_str(s: str, path: Path) -> str:
+def _render_int(v: int) -> str:
+    try:
+        return int.__repr__(v)
+    except ValueError:  # more digits than sys.get_int_max_str_digits() allows; Decimal has no such limit
+        return str(Decimal(v))
+
+
+def _render_str(s: str, link: _Link) -> str:
     if not s.isascii():
         try:
             s.encode("utf-8")
         except UnicodeEncodeError:
-            raise NotJson(path, "a string holds an unpaired surrogate") from None
+            raise NotJson(_path_of(link), "a string holds an unpaired surrogate") from None
     return str(_dump_str(s))
 
 
@@ -642,3 +771,6 @@ def pointer(path: Path) -> str:
         "/" + (str(segment) if isinstance(segment, int) else segment.replace("~", "~0").replace("/", "~1"))
         for segment in path
     )
+
+
+_DEFAULT_ENGINE = _FastEngine(DEFAULT)

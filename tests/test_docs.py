@@ -1,0 +1,41 @@
+"""
+Every ```python example in ``docs/*.md`` runs: the blocks of one page in order, in one namespace.
+
+A page added to ``docs/`` is picked up automatically. A failing example reports its page and line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+#: A fenced block opened by ```python at the start of a line, up to the closing fence.
+_BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def python_blocks(text: str) -> list[tuple[int, str]]:
+    """The ```python blocks of a Markdown page: (line of the first code line, code)."""
+    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _BLOCK.finditer(text)]
+
+
+def test_blocks_are_found() -> None:
+    """The extractor sees python blocks, their lines, and nothing from other fences."""
+    page = "# T\n\n```python\nx = 1\n```\n\n```json\n{}\n```\n\ntext\n```python\ny = x\n```\n"
+    assert python_blocks(page) == [(4, "x = 1\n"), (13, "y = x\n")]
+
+
+def test_there_are_docs() -> None:
+    assert sorted(DOCS.glob("*.md")), f"no Markdown pages in {DOCS}"
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_examples_run(page: Path) -> None:
+    blocks = python_blocks(page.read_text(encoding="utf-8"))
+    namespace: dict[str, object] = {"__name__": f"docs.{page.stem}"}
+    for line, code in blocks:
+        # Pad with blank lines so that a traceback names the line in the Markdown page.
+        exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)

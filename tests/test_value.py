@@ -1,0 +1,952 @@
+"""
+Tests for ``llm_wire.value``: every strict rule with its location and typed reason, the limits, hostile input,
+rendering and paths, and properties that hold both engines to each other and to the ``json`` module.
+
+Each rule runs on ``str`` and ``bytes`` input and on both engines: ``fast`` is the public ``parse`` (the C
+scanner first, the exact parser when it declines), ``exact`` is ``parse`` with the fast engine switched off.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import re
+import sys
+from decimal import Decimal
+from typing import Literal, Protocol, TypeAlias
+from unittest import mock
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import (
+    JsonDoc,
+    arbitrary_bytes,
+    arbitrary_text,
+    json_documents,
+    json_values,
+    to_value,
+)
+
+from llm_wire import value
+from llm_wire.result import Err, Ok, Result
+from llm_wire.value import (
+    DEFAULT,
+    DuplicateKey,
+    LimitExceeded,
+    Limits,
+    Location,
+    NotJson,
+    ParseError,
+    ParseReason,
+    Path,
+    Syntax,
+    Value,
+    is_limit_exceeded,
+    parse,
+    pointer,
+    render,
+    render_path,
+)
+
+Engine: TypeAlias = Literal["fast", "exact"]
+Kind: TypeAlias = Literal["str", "bytes"]
+Parsed: TypeAlias = Result[Value, ParseError]
+
+MIB = 1024 * 1024
+ENGINES: tuple[Engine, ...] = ("fast", "exact")
+
+
+class Parse(Protocol):
+    def __call__(self, text: str, limits: Limits = ..., /) -> Parsed: ...
+
+
+def _no_fast_engine(source: str, limits: Limits, data: bytes | None = None) -> None:
+    return None
+
+
+def parse_with(text: str | bytes, limits: Limits = DEFAULT, *, engine: Engine = "fast") -> Parsed:
+    """``parse`` on one engine: ``exact`` switches the C-scanner fast path off."""
+    if engine == "exact":
+        with mock.patch.object(value, "_fast", _no_fast_engine):
+            return parse(text, limits)
+    return parse(text, limits)
+
+
+@pytest.fixture(params=["str", "bytes"])
+def kind(request: pytest.FixtureRequest) -> Kind:
+    chosen: Kind = request.param
+    return chosen
+
+
+@pytest.fixture(params=["fast", "exact"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    chosen: Engine = request.param
+    return chosen
+
+
+@pytest.fixture
+def parse_as(kind: Kind, engine: Engine) -> Parse:
+    """``parse`` for one input kind and one engine."""
+
+    def run(text: str, limits: Limits = DEFAULT) -> Parsed:
+        source: str | bytes = text if kind == "str" else text.encode("utf-8")
+        return parse_with(source, limits, engine=engine)
+
+    return run
+
+
+def error_of(result: Parsed) -> ParseError:
+    assert isinstance(result, Err), f"expected Err, got {result!r}"[:300]
+    return result.error
+
+
+def value_of(result: Parsed) -> Value:
+    assert isinstance(result, Ok), f"expected Ok, got {result!r}"[:300]
+    return result.value
+
+
+def assert_same(actual: object, expected: object) -> None:
+    """
+    Equal with the same types all the way down: ``True`` is not ``1``, ``1`` is not ``Decimal(1)``, a
+    decimal keeps its digits and exponent, and object keys keep their order.
+    """
+    stack: list[tuple[object, object]] = [(actual, expected)]
+    while stack:
+        a, e = stack.pop()
+        assert type(a) is type(e), f"{type(a).__name__} where {type(e).__name__} was expected"
+        if isinstance(a, Decimal) and isinstance(e, Decimal):
+            assert a.as_tuple() == e.as_tuple()
+        elif isinstance(a, list) and isinstance(e, list):
+            assert len(a) == len(e)
+            stack.extend(zip(a, e, strict=True))
+        elif isinstance(a, dict) and isinstance(e, dict):
+            assert list(a) == list(e)
+            stack.extend(zip(a.values(), e.values(), strict=True))
+        else:
+            assert a == e
+
+
+def depth_of(v: Value) -> int:
+    """Nesting depth of containers, without recursion."""
+    deepest = 0
+    stack: list[tuple[Value, int]] = [(v, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, list | dict):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The strict rules. Each case: the document, where the error is (UTF-8 byte offset, line, column), why.
+
+
+@attrs.frozen
+class Case:
+    id: str
+    text: str
+    where: tuple[int, int, int]
+    reason: ParseReason
+    #: Whether ``text`` is a JSON value position on its own, so that it can sit inside a larger document.
+    embeddable: bool = True
+
+
+CASES = [
+    # Duplicate keys, compared after unescaping.
+    Case("duplicate key", '{"a": 1, "b": 2, "a": 3}', (17, 1, 18), DuplicateKey("a")),
+    Case("duplicate after unescaping", '{"a": 1, "\\u0061": 2}', (9, 1, 10), DuplicateKey("a")),
+    Case("duplicate non-ASCII key", '{"é": 1, "\\u00e9": 2}', (10, 1, 10), DuplicateKey("é")),
+    Case("duplicate on a later line", '[\n  {"k": 1,\n   "k": 2}\n]', (16, 3, 4), DuplicateKey("k")),
+    Case("duplicate empty key", '{"": 1, "": 2}', (8, 1, 9), DuplicateKey("")),
+    # Surrogate escapes must come in high-low pairs.
+    Case("lone high surrogate", '"\\ud800"', (1, 1, 2), Syntax.LONE_SURROGATE),
+    Case("lone low surrogate", '"\\udc00"', (1, 1, 2), Syntax.LONE_SURROGATE),
+    Case("reversed surrogates", '"\\udc00\\ud800"', (1, 1, 2), Syntax.LONE_SURROGATE),
+    Case("high then non-low", '"ab\\ud83d\\u0041"', (3, 1, 4), Syntax.LONE_SURROGATE),
+    Case("high at the end", '"ab\\uD83D"', (3, 1, 4), Syntax.LONE_SURROGATE),
+    Case("high then high", '["\\ud83d\\ud83d"]', (2, 1, 3), Syntax.LONE_SURROGATE),
+    Case("low after an escaped backslash", '"\\\\ud83d\\udc00"', (8, 1, 9), Syntax.LONE_SURROGATE),
+    Case("high before an escaped backslash", '"\\ud83d\\\\udc00"', (1, 1, 2), Syntax.LONE_SURROGATE),
+    Case("halves in two strings", '["\\ud83d", "\\ude00"]', (2, 1, 3), Syntax.LONE_SURROGATE),
+    # Numbers.
+    Case("NaN", "NaN", (0, 1, 1), Syntax.NON_FINITE),
+    Case("Infinity", "[1, Infinity]", (4, 1, 5), Syntax.NON_FINITE),
+    Case("-Infinity", "-Infinity", (0, 1, 1), Syntax.NON_FINITE),
+    Case("leading zero", "01", (0, 1, 1), Syntax.LEADING_ZERO),
+    Case("negative leading zero", "[-007]", (1, 1, 2), Syntax.LEADING_ZERO),
+    Case("plus sign", "+1", (0, 1, 1), Syntax.PLUS_SIGN),
+    Case("no fraction digits", "[1.]", (1, 1, 2), Syntax.INVALID_NUMBER),
+    Case("no exponent digits", "1e+", (0, 1, 1), Syntax.INVALID_NUMBER),
+    Case("lone minus", "[-]", (1, 1, 2), Syntax.INVALID_NUMBER),
+    Case("no integer digits", ".5", (0, 1, 1), Syntax.EXPECTED_VALUE),
+    # Comments, quotes, commas.
+    Case("block comment", "[1, /* c */ 2]", (4, 1, 5), Syntax.COMMENT),
+    Case("line comment", "[1 // c\n]", (3, 1, 4), Syntax.COMMENT),
+    Case("comment after a value", "1 // c", (2, 1, 3), Syntax.COMMENT),
+    Case("single-quoted string", "'a'", (0, 1, 1), Syntax.SINGLE_QUOTE),
+    Case("single-quoted key", "{'a': 1}", (1, 1, 2), Syntax.SINGLE_QUOTE),
+    Case("trailing comma in an array", "[1, 2, ]", (5, 1, 6), Syntax.TRAILING_COMMA),
+    Case("trailing comma in an object", '{"a": 1,\n}', (7, 1, 8), Syntax.TRAILING_COMMA),
+    Case("trailing comma before a newline", "[\n 1,\n\n]", (4, 2, 3), Syntax.TRAILING_COMMA),
+    # Strings.
+    Case("raw tab in a string", '"a\tb"', (2, 1, 3), Syntax.CONTROL_CHARACTER),
+    Case("raw newline in a string", '["a\nb"]', (3, 1, 4), Syntax.CONTROL_CHARACTER),
+    Case("raw NUL after non-ASCII", '"é\x00"', (3, 1, 3), Syntax.CONTROL_CHARACTER),
+    Case("raw unit separator", '"\x1f"', (1, 1, 2), Syntax.CONTROL_CHARACTER),
+    Case("unknown escape", '"\\x41"', (1, 1, 2), Syntax.INVALID_ESCAPE),
+    Case("escaped single quote", '"\\\'"', (1, 1, 2), Syntax.INVALID_ESCAPE),
+    Case("bad unicode escape", '["ok", "\\u12G4"]', (8, 1, 9), Syntax.INVALID_ESCAPE),
+    Case("unterminated string", '"abc', (0, 1, 1), Syntax.UNTERMINATED_STRING, embeddable=False),
+    Case("escape at the end", '"abc\\', (0, 1, 1), Syntax.UNTERMINATED_STRING, embeddable=False),
+    # Structure.
+    Case("trailing content", "[1] [2]", (4, 1, 5), Syntax.TRAILING_CONTENT, embeddable=False),
+    Case("two scalars", '"a"\n"b"', (4, 2, 1), Syntax.TRAILING_CONTENT, embeddable=False),
+    Case("empty document", "", (0, 1, 1), Syntax.UNEXPECTED_END, embeddable=False),
+    Case("only whitespace", " \n\t ", (4, 2, 3), Syntax.UNEXPECTED_END, embeddable=False),
+    Case("unclosed array", "[1,", (3, 1, 4), Syntax.UNEXPECTED_END, embeddable=False),
+    Case("unclosed object", '{"a": ', (6, 1, 7), Syntax.UNEXPECTED_END, embeddable=False),
+    Case("no-break space before", "\u00a0[1]", (0, 1, 1), Syntax.EXPECTED_VALUE, embeddable=False),
+    Case("no-break space after", "[1]\u00a0", (3, 1, 4), Syntax.TRAILING_CONTENT, embeddable=False),
+    Case("vertical tab inside", "[1,\x0b2]", (3, 1, 4), Syntax.EXPECTED_VALUE),
+    Case("bare word", "[yes]", (1, 1, 2), Syntax.EXPECTED_VALUE),
+    Case("missing comma in an array", "[1 2]", (3, 1, 4), Syntax.EXPECTED_COMMA_OR_BRACKET),
+    Case("missing comma in an object", '{"a": 1 "b": 2}', (8, 1, 9), Syntax.EXPECTED_COMMA_OR_BRACE),
+    Case("missing colon", '{"a" 1}', (5, 1, 6), Syntax.EXPECTED_COLON),
+    Case("number as key", "{1: 2}", (1, 1, 2), Syntax.EXPECTED_KEY),
+    Case("byte order mark", "\ufeff[1]", (0, 1, 1), Syntax.BYTE_ORDER_MARK, embeddable=False),
+]
+
+# A realistic tool-call document with non-ASCII text before the hole on the same line and above it, so
+# that byte offsets and columns differ. The hole takes a value; everything around it is valid.
+PREFIX = (
+    "{\n"
+    '  "tool": "search_files",\n'
+    '  "city": "Zürich",\n'
+    '  "arguments": {"pattern": "*.py", "limit": 25, "tags": ["naïve", "données"],\n'
+    '    "filters": [{"size": 1.5e3, "owner": "Jürgen", "value": '
+)
+SUFFIX = '}], "recursive": true, "ratio": -0.25},\n  "count": 3\n}'
+
+
+def embedded(case: Case) -> tuple[str, tuple[int, int, int]]:
+    """The case's text in the hole of the realistic document, and where its error moves to."""
+    offset, line, column = case.where
+    last_line = PREFIX[PREFIX.rfind("\n") + 1 :]
+    where = (
+        len(PREFIX.encode("utf-8")) + offset,
+        PREFIX.count("\n") + line,
+        len(last_line) + column if line == 1 else column,
+    )
+    return PREFIX + case.text + SUFFIX, where
+
+
+def test_the_realistic_document_is_valid() -> None:
+    """The surroundings of embedded cases parse, so an error can only come from the case."""
+    parsed = value_of(parse(PREFIX + "null" + SUFFIX))
+    assert isinstance(parsed, dict)
+    assert list(parsed) == ["tool", "city", "arguments", "count"]
+
+
+class TestRules:
+    """Each strict rule, alone and deep inside a realistic document."""
+
+    @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+    def test_alone(self, parse_as: Parse, case: Case) -> None:
+        """A tiny document breaking one rule is refused there, for that reason."""
+        error = error_of(parse_as(case.text))
+        assert error == ParseError(Location(*case.where), case.reason)
+
+    @pytest.mark.parametrize("case", [c for c in CASES if c.embeddable], ids=lambda c: c.id)
+    def test_embedded(self, parse_as: Parse, case: Case) -> None:
+        """The same break deep inside an otherwise normal document is found at its place."""
+        text, where = embedded(case)
+        error = error_of(parse_as(text))
+        assert error == ParseError(Location(*where), case.reason)
+
+    def test_every_reason_has_a_case(self) -> None:
+        """No ``Syntax`` member goes untested (invalid UTF-8 has its own bytes tests below)."""
+        covered = {c.reason for c in CASES if isinstance(c.reason, Syntax)} | {Syntax.INVALID_UTF8}
+        assert covered == set(Syntax)
+
+    def test_engines_really_differ(self) -> None:
+        """The ``exact`` switch takes the C scanner out, and ``fast`` really uses it."""
+        plain = PREFIX + "[1, 2]" + SUFFIX
+        with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
+            assert isinstance(parse_with(plain, engine="fast"), Ok)
+            with pytest.raises(AssertionError, match="exact engine ran"):
+                parse_with(plain, engine="exact")
+
+
+def test_surrogate_pairs_stay_on_the_fast_engine() -> None:
+    """Pairs, even after escaped backslashes, need no exact engine; the C scanner decodes them."""
+    text = PREFIX + '["\\\\\\ud83d\\ude00", "\\\\", "\\u00e9\\uD83D\\uDE80"]' + SUFFIX
+    with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
+        parsed = value_of(parse(text))
+    assert isinstance(parsed, dict)
+    arguments = parsed["arguments"]
+    assert isinstance(arguments, dict)
+    assert arguments["filters"] == [
+        {"size": Decimal("1.5e3"), "owner": "Jürgen", "value": ["\\😀", "\\", "é🚀"]}
+    ]
+
+
+class TestAccepted:
+    """What strict JSON allows still parses, to the exact value and type."""
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("0", 0),
+            ("-0", 0),
+            ("10", 10),
+            ("-12345678901234567890123", -12345678901234567890123),
+            ("1.0", Decimal("1.0")),
+            ("0.1", Decimal("0.1")),
+            ("-0.0", Decimal("-0.0")),
+            ("1E+2", Decimal("1E+2")),
+            ("2.5e-3", Decimal("0.0025")),
+            ("true", True),
+            ("false", False),
+            ("null", None),
+            ('"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'),
+            ('"\\u0000\\u00e9\\u20AC"', "\x00é€"),
+            ('"\\ud83d\\ude00 \\uD83D\\uDE00"', "😀 😀"),
+            ('"\\\\\\ud83d\\ude00\\\\"', "\\😀\\"),
+            ('"raw é 😀 \x7f \u2028"', "raw é 😀 \x7f \u2028"),
+            (" \t\r\n[ 1 ,\n\t2 ] \r\n", [1, 2]),
+            ('{"b": 1, "a": 2, "A": 3}', {"b": 1, "a": 2, "A": 3}),
+            ('{"a": {"a": [{}, []]}}', {"a": {"a": [{}, []]}}),
+        ],
+    )
+    def test_values(self, parse_as: Parse, text: str, expected: Value) -> None:
+        assert_same(value_of(parse_as(text)), expected)
+
+    def test_embedded_values(self, parse_as: Parse) -> None:
+        """The realistic document reads to exact types: ``1.5e3`` stays a decimal, ``25`` an int."""
+        parsed = value_of(parse_as(PREFIX + '"x"' + SUFFIX))
+        assert isinstance(parsed, dict)
+        arguments = parsed["arguments"]
+        assert isinstance(arguments, dict)
+        assert_same(arguments["limit"], 25)
+        assert_same(arguments["ratio"], Decimal("-0.25"))
+        assert_same(arguments["filters"], [{"size": Decimal("1.5e3"), "owner": "Jürgen", "value": "x"}])
+
+
+class TestEncodings:
+    """Bytes must be UTF-8 without a byte order mark; strings must be encodable."""
+
+    @pytest.mark.parametrize(
+        ("data", "where"),
+        [
+            (b'["ok", "\xff"]', (8, 1, 9)),
+            (b'"\xe2\x82', (1, 1, 2)),  # cut short at the end
+            (b'"\xc0\x80"', (1, 1, 2)),  # overlong NUL
+            (b'"\xed\xa0\x80"', (1, 1, 2)),  # an encoded surrogate
+            (b'"\xf4\x90\x80\x80"', (1, 1, 2)),  # beyond U+10FFFF
+            (b'{\n "\xc3\xa9": "\xff"}', (10, 2, 8)),  # columns count characters, offsets bytes
+            (b"\xff\xfe[\x001\x00]\x00", (0, 1, 1)),  # UTF-16 with its BOM: no sniffing
+        ],
+    )
+    def test_invalid_utf8_at_the_first_bad_byte(
+        self, engine: Engine, data: bytes, where: tuple[int, int, int]
+    ) -> None:
+        assert error_of(parse_with(data, engine=engine)) == ParseError(Location(*where), Syntax.INVALID_UTF8)
+
+    def test_utf16_without_bom_is_not_sniffed(self, engine: Engine) -> None:
+        """``json.loads`` guesses UTF-16 from NUL bytes; ``parse`` reads UTF-8 and meets a NUL."""
+        data = "[1]".encode("utf-16-le")
+        assert json.loads(data) == [1]
+        assert error_of(parse_with(data, engine=engine)) == ParseError(
+            Location(1, 1, 2), Syntax.EXPECTED_VALUE
+        )
+
+    def test_utf8_bom_in_bytes(self, engine: Engine) -> None:
+        error = error_of(parse_with(b"\xef\xbb\xbf{}", engine=engine))
+        assert error == ParseError(Location(0, 1, 1), Syntax.BYTE_ORDER_MARK)
+
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ('"\ud800"', (1, 1, 2)),
+            ('["é", "\udfff"]', (8, 1, 8)),
+            ("\udc00", (0, 1, 1)),
+        ],
+    )
+    def test_raw_lone_surrogate_in_str(self, engine: Engine, text: str, where: tuple[int, int, int]) -> None:
+        assert error_of(parse_with(text, engine=engine)) == ParseError(
+            Location(*where), Syntax.LONE_SURROGATE
+        )
+
+    def test_bytearray_and_memoryview(self) -> None:
+        assert value_of(parse(bytearray(b"[1]"))) == [1]  # type: ignore[arg-type]
+        assert value_of(parse(memoryview(b'{"a": 2}'))) == {"a": 2}  # type: ignore[arg-type]
+
+    def test_other_types_are_a_bug(self) -> None:
+        with pytest.raises(TypeError, match="str or bytes"):
+            parse(1)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Limits.
+
+SETTERS = [
+    ("with_max_bytes", "max_bytes"),
+    ("with_max_depth", "max_depth"),
+    ("with_max_values", "max_values"),
+    ("with_max_number_bytes", "max_number_bytes"),
+    ("with_max_number_digits", "max_number_digits"),
+    ("with_max_exponent", "max_exponent"),
+]
+
+
+class TestLimitSettings:
+    def test_defaults(self) -> None:
+        assert Limits() == DEFAULT
+        expected = Limits(
+            max_bytes=1_048_576,
+            max_depth=64,
+            max_values=262_144,
+            max_number_bytes=1024,
+            max_number_digits=800,
+            max_exponent=1200,
+        )
+        assert expected == DEFAULT
+
+    @pytest.mark.parametrize(("setter", "field"), SETTERS)
+    def test_setter_returns_a_changed_copy(self, setter: str, field: str) -> None:
+        changed = getattr(DEFAULT, setter)(7)
+        assert getattr(changed, field) == 7
+        assert attrs.evolve(changed, **{field: getattr(DEFAULT, field)}) == DEFAULT
+        assert Limits() == DEFAULT
+
+    @pytest.mark.parametrize(("setter", "field"), SETTERS)
+    @pytest.mark.parametrize("bad", [0, -1, True, 2.0, "5"])
+    def test_setter_refuses_non_positive_ints(self, setter: str, field: str, bad: object) -> None:
+        with pytest.raises(ValueError, match="positive int"):
+            getattr(DEFAULT, setter)(bad)
+
+    def test_frozen(self) -> None:
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            DEFAULT.max_depth = 3  # type: ignore[misc]
+
+
+@attrs.frozen
+class LimitCase:
+    id: str
+    limits: Limits
+    ok: str
+    bad: str
+    where: tuple[int, int, int]
+    reason: LimitExceeded
+
+
+LIMIT_CASES = [
+    LimitCase(
+        "bytes",
+        DEFAULT.with_max_bytes(8),
+        "[1,2,34]",
+        "[1,2,345]",
+        (0, 1, 1),
+        LimitExceeded("with_max_bytes", 8),
+    ),
+    LimitCase(
+        "bytes of non-ASCII",
+        DEFAULT.with_max_bytes(4),
+        '"é"',
+        '"é "',
+        (0, 1, 1),
+        LimitExceeded("with_max_bytes", 4),
+    ),
+    LimitCase(
+        "UTF-8 bytes, not characters",
+        DEFAULT.with_max_bytes(3),
+        "[1]",
+        '"é"',
+        (0, 1, 1),
+        LimitExceeded("with_max_bytes", 3),
+    ),
+    LimitCase(
+        "depth",
+        DEFAULT.with_max_depth(2),
+        '[[1], {"a": 2}]',
+        '[[1], {"a": []}]',
+        (12, 1, 13),
+        LimitExceeded("with_max_depth", 2),
+    ),
+    LimitCase(
+        "depth of objects",
+        DEFAULT.with_max_depth(2),
+        '{"a": {}}',
+        '{"a": {"b": {}}}',
+        (12, 1, 13),
+        LimitExceeded("with_max_depth", 2),
+    ),
+    LimitCase(
+        "values",
+        DEFAULT.with_max_values(4),
+        '{"a": [1, 2]}',
+        '{"a": [1, 2], "b": null}',
+        (19, 1, 20),
+        LimitExceeded("with_max_values", 4),
+    ),
+    LimitCase(
+        "number bytes",
+        DEFAULT.with_max_number_bytes(4),
+        "[-123, 1e99]",
+        "[1, -1234]",
+        (4, 1, 5),
+        LimitExceeded("with_max_number_bytes", 4),
+    ),
+    LimitCase(
+        "number digits",
+        DEFAULT.with_max_number_digits(3),
+        "[0.00123, -999, 12.3e5]",
+        "[1, 0.1234]",
+        (4, 1, 5),
+        LimitExceeded("with_max_number_digits", 3),
+    ),
+    LimitCase(
+        "trailing zeros are digits",
+        DEFAULT.with_max_number_digits(3),
+        "[100]",
+        "[100.0]",
+        (1, 1, 2),
+        LimitExceeded("with_max_number_digits", 3),
+    ),
+    LimitCase(
+        "exponent",
+        DEFAULT.with_max_exponent(10),
+        "[1e10, 1E-10, 2e+010]",
+        "[1, 1e-11]",
+        (4, 1, 5),
+        LimitExceeded("with_max_exponent", 10),
+    ),
+]
+
+
+class TestLimits:
+    @pytest.mark.parametrize("case", LIMIT_CASES, ids=lambda c: c.id)
+    def test_at_the_limit(self, parse_as: Parse, case: LimitCase) -> None:
+        """A document right at the bound parses."""
+        assert isinstance(parse_as(case.ok, case.limits), Ok)
+
+    @pytest.mark.parametrize("case", LIMIT_CASES, ids=lambda c: c.id)
+    def test_over_the_limit(self, parse_as: Parse, case: LimitCase) -> None:
+        """One step over is refused there, naming the setter that raises the bound."""
+        error = error_of(parse_as(case.bad, case.limits))
+        assert error == ParseError(Location(*case.where), case.reason)
+        assert is_limit_exceeded(error)
+        assert f"raise it with Limits.{case.reason.setting}" in str(error)
+
+    @pytest.mark.parametrize("case", LIMIT_CASES, ids=lambda c: c.id)
+    def test_the_default_takes_it(self, parse_as: Parse, case: LimitCase) -> None:
+        assert isinstance(parse_as(case.bad), Ok)
+
+    def test_invalid_is_not_too_large(self) -> None:
+        for case in CASES:
+            assert not is_limit_exceeded(error_of(parse(case.text)))
+
+
+class TestDefaultLimits:
+    """The defaults sit where the design says: the last allowed document parses, the next is refused."""
+
+    def test_depth_64(self, engine: Engine) -> None:
+        assert depth_of(value_of(parse_with("[" * 64 + "]" * 64, engine=engine))) == 64
+        error = error_of(parse_with('{"a":' * 65 + "1" + "}" * 65, engine=engine))
+        assert error == ParseError(Location(320, 1, 321), LimitExceeded("with_max_depth", 64))
+
+    def test_800_digits(self, engine: Engine) -> None:
+        assert value_of(parse_with("-" + "9" * 800, engine=engine)) == -(10**800 - 1)
+        error = error_of(parse_with("[" + "9" * 801 + "]", engine=engine))
+        assert error == ParseError(Location(1, 1, 2), LimitExceeded("with_max_number_digits", 800))
+
+    def test_801_digits_anywhere(self) -> None:
+        """The fast engine's pre-scan finds an over-long integer at every offset, not just some."""
+        for offset in range(1700):
+            text = " " * offset + "[" + "9" * 801 + "]"
+            error = error_of(parse(text))
+            assert error == ParseError(
+                Location(offset + 1, 1, offset + 2), LimitExceeded("with_max_number_digits", 800)
+            )
+
+    def test_1024_number_bytes(self, engine: Engine) -> None:
+        assert value_of(parse_with("0." + "0" * 1021 + "1", engine=engine)) == Decimal("1e-1022")
+        error = error_of(parse_with("0." + "0" * 1022 + "1", engine=engine))
+        assert error == ParseError(Location(0, 1, 1), LimitExceeded("with_max_number_bytes", 1024))
+
+    def test_exponent_1200(self, engine: Engine) -> None:
+        assert value_of(parse_with("[1e1200, -1E-1200, 1e+0001200]", engine=engine)) == [
+            Decimal("1e1200"),
+            Decimal("-1e-1200"),
+            Decimal("1e1200"),
+        ]
+        error = error_of(parse_with("[0, 1e1201]", engine=engine))
+        assert error == ParseError(Location(4, 1, 5), LimitExceeded("with_max_exponent", 1200))
+
+    def test_262144_values(self, engine: Engine) -> None:
+        at_limit = "[" + "0," * 262_142 + "0]"
+        parsed = value_of(parse_with(at_limit, engine=engine))
+        assert isinstance(parsed, list)
+        assert len(parsed) == 262_143
+        error = error_of(parse_with(at_limit[:-1] + ",0]", engine=engine))
+        assert error == ParseError(Location(524_287, 1, 524_288), LimitExceeded("with_max_values", 262_144))
+
+    def test_one_mebibyte(self, parse_as: Parse) -> None:
+        at_limit = '"' + "a" * (MIB - 2) + '"'
+        assert len(at_limit) == MIB
+        assert isinstance(parse_as(at_limit), Ok)
+        error = error_of(parse_as(at_limit + " "))
+        assert error == ParseError(Location(0, 1, 1), LimitExceeded("with_max_bytes", MIB))
+
+
+class TestHostileInput:
+    """What bad input gets: a typed error, never an escaping exception, and no work beyond the bounds."""
+
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ("[" * 100_000, (64, 1, 65)),
+            ("[" * 100_000 + "]" * 100_000, (64, 1, 65)),
+            ("[{}," * 100_000, (253, 1, 254)),  # the 64th "[" opens at 252; its "{" is level 65
+            ('{"a":' * 100_000, (320, 1, 321)),
+        ],
+        ids=["open", "closed", "mixed", "objects"],
+    )
+    def test_deep_nesting_is_a_depth_error(
+        self, parse_as: Parse, text: str, where: tuple[int, int, int]
+    ) -> None:
+        error = error_of(parse_as(text))
+        assert error == ParseError(Location(*where), LimitExceeded("with_max_depth", 64))
+
+    def test_raised_depth_parses_on_the_exact_engine(self, engine: Engine) -> None:
+        """5,000 levels are far beyond the C scanner's recursion, so the exact engine builds them."""
+        limits = DEFAULT.with_max_depth(5000)
+        assert depth_of(value_of(parse_with("[" * 5000 + "]" * 5000, limits, engine=engine))) == 5000
+        error = error_of(parse_with("[" * 5001 + "]" * 5001, limits, engine=engine))
+        assert error == ParseError(Location(5000, 1, 5001), LimitExceeded("with_max_depth", 5000))
+
+    def test_huge_integer_is_a_number_limit_error(self, parse_as: Parse) -> None:
+        error = error_of(parse_as("1" * 100_000))
+        assert error == ParseError(Location(0, 1, 1), LimitExceeded("with_max_number_bytes", 1024))
+        error = error_of(parse_as("[true, " + "1" * 100_000 + "]", DEFAULT.with_max_number_bytes(100_000)))
+        assert error == ParseError(Location(7, 1, 8), LimitExceeded("with_max_number_digits", 800))
+
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [("1e9999100000000000000", (0, 1, 1)), ("[0.5E-99999999999999999999]", (1, 1, 2))],
+    )
+    def test_exponent_beyond_decimal(self, parse_as: Parse, text: str, where: tuple[int, int, int]) -> None:
+        """With the exponent limit raised past what ``Decimal`` holds, the number is still refused."""
+        error = error_of(parse_as(text, DEFAULT.with_max_exponent(10**30)))
+        assert error == ParseError(Location(*where), LimitExceeded("with_max_exponent", decimal.MAX_EMAX))
+
+    def test_huge_integer_with_raised_limits_is_exact(self, engine: Engine) -> None:
+        limits = DEFAULT.with_max_number_bytes(100_000).with_max_number_digits(100_000)
+        assert value_of(parse_with("1" * 100_000, limits, engine=engine)) == (10**100_000 - 1) // 9
+
+    def test_integers_ignore_the_interpreter_digit_limit(self, engine: Engine) -> None:
+        """``sys.set_int_max_str_digits`` may be as low as 640; the default 800 digits still parse."""
+        before = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(640)
+        try:
+            parsed = value_of(parse_with("[" + "7" * 800 + "]", engine=engine))
+        finally:
+            sys.set_int_max_str_digits(before)
+        assert parsed == [(10**800 - 1) // 9 * 7]
+
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ("1e999999", (0, 1, 1)),
+            ("-1E-999999", (0, 1, 1)),
+            ("[0.5e+999999999999999999999999999999]", (1, 1, 2)),
+            ('{"n": 1e0000000000000000000001201}', (6, 1, 7)),
+        ],
+    )
+    def test_huge_exponent_is_an_exponent_error(
+        self, parse_as: Parse, text: str, where: tuple[int, int, int]
+    ) -> None:
+        error = error_of(parse_as(text))
+        assert error == ParseError(Location(*where), LimitExceeded("with_max_exponent", 1200))
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            '"' + "a" * (2 * MIB) + '"',
+            '"' + "é" * (MIB // 2 + 1) + '"',  # fewer characters than the limit, more bytes
+            "}" * (2 * MIB),  # garbage: a scan would call it a syntax error first
+            "\ud800" * (2 * MIB),  # lone surrogates would be found by any encoding step
+        ],
+        ids=["ascii", "non-ascii", "garbage", "surrogates"],
+    )
+    def test_two_mebibytes_of_str(self, engine: Engine, text: str) -> None:
+        error = error_of(parse_with(text, engine=engine))
+        assert error == ParseError(Location(0, 1, 1), LimitExceeded("with_max_bytes", MIB))
+
+    @pytest.mark.parametrize(
+        "data",
+        [b"[" + b"1," * MIB + b"1]", b"\xff" * (2 * MIB), b"\xef\xbb\xbf" * MIB],
+        ids=["json", "invalid-utf8", "boms"],
+    )
+    def test_two_mebibytes_of_bytes(self, engine: Engine, data: bytes) -> None:
+        error = error_of(parse_with(data, engine=engine))
+        assert error == ParseError(Location(0, 1, 1), LimitExceeded("with_max_bytes", MIB))
+
+    def test_the_byte_limit_comes_before_any_parsing_work(self) -> None:
+        """Neither engine runs on an oversized document."""
+        with (
+            mock.patch.object(value, "_fast", side_effect=AssertionError("fast engine ran")),
+            mock.patch.object(value, "_Parser", side_effect=AssertionError("exact engine ran")),
+        ):
+            for source in ("[" * (2 * MIB), b"[" * (2 * MIB)):
+                assert is_limit_exceeded(error_of(parse(source)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Error text.
+
+SECRET = "sk-live-4242-SECRET"
+
+
+class TestErrorText:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("[1, 2, ]", "invalid JSON at line 1, column 6: trailing comma"),
+            ('{\n  "a": 1,\n  "a": 2\n}', "invalid JSON at line 3, column 3: duplicate object key"),
+            ("NaN", "invalid JSON at line 1, column 1: NaN and Infinity are not JSON numbers"),
+            ('"\\ud800"', "invalid JSON at line 1, column 2: unpaired UTF-16 surrogate"),
+            (
+                "[" * 65,
+                "invalid JSON at line 1, column 65: nesting depth exceeds 64 "
+                "(raise it with Limits.with_max_depth)",
+            ),
+            (
+                "1e1201",
+                "invalid JSON at line 1, column 1: exponent of a number exceeds 1200 "
+                "(raise it with Limits.with_max_exponent)",
+            ),
+        ],
+    )
+    def test_text(self, text: str, expected: str) -> None:
+        error = error_of(parse(text))
+        assert str(error) == expected
+        assert error.describe() == expected
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            f'{{"{SECRET}": 1, "{SECRET}": 2}}',
+            f'"{SECRET}\x01"',
+            f'"{SECRET}',
+            f'"{SECRET}\\q"',
+            f"{SECRET}",
+            f"[1, {SECRET}]",
+            f"{{}} {SECRET}",
+            f"'{SECRET}'",
+            f'{{"token": "{SECRET}", }}',
+            f'["{SECRET}", "\\udc00"]',
+            f'["{SECRET}", ' + "4242" * 300 + "]",
+            f'["{SECRET}", ' + "[" * 100,
+        ],
+    )
+    def test_no_input_in_the_text(self, kind: Kind, text: str) -> None:
+        source: str | bytes = text if kind == "str" else text.encode("utf-8")
+        error = error_of(parse(source))
+        for rendered in (str(error), error.describe(), f"{error}"):
+            assert SECRET not in rendered
+            assert "4242" not in rendered
+            assert re.fullmatch(r'invalid JSON at line \d+, column \d+: [^"]+', rendered)
+
+    def test_no_input_in_invalid_utf8_text(self) -> None:
+        error = error_of(parse(f'"{SECRET}\xff"'.encode("latin-1")))
+        assert SECRET not in str(error)
+        assert error.reason is Syntax.INVALID_UTF8
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rendering and paths.
+
+
+class TestRender:
+    def test_compact(self) -> None:
+        assert render({"a": [1, 2, {}], "b": None, "c": [True, False, []]}) == (
+            '{"a":[1,2,{}],"b":null,"c":[true,false,[]]}'
+        )
+
+    def test_insertion_order(self) -> None:
+        assert render({"b": 1, "a": 2, "c": {"z": 0, "y": 1}}) == '{"b":1,"a":2,"c":{"z":0,"y":1}}'
+
+    @pytest.mark.parametrize(
+        ("number", "text"),
+        [
+            (Decimal("0.1"), "0.1"),
+            (Decimal("1.10"), "1.10"),
+            (Decimal("-0.000001"), "-0.000001"),
+            (Decimal("1E+400"), "1E+400"),
+            (Decimal("123456789012345678901234567890.123456789"), "123456789012345678901234567890.123456789"),
+            (Decimal("-0"), "-0"),
+            (10**30, "1000000000000000000000000000000"),
+            (-7, "-7"),
+        ],
+    )
+    def test_exact_numbers(self, number: Decimal | int, text: str) -> None:
+        assert render(number) == text
+
+    def test_bool_is_not_int(self) -> None:
+        assert render([True, 1, False, 0]) == "[true,1,false,0]"
+
+    def test_integers_beyond_the_interpreter_digit_limit(self) -> None:
+        assert render(10**5000) == "1" + "0" * 5000
+        assert render([-(10**5000)]) == "[-1" + "0" * 5000 + "]"
+
+    def test_strings(self) -> None:
+        assert render('"\\/\b\f\n\r\t\x00\x1f\x7f é😀') == '"\\"\\\\/\\b\\f\\n\\r\\t\\u0000\\u001f\x7f é😀"'
+        assert render({'k"\n': "v"}) == '{"k\\"\\n":"v"}'
+
+    @pytest.mark.parametrize(
+        ("bad", "path", "text"),
+        [
+            (1.5, (), "$: float is not a JSON value"),
+            ({"a": [1, {"b": 0.5}]}, ("a", 1, "b"), '$["a"][1]["b"]: float is not a JSON value'),
+            ([Decimal("NaN")], (0,), "$[0]: a JSON number must be finite"),
+            ({"x": Decimal("-Infinity")}, ("x",), '$["x"]: a JSON number must be finite'),
+            ([Decimal("sNaN")], (0,), "$[0]: a JSON number must be finite"),
+            ({"a": {1: 2}}, ("a",), '$["a"]: object keys must be strings'),
+            ({None: 2}, (), "$: object keys must be strings"),
+            (["ok", "\ud800"], (1,), "$[1]: a string holds an unpaired surrogate"),
+            ({"\udfff": 1}, (), "$: a string holds an unpaired surrogate"),
+            ({"s": {1, 2}}, ("s",), '$["s"]: set is not a JSON value'),
+            ([(1, 2)], (0,), "$[0]: tuple is not a JSON value"),
+            ([b"raw"], (0,), "$[0]: bytes is not a JSON value"),
+        ],
+    )
+    def test_refuses_what_is_not_json(self, bad: object, path: Path, text: str) -> None:
+        with pytest.raises(NotJson) as info:
+            render(bad)  # type: ignore[arg-type]
+        assert info.value.path == path
+        assert str(info.value) == text
+        assert isinstance(info.value, TypeError)
+
+    def test_deep_lists(self) -> None:
+        deep: list[Value] = []
+        for _ in range(100_000):
+            deep = [deep]
+        text = render(deep)
+        assert text == "[" * 100_001 + "]" * 100_001
+        parsed = value_of(parse(text, DEFAULT.with_max_depth(100_001)))
+        assert render(parsed) == text
+
+    def test_deep_objects(self) -> None:
+        deep: Value = None
+        for _ in range(100_000):
+            deep = {"a": deep}
+        assert render(deep) == '{"a":' * 100_000 + "null" + "}" * 100_000
+
+
+class TestPaths:
+    @pytest.mark.parametrize(
+        ("path", "text"),
+        [
+            ((), "$"),
+            (("a", 0), '$["a"][0]'),
+            ((3, "b", 12), '$[3]["b"][12]'),
+            (('say "hi"',), '$["say \\"hi\\""]'),
+            (("back\\slash", "new\nline"), '$["back\\\\slash"]["new\\nline"]'),
+            (("", "é", "~/"), '$[""]["é"]["~/"]'),
+        ],
+    )
+    def test_render_path(self, path: Path, text: str) -> None:
+        assert render_path(path) == text
+
+    @pytest.mark.parametrize(
+        ("path", "text"),
+        [
+            ((), ""),
+            (("a", 0), "/a/0"),
+            (("",), "/"),
+            (("a/b", "m~n"), "/a~1b/m~0n"),
+            (("~1",), "/~01"),  # "~" first, or "~1" would come back as "/"
+            (("/~",), "/~1~0"),
+            (('"q"', "é", " "), '/"q"/é/ '),
+        ],
+    )
+    def test_pointer(self, path: Path, text: str) -> None:
+        assert pointer(path) == text
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Properties.
+
+
+def as_parsed(v: Value) -> Value:
+    """What parsing ``render(v)`` gives: a decimal written like an integer token reads back as ``int``."""
+    if isinstance(v, Decimal) and re.fullmatch(r"-?[0-9]+", str(v)):
+        return int(str(v))
+    if isinstance(v, list):
+        return [as_parsed(item) for item in v]
+    if isinstance(v, dict):
+        return {key: as_parsed(item) for key, item in v.items()}
+    return v
+
+
+def check_against_oracles(source: str | bytes) -> None:
+    """
+    ``parse`` does not raise; both engines give the same result; whatever ``json.loads`` refuses is refused,
+    and what ``parse`` accepts ``json.loads`` reads to the same value; errors are located inside the input.
+    """
+    result = parse(source)
+    exact = parse_with(source, engine="exact")
+    try:
+        loaded: object = json.loads(source, parse_float=Decimal)
+    except (ValueError, RecursionError, ArithmeticError):  # ArithmeticError: Decimal("1e9999999999999999999")
+        assert isinstance(result, Err)
+        loaded = None
+    match result:
+        case Ok(parsed):
+            assert isinstance(exact, Ok)
+            assert_same(parsed, exact.value)
+            assert_same(parsed, loaded)
+        case Err(error):
+            assert exact == result
+            size = len(source) if isinstance(source, bytes) else len(source.encode("utf-8", "surrogatepass"))
+            assert 0 <= error.location.byte_offset <= size
+            assert error.location.line >= 1
+            assert error.location.column >= 1
+            assert str(error).startswith(f"invalid JSON at line {error.location.line}, column ")
+
+
+@given(doc=json_documents(), ensure_ascii=st.booleans(), indent=st.none() | st.integers(0, 2))
+def test_reads_what_json_dumps_writes(doc: JsonDoc, ensure_ascii: bool, indent: int | None) -> None:
+    """Every document ``json.dumps`` writes parses to it, floats read exactly as ``Decimal(repr(f))``."""
+    text = json.dumps(doc, ensure_ascii=ensure_ascii, indent=indent)
+    expected = to_value(doc)
+    for source in (text, text.encode("utf-8")):
+        for engine in ENGINES:
+            assert_same(value_of(parse_with(source, engine=engine)), expected)
+
+
+@given(json_values())
+def test_render_round_trip(v: Value) -> None:
+    """``parse(render(v)) == Ok(v)``, and ``json.loads`` reads the same text the same way."""
+    text = render(v)
+    parsed = parse(text)
+    assert parsed == Ok(v)
+    assert_same(value_of(parsed), as_parsed(v))
+    assert_same(value_of(parse_with(text.encode("utf-8"), engine="exact")), as_parsed(v))
+    assert_same(json.loads(text, parse_float=Decimal), as_parsed(v))
+
+
+@given(arbitrary_text())
+def test_arbitrary_text(text: str) -> None:
+    """Any string, and valid documents with a few characters inserted, deleted or replaced."""
+    check_against_oracles(text)
+
+
+@given(arbitrary_bytes())
+def test_arbitrary_bytes(data: bytes) -> None:
+    """Any bytes, broken UTF-8, and the UTF-8 of mutated documents."""
+    check_against_oracles(data)
