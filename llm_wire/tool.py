@@ -12,6 +12,7 @@ call with each issue listed (``ToolCallChecks.REPORT``). ``describe_issue`` is t
 from __future__ import annotations
 
 import enum
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar
 
@@ -339,19 +340,35 @@ def decode_arguments(call: ToolCall, codec: Codec[T], limits: Limits = DEFAULT) 
             return Err(InvalidJson(parse_error))
         case Ok(arguments):
             pass
-    if codec.schema is not None:
-        match _contract.from_schema(codec.schema):
-            case Ok(compiled):
-                match _contract.validate(compiled, arguments):
-                    case Err(validation_error):
-                        return Err(SchemaRejected(validation_error))
-            case Err():
-                pass  # a codec schema always loads; decoding below still checks everything it knows
+    compiled = _contract_of(codec)
+    if compiled is not None:
+        match _contract.validate(compiled, arguments):
+            case Err(validation_error):
+                return Err(SchemaRejected(validation_error))
     match codec.decode(arguments):
         case Err(decode_error):
             return Err(DecodeRejected(decode_error))
         case Ok(decoded):
             return Ok(decoded)
+
+
+#: Contracts compiled from codec schemas, so ``decode_arguments`` compiles each codec's schema once. A memo
+#: keyed weakly by the codec: it holds no codec alive and never changes a result.
+_CODEC_CONTRACTS: weakref.WeakKeyDictionary[Codec[Any], Contract | None] = weakref.WeakKeyDictionary()
+
+
+def _contract_of(codec: Codec[Any]) -> Contract | None:
+    try:
+        return _CODEC_CONTRACTS[codec]
+    except KeyError:
+        pass
+    compiled: Contract | None = None
+    if codec.schema is not None:
+        loaded = _contract.from_schema(codec.schema)
+        # A codec schema always loads; if one did not, decoding still checks everything the codec knows.
+        compiled = loaded.value if isinstance(loaded, Ok) else None
+    _CODEC_CONTRACTS[codec] = compiled
+    return compiled
 
 
 # ---------------------------------------------------------------------------------------------------------
