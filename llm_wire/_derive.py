@@ -8,9 +8,11 @@ type), so the member type stays ``T``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import inspect
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
@@ -181,10 +183,15 @@ def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any
     A record codec for an attrs class or dataclass (or a codec for any supported type hint).
 
     Fields keep their order; a field with a default is optional; the class docstring or a ``description``
-    class variable describes it. ``namespace`` resolves forward references to names that are not in the
-    class's module. Raises ``DefinitionError`` naming the class and field for an unsupported hint.
+    class variable describes it. A forward reference the class's module cannot resolve is looked up in
+    ``namespace``, then where ``derive`` is called (classes defined in a function). Raises
+    ``DefinitionError`` naming the class and field for an unsupported hint.
     """
-    deriver = _Deriver(dict(namespace or {}))
+    caller: dict[str, Any] = {}
+    with contextlib.suppress(AttributeError, ValueError):  # no frames on some interpreters
+        frame = sys._getframe(1)
+        caller = {**frame.f_globals, **frame.f_locals}
+    deriver = _Deriver({**caller, **(namespace or {})})
     codec = deriver.hint(cls, Meta())
     _ = codec.schema  # a recursive codec renders now, so that definition mistakes raise here
     return codec
@@ -253,8 +260,8 @@ def _members(cls: type) -> list[_Member]:
 class _Deriver:
     """One ``derive`` call: classes already derived, and placeholders for classes being derived."""
 
-    def __init__(self, namespace: dict[str, Any]) -> None:
-        self.namespace = namespace
+    def __init__(self, fallback: dict[str, Any]) -> None:
+        self.fallback = fallback
         self.done: dict[type, Codec[Any]] = {}
         self.building: set[type] = set()
         self.placeholders: dict[type, Codec[Any]] = {}
@@ -340,11 +347,22 @@ class _Deriver:
         self.done[cls] = codec
         return codec
 
+    def hints(self, cls: type) -> dict[str, Any]:
+        """The type hints of ``cls``: from its module, else with the fallback names (the module's win)."""
+        try:
+            return typing.get_type_hints(cls, include_extras=True)
+        except NameError:
+            if not self.fallback:
+                raise
+        module = sys.modules.get(cls.__module__)
+        names = {**self.fallback, **(vars(module) if module is not None else {})}
+        return typing.get_type_hints(cls, localns=names, include_extras=True)
+
     def build(self, cls: type) -> Codec[Any]:
         try:
-            hints = typing.get_type_hints(cls, localns=self.namespace or None, include_extras=True)
+            hints = self.hints(cls)
         except Exception as exc:  # NameError for an unknown forward reference, TypeError for a bad hint
-            msg = f"{cls.__qualname__}: cannot resolve its type hints ({type(exc).__name__})"
+            msg = f"{cls.__qualname__}: cannot resolve its type hints ({type(exc).__name__}: {exc})"
             raise DefinitionError(msg) from exc
         members = _members(cls)
         fields = []

@@ -499,6 +499,53 @@ class WithNewType:
     user: UserId
 
 
+@dataclasses.dataclass(frozen=True)
+class DocTicket:
+    """Open a support ticket."""
+
+    title: Annotated[str, c.meta(max_length=80)]
+    labels: list[str] = c.dataclass_field(factory=list, max_items=5, description="At most five.")  # noqa: RUF009 - a field specifier
+    owner: str | None = c.dataclass_field(default=None, name="assignee")
+
+
+class TestLocalClasses:
+    def test_the_dataclass_example_of_the_guide(self) -> None:
+        """The dataclass snippet of docs/codecs.md (shown there, run here)."""
+        tickets = c.derive(DocTicket)
+        assert tickets.decode({"title": "Printer on fire", "assignee": "ops"}) == Ok(
+            DocTicket("Printer on fire", [], "ops")
+        )
+
+    def test_forward_references_to_local_classes(self) -> None:
+        """Classes defined in a function resolve through the namespace where derive is called."""
+
+        @attrs.frozen
+        class Leaf:
+            n: int
+
+        @attrs.frozen
+        class Branch:
+            leaves: list[Leaf]
+            parent: Branch | None = None
+
+        codec = c.derive(Branch)
+        assert codec.decode({"leaves": [{"n": 1}], "parent": {"leaves": []}}) == Ok(
+            Branch([Leaf(1)], Branch([]))
+        )
+
+    def test_explicit_namespace(self) -> None:
+        """``namespace`` supplies names the module and the caller lack."""
+        namespace = {"Later": Circle}
+
+        @attrs.frozen
+        class Holder:
+            item: Later  # type: ignore[name-defined]  # noqa: F821 - supplied by namespace
+
+        assert c.derive(Holder, namespace=namespace).decode({"item": {"radius": 1}}) == Ok(
+            Holder(Circle(1.0))
+        )
+
+
 class TestMetadata:
     def test_description_class_variable_and_names(self) -> None:
         """A ``description`` class variable; private attributes by their init name; renamed members."""
