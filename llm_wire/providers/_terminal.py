@@ -25,7 +25,7 @@ from llm_wire.error import LimitExceeded, Protocol
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import Event, Framer
-from llm_wire.value import Limits, NotJson, ParseError, Value, is_limit_exceeded, parse, render
+from llm_wire.value import Limits, NotJson, Value, is_limit_exceeded, parse, render
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -597,17 +597,15 @@ class StreamDecoder:
 
     def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
         """Decode a whole (non-streamed) response body with the same reducer."""
-        if isinstance(body, bytes | bytearray | str):
-            match parse(bytes(body) if isinstance(body, bytearray) else body, self._body_limits()):
-                case Err(parse_error):
-                    limit = self._limits.response_body_bytes
-                    if _too_large(parse_error):
-                        return Err(LimitExceeded("response_body_bytes", limit, _size(body)))
-                    return Err(Protocol(f"the body is not JSON: {parse_error.describe()}"))
-                case Ok(parsed):
-                    body = parsed
-        body_value: Value = body
-        match self._guard(lambda: self._body(body_value)):
+
+        def whole() -> None:
+            if isinstance(body, bytes | bytearray | str):
+                text = bytes(body) if isinstance(body, bytearray) else body
+                self._body(_read(text, self._limits.response_body_bytes, "response_body_bytes", "the body"))
+            else:
+                self._body(body)
+
+        match self._guard(whole):
             case Err() as failed:
                 return failed
             case Ok():
@@ -635,16 +633,7 @@ class StreamDecoder:
             protocol("an event arrived after the response finished")
 
     def _parse(self, data: str) -> Value:
-        match parse(data, Limits(max_bytes=self._limits.event_bytes)):
-            case Ok(parsed):
-                return parsed
-            case Err(error):
-                if _too_large(error):
-                    raise Fail(LimitExceeded("event_bytes", self._limits.event_bytes, _size(data)))
-                protocol(f"an event is not JSON: {error.describe()}")
-
-    def _body_limits(self) -> Limits:
-        return Limits(max_bytes=self._limits.response_body_bytes)
+        return _read(data, self._limits.event_bytes, "event_bytes", "an event")
 
     def _raw(self, name: str | None, data: str) -> None:
         self._bytes += len(data.encode("utf-8", "surrogatepass"))
@@ -680,9 +669,13 @@ class StreamDecoder:
         return Ok(progress)
 
 
-def _too_large(error: ParseError) -> bool:
-    return is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "with_max_bytes"
-
-
-def _size(text: bytes | bytearray | str) -> int:
-    return len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
+    """``text`` parsed under a byte cap: over it is ``LimitExceeded(limit)``, bad JSON a protocol error."""
+    match parse(text, Limits(max_bytes=max_bytes)):
+        case Ok(parsed):
+            return parsed
+        case Err(error):
+            if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "with_max_bytes":
+                size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+                raise Fail(LimitExceeded(limit, max_bytes, size))
+            protocol(f"{what} is not JSON: {error.describe()}")
