@@ -10,27 +10,8 @@ with a typed reason and a text that never contains input. Mistakes in a definiti
 
 from __future__ import annotations
 
-from llm_wire._codec import (
-    Codec,
-    boolean,
-    custom,
-    decimal,
-    describe,
-    dict_of,
-    enum_of,
-    floating,
-    integer,
-    json_value,
-    lazy,
-    list_of,
-    literal,
-    map,
-    nullable,
-    number,
-    string,
-    try_map,
-    tuple_of,
-)
+from llm_wire._codec import Codec, custom, describe, lazy, map, try_map
+from llm_wire._codec_containers import dict_of, list_of, nullable, tuple_of
 from llm_wire._codec_errors import (
     Bounds,
     ContractMismatch,
@@ -74,6 +55,17 @@ from llm_wire._codec_records import (
     union,
     unit,
     variant,
+)
+from llm_wire._codec_scalars import (
+    boolean,
+    decimal,
+    enum_of,
+    floating,
+    integer,
+    json_value,
+    literal,
+    number,
+    string,
 )
 from llm_wire._derive import Meta, dataclass_field, derive, field, meta
 from llm_wire.schema import DefinitionError
