@@ -12,7 +12,7 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing",)
+DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

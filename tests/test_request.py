@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import json_values
 
-from llm_wire import request as rq
+import llm_wire as rq
 from llm_wire.error import SchemaRejected
 from llm_wire.message import (
     AssistantTurn,

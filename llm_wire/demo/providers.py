@@ -11,8 +11,8 @@ from typing import Any
 
 import attrs
 
+import llm_wire as rq
 from llm_wire import codec, outcome, tool
-from llm_wire import request as rq
 from llm_wire.message import Provider
 from llm_wire.providers import (
     anthropic_response,

@@ -1,7 +1,7 @@
 """
 Provider wires: what the request side hands each provider module, and what they share.
 
-``llm_wire.request.prepare`` checks a request once, provider-neutrally (tool names, schemas, history
+``llm_wire.prepare`` checks a request once, provider-neutrally (tool names, schemas, history
 pairing, sizes), then hands one provider module an ``Outgoing`` record: the checked history, each tool with
 its ``Projection``, the tool choice and the generation settings. The module's ``encode`` writes the exact
 JSON body or refuses with an ``EncodeError``. Replay data (``AssistantTurn.provider_data``) is, for every

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from llm_wire import request as rq
+import llm_wire as rq
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, ToolResult
 from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
