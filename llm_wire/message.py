@@ -151,8 +151,8 @@ def _converter() -> cattrs.Converter:
     for primitive in (str, bool):
         converter.register_structure_hook(primitive, _exact(primitive))
     # Replay data is a JSON value that was parsed strictly already: it passes through as it is.
-    raw = {"provider_state": override(struct_hook=_same, unstruct_hook=_same)}
-    raw_turn = {"provider_data": override(struct_hook=_same, unstruct_hook=_same)}
+    raw: dict[str, Any] = {"provider_state": override(struct_hook=_same, unstruct_hook=_same)}
+    raw_turn: dict[str, Any] = {"provider_data": override(struct_hook=_same, unstruct_hook=_same)}
     for cls in (ToolCall, SystemMessage, UserMessage, AssistantTurn, ToolResult):
         extra = raw if cls is ToolCall else raw_turn if cls is AssistantTurn else {}
         converter.register_structure_hook(
