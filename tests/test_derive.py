@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal, NewType, Optional, Union
 
 import attrs
 import pytest
-from codec_strategies import REGISTRY, document, mutations, oracle, reg, unwrap
+from codec_strategies import REGISTRY, arbitrary_objects, document, mutations, oracle, reg, unwrap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -776,6 +776,27 @@ def test_derived_agrees_with_the_oracle(name: str, data: st.DataObject) -> None:
     assert oracle(codec)(valid)
     candidate = data.draw(mutations(valid))
     assert isinstance(codec.decode(candidate), Ok) == oracle(codec)(candidate)
+
+
+@settings(max_examples=ORACLE_EXAMPLES)
+@given(value=arbitrary_objects())
+def test_nothing_escapes_derived_codecs(value: Any) -> None:
+    """Decode and encode of derived codecs return Ok or Err for any Python object."""
+    for codec, _ in DERIVED.values():
+        assert isinstance(codec.decode(value), Ok | Err)
+        assert isinstance(codec.encode(value), Ok | Err)
+
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo section prints the schema and each outcome, and never the secret it was sent."""
+    from llm_wire.demo import codecs as demo
+
+    demo.run()
+    out = capsys.readouterr().out
+    assert '"additionalProperties":false' in out
+    assert '$["days"]: integer outside range 1 to 16' in out
+    assert "unknown   error  $: unknown field" in out
+    assert "sk-secret" not in out
 
 
 def test_every_registered_schema_is_valid() -> None:
