@@ -341,7 +341,7 @@ class TestRefusals:
         assert refused(wide, max_nodes=20).reason == TooLarge("max_nodes", 20)
         assert loaded(wide, max_nodes=60)
 
-    @pytest.mark.parametrize("pattern", ["(?=a)b", "(a)\\1", "(?<!x)y", "[", "\\cC"])
+    @pytest.mark.parametrize("pattern", ["(?=a)b", "(a)\\1", "(?<!x)y", "[", "(?i)a", "\\p{Nope}", "\\ud800"])
     def test_patterns_that_cannot_run_in_linear_time_are_refused(self, pattern: str) -> None:
         """Lookaround, backreferences and invalid patterns are refused, never run on a backtracking engine."""
         error = refused({"properties": {"a": {"pattern": pattern}}})
@@ -553,6 +553,27 @@ class TestStrings:
             failure({"pattern": "^\\d+$"}, "٣").describe()
             == '$: expected a string matching the pattern "^\\\\d+$"'
         )
+
+    @pytest.mark.parametrize(
+        ("pattern", "matching", "other"),
+        [
+            ("^\\s$", "\u00a0", "x"),
+            ("^\\S$", "x", "\u2003"),
+            ("^.$", "x", "\u2028"),
+            ("^\\cC$", "\x03", "C"),
+            ("^\\u00e9\\u{1F600}$", "é😀", "e"),
+            ("^\\p{Letter}+$", "πé", "1"),
+            ("^\\p{Script=Greek}$", "π", "p"),
+            ("^[\\s\\d]+$", "1\ufeff2", "a"),
+            ("^\\w$", "a", "é"),
+            ("^[^]$", "\n", ""),
+        ],
+    )
+    def test_patterns_have_ecma_262_meaning(self, pattern: str, matching: str, other: str) -> None:
+        """``\\s``, ``.``, ``\\cX``, ``\\u`` and ``\\p{...}`` mean what ECMA-262 says, not what RE2 says."""
+        compiled = loaded({"pattern": pattern})
+        assert isinstance(contract.validate(compiled, matching), Ok)
+        assert isinstance(contract.validate(compiled, other), Err)
 
     def test_a_hostile_pattern_returns_within_a_second(self) -> None:
         """``^(a+)+$`` against a long non-matching string runs in linear time."""

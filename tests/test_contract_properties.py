@@ -7,11 +7,13 @@ generated values, ``validate`` agrees with ``jsonschema`` (Draft 2020-12, number
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 import jsonschema
+import re2
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import validators
@@ -19,7 +21,9 @@ from jsonschema.exceptions import ValidationError as OracleError
 from strategies import json_values
 
 from llm_wire import contract
+from llm_wire._ecma import linear_python, translate
 from llm_wire._keywords import KEYWORDS
+from llm_wire._pattern import _OPTIONS, _searcher, compile_pattern
 from llm_wire.result import Err, Ok
 from llm_wire.value import Value
 
@@ -187,4 +191,51 @@ def test_validate_agrees_with_jsonschema_on_generated_schemas(schema: Any, value
             assume(False)
         ours = contract.validate(compiled, value)
         assert isinstance(ours, Ok) == expected, (value, ours)
-        assert (contract.validate_all(compiled, value) == ()) == expected
+        every = contract.validate_all(compiled, value)
+        assert (every == ()) == expected
+        if isinstance(ours, Err):
+            assert every[0] == ours.error
+
+
+# The fast pattern path ------------------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(  # pieces of patterns in the fast path's syntax
+    ["a", "b", "-", "é", "[a-c]", "[^a]", "\\d", "\\w", "[0-9_]", "(?:ab)", "(?:-\\d+)", "\\."]
+)
+_QUANTIFIERS = st.sampled_from(["", "", "?", "*", "+", "{2}", "{1,3}", "{2,}"])
+_PATTERNS = st.tuples(st.lists(st.tuples(_PIECES, _QUANTIFIERS), max_size=5), st.booleans()).map(
+    lambda parts: "^" + "".join(a + b for a, b in parts[0]) + ("$" if parts[1] else "")
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=_PATTERNS, texts=st.lists(st.text(alphabet="ab-_.x019é\n", max_size=10), max_size=8))
+def test_the_python_fast_path_agrees_with_re2(pattern: str, texts: list[str]) -> None:
+    """Where a pattern runs on Python's ``re`` (anchored, deterministic), it answers exactly as RE2 does."""
+    simple = linear_python(pattern)
+    assume(simple is not None)
+    assert simple is not None
+    fast = re.compile(simple).match
+    translated = translate(pattern)
+    assert isinstance(translated, Ok)
+    slow = _searcher(re2.compile(translated.value, _OPTIONS))
+    for text in texts:
+        assert (fast(text) is not None) == slow(text), (pattern, simple, text)
+
+
+def test_the_fast_path_takes_only_deterministic_patterns() -> None:
+    """Ambiguous choices (``a*a``, ``\\d+\\d+``, nested repeats) and unanchored patterns stay on RE2."""
+    for pattern in ["^a*a$", "^\\d+\\d+$", "^(?:a+)+$", "^(?:a|b)$", "a+$", "^.+$", "^\\s$", "^(?:)*$"]:
+        assert linear_python(pattern) is None, pattern
+    for pattern in ["^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$", "^[^/]+/[^/]+$", "^x{2,3}y?$"]:
+        assert linear_python(pattern) is not None, pattern
+
+
+def test_the_fast_path_stays_linear_on_hostile_input() -> None:
+    """A long near-match of a deterministic pattern fails in linear time."""
+    match = compile_pattern("^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$")
+    assert isinstance(match, Ok)
+    for text in ["AB" + "-1" * 200_000 + "x", "A" * 400_000 + "-", "AB-" + "1" * 400_000 + "-"]:
+        start = time.perf_counter()
+        assert match.value(text) is False
+        assert time.perf_counter() - start < 0.5
