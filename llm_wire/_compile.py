@@ -23,13 +23,15 @@ from typing import Any, TypeAlias
 
 from llm_wire._document import Node, Plan
 from llm_wire._problems import (
+    Hidden,
     LoadError,
     NotAllowed,
     NotJson,
-    Reason,
     ReferenceLoop,
     TooLarge,
+    ValidationError,
     WrongType,
+    failure,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
@@ -56,23 +58,8 @@ __all__ = [
 ]
 
 
-class Hidden:
-    """A member name taken from the value that the schema does not declare: kept in paths, never in texts."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-class Fail:
-    """A failure under construction: its reason, and its path from the failing value up (reversed)."""
-
-    __slots__ = ("reason", "rpath")
-
-    def __init__(self, reason: Reason) -> None:
-        self.reason = reason
-        self.rpath: list[str | int | Hidden] = []
+#: A failure under construction is the ``ValidationError`` itself, its path reversed in ``rpath``.
+Fail: TypeAlias = ValidationError
 
 
 class Budget:
@@ -119,7 +106,7 @@ _NOT_ALLOWED = NotAllowed()
 
 
 def reject(v: Any, out: Out) -> Res:
-    return Fail(_NOT_ALLOWED)
+    return failure(_NOT_ALLOWED)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -188,12 +175,17 @@ class Refuse(Exception):
 class Rule:
     """One compiled keyword: where it sits in the documented order, which classes it applies to, its check."""
 
-    __slots__ = ("check", "kinds", "order")
+    __slots__ = ("check", "fallback", "kinds", "order")
 
-    def __init__(self, order: int, kinds: tuple[type, ...] | None, check: Check) -> None:
+    def __init__(
+        self, order: int, kinds: tuple[type, ...] | None, check: Check, fallback: list[Check] | None = None
+    ) -> None:
         self.order = order
         self.kinds = kinds
         self.check = check
+        #: For a check that tests the value's class itself: where to send other classes. A node whose only
+        #: rule has one can be that check, one call less on the hot path.
+        self.fallback = fallback
 
 
 _NUMBERS = (int, Decimal)
@@ -231,6 +223,7 @@ class Compiler:
         self.props_fns: dict[Key, EvaluatedFn] = {}
         self.items_fns: dict[Key, EvaluatedFn] = {}
         self.key: Key = (0, ())
+        self.accepts: dict[int, frozenset[Any]] = {}
         self.extended: dict[tuple[tuple[tuple[str, int], ...], str], tuple[tuple[str, int], ...]] = {}
 
     # Keys and edges -------------------------------------------------------------------------------------
@@ -388,7 +381,7 @@ class Compiler:
         integral_only = "integer" in names and "number" not in names
 
         def integral(v: Any, out: Out) -> Res:
-            return None if is_integral(v) else Fail(wrong)
+            return None if is_integral(v) else failure(wrong)
 
         table: dict[type, tuple[Check, ...]] = {}
         for cls in classes:
@@ -396,7 +389,36 @@ class Compiler:
             if cls is Decimal and integral_only:
                 checks.insert(0, integral)
             table[cls] = tuple(checks)
-        return _node(table, wrong)
+        final: list[Check] = []
+        slow = _slow(wrong, final)
+        if (
+            len(rules) == 1
+            and rules[0].fallback is not None
+            and len(table) == 1
+            and rules[0].kinds == classes
+        ):
+            rules[0].fallback[0] = slow
+            final.append(rules[0].check)
+            return rules[0].check
+        final.append(_specialised(table, slow))
+        if not any(table.values()):
+            self.accept(final[0], frozenset(table))
+        elif classes == (str,) and len(table[str]) == 1:
+            strings = self.accepted(table[str][0])  # e.g. {"type": "string", "enum": [...]}
+            if strings is not None and all(isinstance(x, str) for x in strings):
+                self.accept(final[0], strings)
+        return final[0]
+
+    def accept(self, check: Check, accepted: frozenset[Any]) -> None:
+        """
+        Note that ``check`` accepts, as they are, every value whose class is in ``accepted`` and every
+        string in ``accepted`` (callers test ``cls in s or cls is str and v in s``) and only checks others.
+        """
+        self.accepts[id(check)] = accepted
+
+    def accepted(self, check: Check | None) -> frozenset[Any] | None:
+        """What ``accept`` noted for ``check``, if anything."""
+        return None if check is None else self.accepts.get(id(check))
 
 
 def _subschemas(value: object) -> Iterable[Schema]:
@@ -411,21 +433,18 @@ def _subschemas(value: object) -> Iterable[Schema]:
                 yield item
 
 
-def _node(table: dict[type, tuple[Check, ...]], wrong: WrongType) -> Check:
-    """One closure for one schema node: dispatch on the value's class, then run that class's checks."""
-    final: list[Check] = []
+def _slow(wrong: WrongType, final: list[Check]) -> Check:
+    """What a node does with a class its table does not list: a type failure, or normalise and retry."""
 
     def slow(v: Any, out: Out) -> Res:
         if v.__class__ in _JSON_CLASSES:
-            return Fail(wrong)
+            return failure(wrong)
         normal = _normalize(v)
         if normal is _NOT_JSON:
-            return Fail(NotJson())
+            return failure(NotJson())
         return final[0](normal, out)
 
-    node = _specialised(table, slow)
-    final.append(node)
-    return node
+    return slow
 
 
 def _specialised(table: dict[type, tuple[Check, ...]], slow: Check) -> Check:

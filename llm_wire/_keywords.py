@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from llm_wire._compile import (
+    Check,
     Compiler,
     Fail,
     Hidden,
@@ -49,6 +50,7 @@ from llm_wire._problems import (
     UnexpectedProperty,
     UnsupportedPattern,
     WrongType,
+    failure,
 )
 from llm_wire._unevaluated import unevaluatedItems, unevaluatedProperties
 from llm_wire.result import Err, Ok
@@ -122,8 +124,10 @@ def enum(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     def check(v: Any, out: Out) -> Res:
         cls = v.__class__
         hit = v in keys if cls is str or cls is int or cls is Decimal or v is None else json_key(v) in keys
-        return None if hit else Fail(reason)
+        return None if hit else failure(reason)
 
+    if all(isinstance(item, str) for item in value):
+        c.accept(check, frozenset(value))
     return [Rule(_O_ENUM, None, check)]
 
 
@@ -132,7 +136,7 @@ def const(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     reason = NotConst(_rendered(c, "const", value))
 
     def check(v: Any, out: Out) -> Res:
-        return None if json_key(v) == key else Fail(reason)
+        return None if json_key(v) == key else failure(reason)
 
     return [Rule(_O_CONST, None, check)]
 
@@ -141,7 +145,7 @@ def minimum(c: Compiler, node: Schema, limit: Any) -> list[Rule]:
     reason = BelowMinimum(limit)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if v < limit else None
+        return failure(reason) if v < limit else None
 
     return [Rule(_O_MINIMUM, _NUMBERS, check)]
 
@@ -150,7 +154,7 @@ def exclusiveMinimum(c: Compiler, node: Schema, limit: Any) -> list[Rule]:
     reason = BelowMinimum(limit, exclusive=True)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if v <= limit else None
+        return failure(reason) if v <= limit else None
 
     return [Rule(_O_EXCLUSIVE_MINIMUM, _NUMBERS, check)]
 
@@ -159,7 +163,7 @@ def maximum(c: Compiler, node: Schema, limit: Any) -> list[Rule]:
     reason = AboveMaximum(limit)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if v > limit else None
+        return failure(reason) if v > limit else None
 
     return [Rule(_O_MAXIMUM, _NUMBERS, check)]
 
@@ -168,7 +172,7 @@ def exclusiveMaximum(c: Compiler, node: Schema, limit: Any) -> list[Rule]:
     reason = AboveMaximum(limit, exclusive=True)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if v >= limit else None
+        return failure(reason) if v >= limit else None
 
     return [Rule(_O_EXCLUSIVE_MAXIMUM, _NUMBERS, check)]
 
@@ -180,8 +184,8 @@ def multipleOf(c: Compiler, node: Schema, divisor: Any) -> list[Rule]:
 
     def check(v: Any, out: Out) -> Res:
         if whole is not None and v.__class__ is int:
-            return None if v % whole == 0 else Fail(reason)
-        return None if _is_multiple(v, mc, me) else Fail(reason)
+            return None if v % whole == 0 else failure(reason)
+        return None if _is_multiple(v, mc, me) else failure(reason)
 
     return [Rule(_O_MULTIPLE_OF, _NUMBERS, check)]
 
@@ -190,7 +194,7 @@ def minLength(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooShort(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) < n else None
+        return failure(reason) if len(v) < n else None
 
     return [Rule(_O_MIN_LENGTH, (str,), check)]
 
@@ -199,7 +203,7 @@ def maxLength(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooLong(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) > n else None
+        return failure(reason) if len(v) > n else None
 
     return [Rule(_O_MAX_LENGTH, (str,), check)]
 
@@ -217,7 +221,7 @@ def pattern(c: Compiler, node: Schema, source: str) -> list[Rule]:
     reason = PatternMismatch(source)
 
     def check(v: Any, out: Out) -> Res:
-        return None if search(v) else Fail(reason)
+        return None if search(v) else failure(reason)
 
     return [Rule(_O_PATTERN, (str,), check)]
 
@@ -229,7 +233,7 @@ def format(c: Compiler, node: Schema, name: str) -> list[Rule]:
     reason = FormatMismatch(name)
 
     def check(v: Any, out: Out) -> Res:
-        return None if valid(v) else Fail(reason)
+        return None if valid(v) else failure(reason)
 
     return [Rule(_O_FORMAT, (str,), check)]
 
@@ -238,7 +242,7 @@ def minItems(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooFewItems(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) < n else None
+        return failure(reason) if len(v) < n else None
 
     return [Rule(_O_MIN_ITEMS, (list,), check)]
 
@@ -247,7 +251,7 @@ def maxItems(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooManyItems(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) > n else None
+        return failure(reason) if len(v) > n else None
 
     return [Rule(_O_MAX_ITEMS, (list,), check)]
 
@@ -262,10 +266,18 @@ def items(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     too_many = TooManyItems(n)
     if rest is None and not any(prefix):
         return []
+    fast = c.accepted(rest) if not closed else None
 
     def check(v: Any, out: Out) -> Res:
         acc: list[Fail] | None = None
         size = len(v)
+        if fast is not None and not n:  # items that only need a class test: one pass, no calls
+            for x in v:
+                cls = x.__class__
+                if not (cls in fast or (cls is str and x in fast)):
+                    break
+            else:
+                return None
         for i in range(min(n, size)):
             sub = prefix[i]
             if sub is not None:
@@ -279,7 +291,7 @@ def items(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                         return acc
         if closed:
             if size > n:
-                found = Fail(too_many)
+                found = failure(too_many)
                 if out is None:
                     return found
                 acc = more(acc, found, None, out)
@@ -318,9 +330,9 @@ def contains(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                 if most is None and count >= least:
                     return None
         if count < least:
-            return Fail(too_few)
+            return failure(too_few)
         if most is not None and count > most:
-            return Fail(too_many)
+            return failure(too_many)
         return None
 
     return [Rule(_O_CONTAINS, (list,), check)]
@@ -337,7 +349,7 @@ def uniqueItems(c: Compiler, node: Schema, value: Any) -> list[Rule]:
         for i, x in enumerate(v):
             first = seen.setdefault(json_key(x), i)
             if first != i:
-                return Fail(DuplicateItems(first, i))
+                return failure(DuplicateItems(first, i))
         return None
 
     return [Rule(_O_UNIQUE, (list,), check)]
@@ -347,7 +359,7 @@ def minProperties(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooFewProperties(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) < n else None
+        return failure(reason) if len(v) < n else None
 
     return [Rule(_O_MIN_PROPERTIES, (dict,), check)]
 
@@ -356,7 +368,7 @@ def maxProperties(c: Compiler, node: Schema, n: int) -> list[Rule]:
     reason = TooManyProperties(n)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(reason) if len(v) > n else None
+        return failure(reason) if len(v) > n else None
 
     return [Rule(_O_MAX_PROPERTIES, (dict,), check)]
 
@@ -385,14 +397,14 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     if not members and not patterns and not closed and extra is None:
         return []
 
-    def check(v: Any, out: Out) -> Res:
+    def walk(v: Any, out: Out) -> Res:
         acc: list[Fail] | None = None
         get = v.get
         for name, sub, needed in declared:
             x = get(name, _ABSENT)
             if x is _ABSENT:
                 if needed:
-                    found: Res = Fail(_MISSING)
+                    found: Res = failure(_MISSING)
                     found.rpath.append(name)  # type: ignore[union-attr]
                     if out is None:
                         return found
@@ -410,7 +422,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                         return acc
         for name in others:
             if name not in v:
-                found = Fail(_MISSING)
+                found = failure(_MISSING)
                 found.rpath.append(name)
                 if out is None:
                     return found
@@ -437,7 +449,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                 if known or matched:
                     continue
                 if closed:
-                    found = Fail(unexpected)
+                    found = failure(unexpected)
                 elif extra is not None:
                     found = extra(x, out)
                     if found is None:
@@ -452,7 +464,80 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                     return acc
         return acc
 
-    return [Rule(_O_MEMBERS, (dict,), check)]
+    if patterns:
+        return [Rule(_O_MEMBERS, (dict,), walk)]
+    # Without patterns, the first failure in the documented order comes from one pass over the members
+    # present (each checked at most once), ranking failures: declared index, then other required names,
+    # then unknown members in input order. Valid objects pay for their members, not for the declaration.
+    # A member whose schema only tests the class is checked inline (``accepts``), without a call.
+    table = {name: (n, sub) for n, (name, sub, _) in enumerate(declared)}
+    lookup = table.get
+    plain = {name: classes for name, sub, _ in declared if (classes := c.accepted(sub)) is not None}
+    plain_classes = plain.get
+    needed_ranked = tuple(name for name, _, needed in declared if needed)
+    needed_all = frozenset(needed_ranked) | frozenset(others)
+    ranks = {name: n for n, (name, _, _) in enumerate(declared)}
+    others_base = len(declared)
+    extra_base = others_base + len(others)
+    unbounded = extra_base + 1
+    fallback: list[Check] = [walk]
+
+    def first(v: Any, out: Out) -> Res:
+        if v.__class__ is not dict:
+            return fallback[0](v, out)
+        if out is not None:
+            return walk(v, out)
+        best: Fail | None = None
+        rank = unbounded
+        if not v.keys() >= needed_all:
+            for name in needed_ranked:
+                if name not in v:
+                    best = failure(_MISSING)
+                    best.rpath.append(name)
+                    rank = ranks[name]
+                    break
+            if best is None:
+                for j, name in enumerate(others):
+                    if name not in v:
+                        best = failure(_MISSING)
+                        best.rpath.append(name)
+                        rank = others_base + j
+                        break
+            if not rank:
+                return best
+        for k, x in v.items():
+            fast = plain_classes(k)
+            if fast is not None:
+                cls = x.__class__
+                if cls in fast or (cls is str and x in fast):
+                    continue
+            entry = lookup(k)
+            if entry is None:
+                if rank <= extra_base:
+                    continue
+                if closed:
+                    found: Res = failure(unexpected)
+                elif extra is not None:
+                    found = extra(x, None)
+                    if found is None:
+                        continue
+                else:
+                    continue
+                found.rpath.append(Hidden(k))  # type: ignore[union-attr]
+                best, rank = found, extra_base  # type: ignore[assignment]
+                continue
+            index, sub = entry
+            if sub is None or index >= rank:
+                continue
+            found = sub(x, None)
+            if found is not None:
+                found.rpath.append(k)  # type: ignore[union-attr]
+                best, rank = found, index  # type: ignore[assignment]
+                if not index:
+                    break  # nothing ranks before the first declared property
+        return best
+
+    return [Rule(_O_MEMBERS, (dict,), first, fallback)]
 
 
 def propertyNames(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
@@ -465,11 +550,11 @@ def propertyNames(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
         for k in v:
             found = sub(k, None)
             if found is not None:
-                failure = Fail(InvalidPropertyName(found.reason))  # type: ignore[union-attr]
-                failure.rpath.append(Hidden(k))
+                named = failure(InvalidPropertyName(found.reason))  # type: ignore[union-attr]
+                named.rpath.append(Hidden(k))
                 if out is None:
-                    return failure
-                acc = more(acc, failure, None, out)
+                    return named
+                acc = more(acc, named, None, out)
                 if out.left <= 0:
                     return acc
         return acc
@@ -488,7 +573,7 @@ def dependentRequired(c: Compiler, node: Schema, value: Any) -> list[Rule]:
             if trigger in v:
                 for name in names:
                     if name not in v:
-                        found = Fail(reason)
+                        found = failure(reason)
                         found.rpath.append(name)
                         if out is None:
                             return found
@@ -565,11 +650,11 @@ def _pick(fails: list[Fail]) -> Fail:
         for fail in shallow:
             merged.update(dict.fromkeys(fail.reason.expected))  # type: ignore[union-attr]
         if merged:
-            return Fail(WrongType(tuple(merged)))
+            return failure(WrongType(tuple(merged)))
     deeper = [f for f in fails if f.rpath or not isinstance(f.reason, WrongType)]
     if len(deeper) == 1:
         return deeper[0]
-    return Fail(NoMatch(len(fails)))
+    return failure(NoMatch(len(fails)))
 
 
 def anyOf(c: Compiler, node: Schema, value: tuple[Schema, ...]) -> list[Rule]:
@@ -586,7 +671,18 @@ def anyOf(c: Compiler, node: Schema, value: tuple[Schema, ...]) -> list[Rule]:
             fails.append(found)  # type: ignore[arg-type]
         return _pick(fails)
 
-    return [Rule(_O_ANY_OF, None, check)]
+    accepted = [c.accepted(sub) for sub in subs]
+    if any(classes is None for classes in accepted):
+        return [Rule(_O_ANY_OF, None, check)]
+    # Every alternative only tests the class (``anyOf: [{"type": "string"}, {"type": "null"}]``): one test.
+    union = frozenset().union(*accepted)  # type: ignore[arg-type]
+
+    def classes(v: Any, out: Out) -> Res:
+        cls = v.__class__
+        return None if cls in union or (cls is str and v in union) else check(v, out)
+
+    c.accept(classes, union)
+    return [Rule(_O_ANY_OF, None, classes)]
 
 
 def oneOf(c: Compiler, node: Schema, value: tuple[Schema, ...]) -> list[Rule]:
@@ -599,7 +695,7 @@ def oneOf(c: Compiler, node: Schema, value: tuple[Schema, ...]) -> list[Rule]:
             found = sub(v, None)
             if found is None:
                 if matched >= 0:
-                    return Fail(SeveralMatch(matched, i))
+                    return failure(SeveralMatch(matched, i))
                 matched = i
             elif matched < 0:
                 fails.append(found)  # type: ignore[arg-type]
@@ -617,7 +713,7 @@ def not_(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
     sub = c.sub(schema)
 
     def check(v: Any, out: Out) -> Res:
-        return Fail(_MATCHES_NOT) if sub(v, None) is None else None
+        return failure(_MATCHES_NOT) if sub(v, None) is None else None
 
     return [Rule(_O_NOT, None, check)]
 

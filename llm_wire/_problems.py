@@ -24,7 +24,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TypeAlias
 
-from attrs import field, frozen
+from attrs import frozen
+from attrs.exceptions import FrozenInstanceError
 
 from llm_wire.value import ParseError, Path, render_path
 
@@ -590,18 +591,84 @@ Reason: TypeAlias = (
 )
 
 
-@frozen
+class Hidden:
+    """In a path under construction: a member name taken from the value that the schema does not declare."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+_NOTHING_REDACTED: frozenset[int] = frozenset()
+
+
 class ValidationError:
     """
-    Why a value is outside a contract: ``path`` in the value and a typed ``reason``.
+    Why a value is outside a contract: ``path`` in the value and a typed ``reason``. Immutable.
 
     ``redacted`` holds the positions in ``path`` of member names that came from the value without being
     declared by the schema; they stay in ``path`` for code and are left out of ``describe()``.
+
+    (Written by hand rather than with attrs: validation builds one per failure on its hot path, with its
+    path reversed in ``rpath`` while the failure travels up; ``path`` is settled on first use.)
     """
 
-    path: Path
+    __slots__ = ("_path", "_redacted", "reason", "rpath")
+    __match_args__ = ("path", "reason", "redacted")
+
     reason: Reason
-    redacted: frozenset[int] = field(default=frozenset())
+    rpath: list[str | int | Hidden]
+    _path: Path
+    _redacted: frozenset[int]
+
+    def __init__(self, path: Path, reason: Reason, redacted: frozenset[int] = _NOTHING_REDACTED) -> None:
+        _set_reason(self, reason)
+        _set_rpath(self, [])
+        _set_path(self, tuple(path))
+        _set_redacted(self, frozenset(redacted))
+
+    @property
+    def path(self) -> Path:
+        """Where, outermost first: member names and item indexes."""
+        try:
+            return self._path
+        except AttributeError:
+            return self._settle()[0]
+
+    @property
+    def redacted(self) -> frozenset[int]:
+        """Positions in ``path`` that ``describe()`` leaves out."""
+        try:
+            return self._redacted
+        except AttributeError:
+            return self._settle()[1]
+
+    def _settle(self) -> tuple[Path, frozenset[int]]:
+        segments = self.rpath[::-1]
+        hidden = [n for n, segment in enumerate(segments) if isinstance(segment, Hidden)]
+        path: Path = tuple(segment.key if isinstance(segment, Hidden) else segment for segment in segments)
+        redacted = frozenset(hidden) if hidden else _NOTHING_REDACTED
+        _set_path(self, path)
+        _set_redacted(self, redacted)
+        return path, redacted
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ValidationError):
+            return NotImplemented
+        return (self.path, self.reason, self.redacted) == (other.path, other.reason, other.redacted)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.reason, self.redacted))
+
+    def __repr__(self) -> str:
+        return f"ValidationError(path={self.path!r}, reason={self.reason!r}, redacted={self.redacted!r})"
 
     def describe(self) -> str:
         """``$["city"]: expected a string``."""
@@ -612,6 +679,21 @@ class ValidationError:
 
     def __str__(self) -> str:
         return self.describe()
+
+
+_set_reason = ValidationError.__dict__["reason"].__set__
+_set_rpath = ValidationError.__dict__["rpath"].__set__
+_set_path = ValidationError.__dict__["_path"].__set__
+_set_redacted = ValidationError.__dict__["_redacted"].__set__
+_new = object.__new__
+
+
+def failure(reason: Reason) -> ValidationError:
+    """A failure under construction at the failing value (its parents add their path segments)."""
+    made = _new(ValidationError)
+    _set_reason(made, reason)
+    _set_rpath(made, [])
+    return made
 
 
 def _quote(text: str) -> str:

@@ -23,7 +23,7 @@ from llm_wire._compile import (
     reject,
 )
 from llm_wire._pattern import compile_pattern
-from llm_wire._problems import UnexpectedItem, UnexpectedProperty
+from llm_wire._problems import UnexpectedItem, UnexpectedProperty, failure
 from llm_wire.result import Ok
 from llm_wire.schema import Schema
 
@@ -51,7 +51,7 @@ def unevaluatedProperties(c: Compiler, node: Schema, schema: Schema) -> list[Rul
         for k, x in v.items():
             if k in seen:
                 continue
-            found = Fail(unexpected) if sub is None else sub(x, out)
+            found = failure(unexpected) if sub is None else sub(x, out)
             if found is not None:
                 if out is None:
                     found.rpath.append(Hidden(k))  # type: ignore[union-attr]
@@ -79,7 +79,7 @@ def unevaluatedItems(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
         for i, x in enumerate(v):
             if i in seen:
                 continue
-            found = Fail(unexpected) if sub is None else sub(x, out)
+            found = failure(unexpected) if sub is None else sub(x, out)
             if found is not None:
                 if out is None:
                     found.rpath.append(i)  # type: ignore[union-attr]

@@ -31,7 +31,7 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import value as _value
-from llm_wire._compile import Budget, Check, Fail, Hidden, compile_plan
+from llm_wire._compile import Budget, Check, compile_plan
 from llm_wire._document import Dialect, Plan, prepare_document, prepare_schema
 from llm_wire._formats import FORMATS
 from llm_wire._keywords import KEYWORDS
@@ -171,19 +171,38 @@ class Contract:
         return f"<Contract {self.dialect.value}, {self._keywords} keywords>"
 
 
-@frozen(init=False, eq=False, repr=False)
-class Validated:
+class Validated(tuple[Value, Contract]):
     """
     A value that ``validate`` found inside ``contract``: only ``validate`` makes one. Do not mutate ``value``.
+
+    (A tuple underneath, so that making one costs a single allocation on the hot path; it compares and
+    hashes by identity, like the opaque witness it is.)
     """
 
-    value: Value
-    contract: Contract
+    __slots__ = ()
 
-    __init__ = _no_init
+    def __new__(cls, *_: object, **__: object) -> Validated:
+        _no_init()
+
+    @property
+    def value(self) -> Value:
+        """The value that passed."""
+        return self[0]
+
+    @property
+    def contract(self) -> Contract:
+        """The contract it passed."""
+        return self[1]
+
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         return f"<Validated by {self.contract!r}>"
+
+
+_witness = tuple.__new__
 
 
 def _make(cls: type[Any], **fields: object) -> Any:
@@ -293,6 +312,13 @@ def _compiled(
 _TOO_DEEP = ValidationError((), TooDeep())
 
 
+# The hot path builds ``Ok``/``Err`` by setting their slots directly: the same objects as their attrs
+# ``__init__`` makes (neither has a post-init), at about half the cost.
+_new = object.__new__
+_set_ok_value = Ok.__dict__["value"].__set__
+_set_err_error = Err.__dict__["error"].__set__
+
+
 def validate(contract: Contract, value: Value) -> Result[Validated, ValidationError]:
     """
     ``Ok(Validated)`` when ``value`` satisfies the contract, else the first failure in the documented order.
@@ -301,10 +327,12 @@ def validate(contract: Contract, value: Value) -> Result[Validated, ValidationEr
         found = contract._check(value, None)
     except RecursionError:
         return Err(_TOO_DEEP)
+    made: Any = _new(Ok if found is None else Err)
     if found is None:
-        witness: Validated = _make(Validated, value=value, contract=contract)
-        return Ok(witness)
-    return Err(_error(found))  # type: ignore[arg-type]
+        _set_ok_value(made, _witness(Validated, (value, contract)))
+    else:
+        _set_err_error(made, found)  # the failure is the ValidationError, its path settled on first use
+    return made  # type: ignore[no-any-return]
 
 
 def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[ValidationError, ...]:
@@ -320,19 +348,7 @@ def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[
     if found is None:
         return ()
     fails = found if isinstance(found, list) else [found]
-    return tuple(_error(fail) for fail in fails[:limit])
-
-
-def _error(fail: Fail) -> ValidationError:
-    path: list[str | int] = []
-    redacted: set[int] = set()
-    for n, segment in enumerate(reversed(fail.rpath)):
-        if isinstance(segment, Hidden):
-            redacted.add(n)
-            path.append(segment.key)
-        else:
-            path.append(segment)
-    return ValidationError(tuple(path), fail.reason, frozenset(redacted))
+    return tuple(fails[:limit])
 
 
 class Decoder(Protocol[T]):

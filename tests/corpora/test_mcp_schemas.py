@@ -221,7 +221,7 @@ def _of_type(name: str, schema: dict[str, Any], root: Any, depth: int) -> st.Sea
             max_value=None if high is None else math.floor(high),
         )
         if name == "integer":
-            return ints | ints.map(lambda n: Decimal(n).quantize(Decimal("0.0")))
+            return ints | ints.map(lambda n: Decimal(f"{n}.0"))
         return ints | st.decimals(
             min_value=low, max_value=high, allow_nan=False, allow_infinity=False, places=3
         )
