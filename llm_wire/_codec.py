@@ -243,7 +243,12 @@ class Codec(Generic[T]):
         """
         if self._recursive and not _within_depth(value, limits.max_depth):
             return Err(DecodeError((), LimitExceeded("with_max_depth", limits.max_depth)))
-        return self._run(value)
+        try:  # the body of _run, inlined: this is the hot entry point
+            return Ok(self._dec(value))
+        except _Fail as fail:
+            return Err(decode_error(fail))
+        except RecursionError:
+            return Err(DecodeError((), TooDeep()))
 
     def decode_json(self, text: str | bytes, limits: Limits = DEFAULT) -> Result[T, DecodeError]:
         """

@@ -175,25 +175,25 @@ def build_record(
     def dec(v: Any) -> Any:
         if v.__class__ is not dict and not isinstance(v, dict):
             raise _Fail(EXPECTED_OBJECT)
-        args = []
+        args: list[Any] = []
+        append = args.append
         absent = 0
         get = v.get
         for key, decode, exact, needed, default, factory in plan:
             raw = get(key, MISSING)
-            if raw is MISSING:
+            if raw.__class__ is exact:  # a present str, int or bool for a plain codec: taken as is
+                append(raw)
+            elif raw is MISSING:
                 if needed:
                     raise _Fail(_MISSING_FIELD).at(key)
-                args.append(default if factory is None else factory())
+                append(default if factory is None else factory())
                 absent += 1
-                continue
-            if raw.__class__ is exact:
-                args.append(raw)
-                continue
-            try:
-                args.append(decode(raw))
-            except _Fail as fail:
-                fail.rpath.append(key)
-                raise
+            else:
+                try:
+                    append(decode(raw))
+                except _Fail as fail:
+                    fail.rpath.append(key)
+                    raise
         if n_fields - absent != len(v):
             raise _unknown(v, known)
         if is_dict:  # an absent member without a default is left out of the dict

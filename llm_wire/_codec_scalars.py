@@ -394,6 +394,17 @@ def floating(
                 return f
         return slow(v)
 
+    def dec_unbounded(v: Any) -> float:
+        cls = v.__class__
+        if cls is Decimal or cls is int:
+            try:
+                f = float(v)
+            except (ValueError, OverflowError):
+                return slow(v)
+            if f - f == 0.0:
+                return f
+        return slow(v)
+
     def slow(v: Any) -> float:
         if isinstance(v, float):
             if not math.isfinite(v):
@@ -431,7 +442,8 @@ def floating(
             check(d)
         return d
 
-    return _codec(dec, enc, _number_node("number", bounds, step), "floating")
+    decode = dec if check is not None else dec_unbounded
+    return _codec(decode, enc, _number_node("number", bounds, step), "floating")
 
 
 # ---------------------------------------------------------------------------------------------------------
