@@ -24,6 +24,7 @@ from typing import Any, TypeAlias
 from llm_wire._document import Node, Plan
 from llm_wire._problems import (
     Hidden,
+    InvalidShape,
     LoadError,
     NotAllowed,
     NotJson,
@@ -99,6 +100,7 @@ def more(acc: list[Fail] | None, found: Fail | list[Fail], segment: object, out:
 
 
 def accept(v: Any, out: Out) -> Res:
+    """The check of ``true``: every value passes."""
     return None
 
 
@@ -106,6 +108,7 @@ _NOT_ALLOWED = NotAllowed()
 
 
 def reject(v: Any, out: Out) -> Res:
+    """The check of ``false``: no value passes."""
     return failure(_NOT_ALLOWED)
 
 
@@ -212,6 +215,11 @@ KeywordCompiler: TypeAlias = Callable[["Compiler", Schema, Any], "list[Rule]"]
 
 
 class Compiler:
+    """
+    One compilation: the graph of (node, dynamic context) keys, their checks, and what keyword compilers ask
+    for while a node is assembled (``sub``, ``accepted``, ``refuse``).
+    """
+
     def __init__(self, plan: Plan, keywords: Mapping[str, KeywordCompiler], assert_formats: bool) -> None:
         self.plan = plan
         self.keywords = keywords
@@ -264,7 +272,9 @@ class Compiler:
         out.extend((self.child_key(t, ctx), True, True) for t in targets if t and t.boolean is None)
         return out
 
-    def discover(self, root: Key, max_keys: int) -> None:
+    def discover(self, root: Key, max_nodes: int) -> None:
+        """Every key reachable from ``root`` and its edges; dynamic contexts may multiply nodes, boundedly."""
+        max_keys = 4 * max_nodes
         todo = [root]
         self.graph[root] = []
         while todo:
@@ -276,7 +286,7 @@ class Compiler:
                     todo.append(child)
                     if len(self.graph) > max_keys:
                         path = self.plan.nodes[child[0]].path
-                        raise Refuse(LoadError(path, None, TooLarge("max_nodes", max_keys // 4)))
+                        raise Refuse(LoadError(path, None, TooLarge("max_nodes", max_nodes)))
 
     def check_in_place(self, max_ref_depth: int) -> None:
         """Refuse references that loop without descending, and in-place reference chains that are too long."""
@@ -366,7 +376,10 @@ class Compiler:
             if compiler is None or compiler in seen:
                 continue  # an annotation the caller declared, or a keyword whose group already ran
             seen.add(compiler)
-            rules.extend(compiler(self, node, value))
+            try:
+                rules.extend(compiler(self, node, value))
+            except RecursionError:  # a JSON value (const, enum) built in code, nested beyond the stack
+                raise self.refuse(name, InvalidShape("holds a value nested too deeply")) from None
         rules.sort(key=lambda rule: rule.order)
         declared = node.get("type")
         if declared is None:
@@ -509,7 +522,7 @@ def compile_plan(
     compiler = Compiler(plan, keywords, assert_formats)
     try:
         key = compiler.child_key(root, ())
-        compiler.discover(key, max_nodes * 4)
+        compiler.discover(key, max_nodes)
         compiler.check_in_place(max_ref_depth)
         return Ok(compiler.assemble_all(key))
     except Refuse as refusal:

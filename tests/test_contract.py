@@ -335,6 +335,15 @@ class TestRefusals:
         error = refused(deep)
         assert error.reason == TooLarge("max_depth", 128)
 
+    def test_values_built_too_deep_in_a_keyword_are_refused(self) -> None:
+        """A ``const`` or ``enum`` value nested beyond the stack (built in code) is refused, not raised."""
+        deep: Any = []
+        for _ in range(20_000):
+            deep = [deep]
+        error = refused({"properties": {"a": {"const": deep}}})
+        assert (error.path, error.keyword) == (("properties", "a"), "const")
+        assert error.reason == InvalidShape("holds a value nested too deeply")
+
     def test_too_many_nodes_are_refused(self) -> None:
         """``max_nodes`` bounds the number of schema objects."""
         wide: Any = {"properties": {f"p{n}": {} for n in range(50)}}

@@ -49,8 +49,21 @@ def _documents() -> st.SearchStrategy[Value]:
     )
 
 
+#: Values a caller might hand over without parsing: JSON values with floats, tuples, sets, bytes, odd keys.
+_ODD: st.SearchStrategy[Any] = st.recursive(
+    st.floats() | st.binary(max_size=3) | st.just(object()) | json_values(max_leaves=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner)
+        | st.frozensets(st.integers(), max_size=2)
+        | st.dictionaries(st.integers() | st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(document=_documents() | json_values(), value=json_values(), formats=st.booleans())
+@given(document=_documents() | json_values(), value=json_values() | _ODD, formats=st.booleans())
 def test_nothing_escapes_on_any_input(document: Value, value: Value, formats: bool) -> None:
     """Any JSON value as a schema and any value to check: only ``Ok``/``Err`` come back, texts render."""
     match contract.load(document, assert_formats=formats):
