@@ -106,6 +106,7 @@ __all__ = [
     "TooLarge",
     # validating
     "Validated",
+    "Decoder",
     "decode",
     "validate",
     "validate_all",
