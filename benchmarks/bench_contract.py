@@ -199,6 +199,14 @@ def _fastjsonschema(selected: list[tuple[Case, Value, Any, bool]]) -> Callable[[
     return run
 
 
+def _fast_verdict(case: Case, plain: Any) -> bool:
+    try:
+        case.fast(plain)  # type: ignore[misc]
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
 def _micro(seconds: float, count: int) -> float:
     return seconds / count * 1e6
 
@@ -271,6 +279,7 @@ def main() -> None:
 
     fast_cases = [s for s in selected if s[0].fast is not None]
     supported = sum(1 for case in all_cases if case.fast is not None)
+    disagree = sum(_fast_verdict(case, plain) != ok for case, _, plain, ok in fast_cases)
     ours, fast = paired_medians(_ours(fast_cases), _fastjsonschema(fast_cases))
     print_table(
         f"Against fastjsonschema (generated code) on the {supported} schemas it compiles,"
@@ -323,7 +332,12 @@ def main() -> None:
         ],
     )
     print(
-        f"\nTargets: validation >= {VALIDATE_TARGET:.0f}x jsonschema (lowest measured {min(ratios):.1f}x), "
+        f"\nfastjsonschema knows drafts 4 to 7 (it reads 2020-12 documents with draft-07 rules) and asserts"
+        f" format by default: its verdict differs from jsonschema's on {disagree} of {len(fast_cases)}"
+        " instances."
+    )
+    print(
+        f"Targets: validation >= {VALIDATE_TARGET:.0f}x jsonschema (lowest measured {min(ratios):.1f}x), "
         f"loading >= {LOAD_TARGET:.0f}x jsonschema (measured {theirs_load / ours_load:.1f}x)."
     )
 
