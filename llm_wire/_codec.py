@@ -38,7 +38,6 @@ U = TypeVar("U")
 #: Internal: a member that is not there.
 MISSING: Any = object()
 
-EXPECTED_NULL = WrongType(JsonType.NULL)
 EXPECTED_BOOLEAN = WrongType(JsonType.BOOLEAN)
 EXPECTED_STRING = WrongType(JsonType.STRING)
 EXPECTED_INTEGER = WrongType(JsonType.INTEGER)
@@ -243,7 +242,7 @@ class Codec(Generic[T]):
         """
         if self._recursive and not _within_depth(value, limits.max_depth):
             return Err(DecodeError((), LimitExceeded("with_max_depth", limits.max_depth)))
-        try:  # the body of _run, inlined: this is the hot entry point
+        try:
             return Ok(self._dec(value))
         except _Fail as fail:
             return Err(decode_error(fail))
@@ -256,17 +255,9 @@ class Codec(Generic[T]):
         """
         match parse(text, limits):
             case Ok(value):
-                return self._run(value)
+                return self.decode(value, limits=limits)
             case Err(error):
                 return Err(DecodeError((), InvalidJson(error)))
-
-    def _run(self, value: Any) -> Result[T, DecodeError]:
-        try:
-            return Ok(self._dec(value))
-        except _Fail as fail:
-            return Err(decode_error(fail))
-        except RecursionError:
-            return Err(DecodeError((), TooDeep()))
 
     def encode(self, value: T) -> Result[Value, EncodeError]:
         """

@@ -173,9 +173,13 @@ def _bounds(what: str, integral: bool, **raw: object) -> tuple[Bounds, Number | 
     for low, low_ex in lows:
         for high, high_ex in highs:
             if low > high or (low == high and (low_ex or high_ex)):
-                msg = f"{what}: the bounds {bounds.describe(what)[len(what) + 1 :]} admit no value"
+                given = [f"{name} {raw[name]}" for name in _BOUND_NAMES if raw[name] is not None]
+                msg = f"{what}: the bounds {' and '.join(given)} admit no value"
                 raise DefinitionError(msg)
     return bounds, step
+
+
+_BOUND_NAMES = ("minimum", "exclusive_minimum", "maximum", "exclusive_maximum")
 
 
 def _decimal_parts(x: Number) -> tuple[int, int, int]:

@@ -23,7 +23,7 @@ import attrs
 
 from llm_wire._codec import Codec, describe, lazy, map
 from llm_wire._codec_containers import dict_of, list_of, nullable, tuple_of
-from llm_wire._codec_records import ABSENT, Field, build_record, internal_union, variant
+from llm_wire._codec_records import ABSENT, Absent, Field, build_record, internal_union, variant
 from llm_wire._codec_scalars import boolean, decimal, enum_of, floating, integer, literal, string
 from llm_wire.schema import DefinitionError
 
@@ -204,7 +204,7 @@ class _Member:
     attribute: str
     name: str  # in JSON, unless the metadata renames it
     keyword: str | None  # None: passed by position
-    default: Any
+    default: Any  # attrs.NOTHING when there is none
     factory: Callable[[], Any] | None
     meta: Meta
 
@@ -221,9 +221,7 @@ def _members(cls: type) -> list[_Member]:
                 if default.takes_self:
                     msg = f"{cls.__qualname__}.{a.name}: a factory that takes self cannot be derived"
                     raise DefinitionError(msg)
-                default, factory = ABSENT, default.factory
-            elif default is attrs.NOTHING:
-                default = ABSENT
+                default, factory = attrs.NOTHING, default.factory
             found = a.metadata.get(META_KEY, Meta())
             alias = a.alias or a.name
             out.append(_Member(a.name, alias, alias if a.kw_only else None, default, factory, found))
@@ -231,7 +229,7 @@ def _members(cls: type) -> list[_Member]:
         for f in dataclasses.fields(cls):
             if not f.init:
                 continue
-            default = ABSENT if f.default is dataclasses.MISSING else f.default
+            default = attrs.NOTHING if f.default is dataclasses.MISSING else f.default
             factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
             if isinstance(default, type(attrs.field())):
                 msg = f"{cls.__qualname__}.{f.name}: codec.field is for attrs classes; use dataclass_field"
@@ -306,6 +304,10 @@ class _Deriver:
         raise DefinitionError(msg)
 
     def union(self, args: tuple[Any, ...], found: Meta) -> Codec[Any]:
+        # ``Absent`` in a union only says that the attribute may hold ABSENT (an absent member): no codec.
+        args = tuple(arg for arg in args if arg != Absent)
+        if len(args) == 1:
+            return self.hint(args[0], found)
         rest = tuple(arg for arg in args if arg is not type(None))
         if len(rest) < len(args):
             inner = rest[0] if len(rest) == 1 else typing.Union[rest]  # noqa: UP007 - built from a tuple
@@ -359,8 +361,9 @@ class _Deriver:
                 msg = f"{cls.__qualname__}.{m.attribute}: {exc}"
                 raise DefinitionError(msg) from None
             name = m.meta.name or m.name
-            required = m.default is ABSENT and m.factory is None
-            fields.append(Field(name, codec, required, m.default, m.factory, None, m.attribute))
+            required = m.default is attrs.NOTHING and m.factory is None
+            default = ABSENT if m.default is attrs.NOTHING else m.default
+            fields.append(Field(name, codec, required, default, m.factory, None, m.attribute))
         description = _description(cls, {m.attribute for m in members})
         keywords = [m.keyword for m in members]
         return build_record(cls, fields, description=description, name=cls.__name__, keywords=keywords)

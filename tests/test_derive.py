@@ -269,6 +269,26 @@ class Containers:
     limited: Annotated[list[int], c.meta(min_items=1, max_items=2)] = (0,)  # type: ignore[assignment]
 
 
+@attrs.frozen
+class Patch:
+    """Change a setting: absent leaves it, null clears it, a value sets it."""
+
+    colour: str | c.Absent | None = c.ABSENT
+
+
+class TestThreeStates:
+    def test_absent_null_value(self) -> None:
+        """With ``Absent`` in the hint and ABSENT as default, the three cases stay apart both ways."""
+        codec = c.derive(Patch)
+        assert codec.decode({}) == Ok(Patch(c.ABSENT))
+        assert codec.decode({"colour": None}) == Ok(Patch(None))
+        assert codec.decode({"colour": "red"}) == Ok(Patch("red"))
+        assert codec.encode(Patch(c.ABSENT)) == Ok({})
+        assert codec.encode(Patch(None)) == Ok({"colour": None})
+        assert body(codec)["properties"] == {"colour": {"anyOf": [{"type": "string"}, {"type": "null"}]}}
+        assert body(codec)["required"] == []
+
+
 class TestContainerHints:
     def test_decode_encode(self) -> None:
         """list, tuple[A, B], tuple[T, ...], dict[str, T], Sequence and Mapping."""
