@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from llm_wire import codec as c
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import Schema, to_document
+from llm_wire.schema import Schema, make, to_document
 from llm_wire.value import Value
 
 __all__ = [
@@ -262,6 +262,12 @@ CATALOG: dict[str, Entry] = {
             lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
             max_leaves=8,
         ),
+    ),
+    "custom": Entry(
+        c.custom(
+            lambda v: Ok(v) if isinstance(v, str) else Err("expected text"), Ok, make(("type", "string"))
+        ),
+        st.text(),
     ),
     "try_map": Entry(
         c.try_map(

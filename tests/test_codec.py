@@ -885,6 +885,7 @@ class TestMapAndTryMap:
         assert text(codec, {"n": 3}) == '$["n"]: expected a string'
         assert enc_err(codec, {"n": -1}).describe() == '$["n"]: negative numbers have no digits'
         assert c.Custom("").describe() == "custom validation failed"
+        assert body(digits) == {"type": "string"}
 
     def test_try_map_must_return_a_result(self) -> None:
         """Returning something else is a bug in the function, raised as such."""
