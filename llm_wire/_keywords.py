@@ -439,7 +439,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                         if sub is not None:
                             found = sub(x, out)
                             if found is not None:
-                                segment = k if known else Hidden(k)
+                                segment = k if known else Hidden((k,))
                                 if out is None:
                                     found.rpath.append(segment)  # type: ignore[union-attr]
                                     return found
@@ -457,9 +457,9 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                 else:
                     continue
                 if out is None:
-                    found.rpath.append(Hidden(k))  # type: ignore[union-attr]
+                    found.rpath.append(Hidden((k,)))  # type: ignore[union-attr]
                     return found
-                acc = more(acc, found, Hidden(k), out)
+                acc = more(acc, found, Hidden((k,)), out)
                 if out.left <= 0:
                     return acc
         return acc
@@ -523,7 +523,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                         continue
                 else:
                     continue
-                found.rpath.append(Hidden(k))  # type: ignore[union-attr]
+                found.rpath.append(Hidden((k,)))  # type: ignore[union-attr]
                 best, rank = found, extra_base  # type: ignore[assignment]
                 continue
             index, sub = entry
@@ -551,7 +551,7 @@ def propertyNames(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
             found = sub(k, None)
             if found is not None:
                 named = failure(InvalidPropertyName(found.reason))  # type: ignore[union-attr]
-                named.rpath.append(Hidden(k))
+                named.rpath.append(Hidden((k,)))
                 if out is None:
                     return named
                 acc = more(acc, named, None, out)

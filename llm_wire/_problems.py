@@ -591,13 +591,19 @@ Reason: TypeAlias = (
 )
 
 
-class Hidden:
-    """In a path under construction: a member name taken from the value that the schema does not declare."""
+class Hidden(tuple[str]):
+    """
+    In a path under construction: a member name taken from the value that the schema does not declare.
 
-    __slots__ = ("key",)
+    Made as ``Hidden((key,))``: a one-item tuple, so that making one costs no Python call.
+    """
 
-    def __init__(self, key: str) -> None:
-        self.key = key
+    __slots__ = ()
+
+    @property
+    def key(self) -> str:
+        """The member name."""
+        return self[0]
 
 
 _NOTHING_REDACTED: frozenset[int] = frozenset()

@@ -54,9 +54,9 @@ def unevaluatedProperties(c: Compiler, node: Schema, schema: Schema) -> list[Rul
             found = failure(unexpected) if sub is None else sub(x, out)
             if found is not None:
                 if out is None:
-                    found.rpath.append(Hidden(k))  # type: ignore[union-attr]
+                    found.rpath.append(Hidden((k,)))  # type: ignore[union-attr]
                     return found
-                acc = more(acc, found, Hidden(k), out)
+                acc = more(acc, found, Hidden((k,)), out)
                 if out.left <= 0:
                     return acc
         return acc
