@@ -241,6 +241,9 @@ def paired_medians(*runs: Callable[[], object], rounds: int = 21, min_time: floa
 
 def main() -> None:
     """Print the validation and loading tables."""
+    if not (CORPORA / "mcp-tools").is_dir():
+        print(f"\nbench_contract: the MCP corpus is not at {CORPORA / 'mcp-tools'}; nothing to measure.")
+        return
     all_cases = cases()
     selected = [(case, value, plain, ok) for case in all_cases for value, plain, ok in case.instances]
     wrong = [
