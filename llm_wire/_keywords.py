@@ -5,15 +5,12 @@ rules (checks) for ``_compile``. Annotations compile to nothing; a keyword missi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from llm_wire._compile import (
-    Check,
     Compiler,
     Fail,
-    Hidden,
     KeywordCompiler,
     Out,
     Res,
@@ -22,17 +19,22 @@ from llm_wire._compile import (
     more,
 )
 from llm_wire._formats import FORMATS
-from llm_wire._pattern import compile_pattern
+from llm_wire._objects import (
+    dependentRequired,
+    dependentSchemas,
+    maxProperties,
+    minProperties,
+    predicate,
+    properties,
+    propertyNames,
+)
 from llm_wire._problems import (
     AboveMaximum,
     BelowMinimum,
     DuplicateItems,
     FormatMismatch,
-    InvalidPropertyName,
     InvalidShape,
     MatchesNot,
-    MissingDependency,
-    MissingProperty,
     NoMatch,
     NotConst,
     NotInEnum,
@@ -41,19 +43,14 @@ from llm_wire._problems import (
     SeveralMatch,
     TooFewItems,
     TooFewMatches,
-    TooFewProperties,
     TooLong,
     TooManyItems,
     TooManyMatches,
-    TooManyProperties,
     TooShort,
-    UnexpectedProperty,
-    UnsupportedPattern,
     WrongType,
     failure,
 )
 from llm_wire._unevaluated import unevaluatedItems, unevaluatedProperties
-from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema
 from llm_wire.value import NotJson as _Unrenderable
 from llm_wire.value import render
@@ -95,14 +92,7 @@ _O_ENUM, _O_CONST = 10, 11
 _O_MINIMUM, _O_EXCLUSIVE_MINIMUM, _O_MAXIMUM, _O_EXCLUSIVE_MAXIMUM, _O_MULTIPLE_OF = 20, 21, 22, 23, 24
 _O_MIN_LENGTH, _O_MAX_LENGTH, _O_PATTERN, _O_FORMAT = 30, 31, 32, 33
 _O_MIN_ITEMS, _O_MAX_ITEMS, _O_ITEMS, _O_CONTAINS, _O_UNIQUE = 40, 41, 42, 43, 44
-_O_MIN_PROPERTIES, _O_MAX_PROPERTIES, _O_MEMBERS, _O_NAMES, _O_DEP_REQUIRED, _O_DEP_SCHEMAS = (
-    50,
-    51,
-    52,
-    53,
-    54,
-    55,
-)
+# Objects take 50 to 55 (``_objects``); unevaluated* take 70 and 71 (``_unevaluated``).
 _O_REF, _O_DYNAMIC_REF, _O_ALL_OF, _O_ANY_OF, _O_ONE_OF, _O_NOT, _O_IF = 60, 61, 62, 63, 64, 65, 66
 
 
@@ -208,16 +198,8 @@ def maxLength(c: Compiler, node: Schema, n: int) -> list[Rule]:
     return [Rule(_O_MAX_LENGTH, (str,), check)]
 
 
-def _predicate(c: Compiler, keyword: str, pattern: str) -> Callable[[str], bool]:
-    match compile_pattern(pattern):
-        case Ok(search):
-            return search
-        case Err(why):
-            raise c.refuse(keyword, UnsupportedPattern(why))
-
-
 def pattern(c: Compiler, node: Schema, source: str) -> list[Rule]:
-    search = _predicate(c, "pattern", source)
+    search = predicate(c, "pattern", source)
     reason = PatternMismatch(source)
 
     def check(v: Any, out: Out) -> Res:
@@ -353,257 +335,6 @@ def uniqueItems(c: Compiler, node: Schema, value: Any) -> list[Rule]:
         return None
 
     return [Rule(_O_UNIQUE, (list,), check)]
-
-
-def minProperties(c: Compiler, node: Schema, n: int) -> list[Rule]:
-    reason = TooFewProperties(n)
-
-    def check(v: Any, out: Out) -> Res:
-        return failure(reason) if len(v) < n else None
-
-    return [Rule(_O_MIN_PROPERTIES, (dict,), check)]
-
-
-def maxProperties(c: Compiler, node: Schema, n: int) -> list[Rule]:
-    reason = TooManyProperties(n)
-
-    def check(v: Any, out: Out) -> Res:
-        return failure(reason) if len(v) > n else None
-
-    return [Rule(_O_MAX_PROPERTIES, (dict,), check)]
-
-
-_ABSENT: Any = object()
-_MISSING = MissingProperty()
-
-
-def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
-    """``properties``, ``required``, ``patternProperties`` and ``additionalProperties``, in one walk."""
-    declared_pairs: tuple[tuple[str, Schema], ...] = _get(node, "properties") or ()
-    required: list[str] = _get(node, "required") or []
-    pattern_pairs: tuple[tuple[str, Schema], ...] = _get(node, "patternProperties") or ()
-    additional = _get(node, "additionalProperties")
-    wanted = frozenset(required)
-    declared = tuple((name, c.sub_or_none(s), name in wanted) for name, s in declared_pairs)
-    names = frozenset(name for name, _ in declared_pairs)
-    others = tuple(name for name in dict.fromkeys(required) if name not in names)
-    patterns = tuple(
-        (_predicate(c, "patternProperties", source), c.sub_or_none(s)) for source, s in pattern_pairs
-    )
-    closed = isinstance(additional, Schema) and additional.boolean is False
-    extra = c.sub_or_none(additional) if isinstance(additional, Schema) and not closed else None
-    unexpected = UnexpectedProperty(tuple(name for name, _ in declared_pairs))
-    members = declared or others
-    if not members and not patterns and not closed and extra is None:
-        return []
-
-    def walk(v: Any, out: Out) -> Res:
-        acc: list[Fail] | None = None
-        get = v.get
-        for name, sub, needed in declared:
-            x = get(name, _ABSENT)
-            if x is _ABSENT:
-                if needed:
-                    found: Res = failure(_MISSING)
-                    found.rpath.append(name)  # type: ignore[union-attr]
-                    if out is None:
-                        return found
-                    acc = more(acc, found, None, out)  # type: ignore[arg-type]
-                    if out.left <= 0:
-                        return acc
-            elif sub is not None:
-                found = sub(x, out)
-                if found is not None:
-                    if out is None:
-                        found.rpath.append(name)  # type: ignore[union-attr]
-                        return found
-                    acc = more(acc, found, name, out)
-                    if out.left <= 0:
-                        return acc
-        for name in others:
-            if name not in v:
-                found = failure(_MISSING)
-                found.rpath.append(name)
-                if out is None:
-                    return found
-                acc = more(acc, found, None, out)
-                if out.left <= 0:
-                    return acc
-        if patterns or ((closed or extra is not None) and not v.keys() <= names):
-            for k, x in v.items():
-                known = k in names
-                matched = False
-                for search, sub in patterns:
-                    if k.__class__ is str and search(k):
-                        matched = True
-                        if sub is not None:
-                            found = sub(x, out)
-                            if found is not None:
-                                segment = k if known else Hidden((k,))
-                                if out is None:
-                                    found.rpath.append(segment)  # type: ignore[union-attr]
-                                    return found
-                                acc = more(acc, found, segment, out)
-                                if out.left <= 0:
-                                    return acc
-                if known or matched:
-                    continue
-                if closed:
-                    found = failure(unexpected)
-                elif extra is not None:
-                    found = extra(x, out)
-                    if found is None:
-                        continue
-                else:
-                    continue
-                if out is None:
-                    found.rpath.append(Hidden((k,)))  # type: ignore[union-attr]
-                    return found
-                acc = more(acc, found, Hidden((k,)), out)
-                if out.left <= 0:
-                    return acc
-        return acc
-
-    if patterns:
-        return [Rule(_O_MEMBERS, (dict,), walk)]
-    # Without patterns, the first failure in the documented order comes from one pass over the members
-    # present (each checked at most once), ranking failures: declared index, then other required names,
-    # then unknown members in input order. Valid objects pay for their members, not for the declaration.
-    # A member whose schema only tests the class is checked inline (``accepts``), without a call.
-    table = {name: (n, sub) for n, (name, sub, _) in enumerate(declared)}
-    lookup = table.get
-    plain = {name: classes for name, sub, _ in declared if (classes := c.accepted(sub)) is not None}
-    plain_classes = plain.get
-    needed_ranked = tuple(name for name, _, needed in declared if needed)
-    needed_all = frozenset(needed_ranked) | frozenset(others)
-    ranks = {name: n for n, (name, _, _) in enumerate(declared)}
-    others_base = len(declared)
-    extra_base = others_base + len(others)
-    unbounded = extra_base + 1
-    fallback: list[Check] = [walk]
-
-    def first(v: Any, out: Out) -> Res:
-        if v.__class__ is not dict:
-            return fallback[0](v, out)
-        if out is not None:
-            return walk(v, out)
-        best: Fail | None = None
-        rank = unbounded
-        if not v.keys() >= needed_all:
-            for name in needed_ranked:
-                if name not in v:
-                    best = failure(_MISSING)
-                    best.rpath.append(name)
-                    rank = ranks[name]
-                    break
-            if best is None:
-                for j, name in enumerate(others):
-                    if name not in v:
-                        best = failure(_MISSING)
-                        best.rpath.append(name)
-                        rank = others_base + j
-                        break
-            if not rank:
-                return best
-        for k, x in v.items():
-            fast = plain_classes(k)
-            if fast is not None:
-                cls = x.__class__
-                if cls in fast or (cls is str and x in fast):
-                    continue
-            entry = lookup(k)
-            if entry is None:
-                if rank <= extra_base:
-                    continue
-                if closed:
-                    found: Res = failure(unexpected)
-                elif extra is not None:
-                    found = extra(x, None)
-                    if found is None:
-                        continue
-                else:
-                    continue
-                found.rpath.append(Hidden((k,)))  # type: ignore[union-attr]
-                best, rank = found, extra_base  # type: ignore[assignment]
-                continue
-            index, sub = entry
-            if sub is None or index >= rank:
-                continue
-            found = sub(x, None)
-            if found is not None:
-                found.rpath.append(k)  # type: ignore[union-attr]
-                best, rank = found, index  # type: ignore[assignment]
-                if not index:
-                    break  # nothing ranks before the first declared property
-        return best
-
-    return [Rule(_O_MEMBERS, (dict,), first, fallback)]
-
-
-def propertyNames(c: Compiler, node: Schema, schema: Schema) -> list[Rule]:
-    if schema.boolean is True:
-        return []
-    sub = c.sub(schema)
-
-    def check(v: Any, out: Out) -> Res:
-        acc: list[Fail] | None = None
-        for k in v:
-            found = sub(k, None)
-            if found is not None:
-                named = failure(InvalidPropertyName(found.reason))  # type: ignore[union-attr]
-                named.rpath.append(Hidden((k,)))
-                if out is None:
-                    return named
-                acc = more(acc, named, None, out)
-                if out.left <= 0:
-                    return acc
-        return acc
-
-    return [Rule(_O_NAMES, (dict,), check)]
-
-
-def dependentRequired(c: Compiler, node: Schema, value: Any) -> list[Rule]:
-    dependencies = tuple(
-        (trigger, MissingDependency(trigger), tuple(names)) for trigger, names in value.items()
-    )
-
-    def check(v: Any, out: Out) -> Res:
-        acc: list[Fail] | None = None
-        for trigger, reason, names in dependencies:
-            if trigger in v:
-                for name in names:
-                    if name not in v:
-                        found = failure(reason)
-                        found.rpath.append(name)
-                        if out is None:
-                            return found
-                        acc = more(acc, found, None, out)
-                        if out.left <= 0:
-                            return acc
-        return acc
-
-    return [Rule(_O_DEP_REQUIRED, (dict,), check)]
-
-
-def dependentSchemas(c: Compiler, node: Schema, value: Any) -> list[Rule]:
-    dependencies = tuple((trigger, c.sub(s)) for trigger, s in value if s.boolean is not True)
-    if not dependencies:
-        return []
-
-    def check(v: Any, out: Out) -> Res:
-        acc: list[Fail] | None = None
-        for trigger, sub in dependencies:
-            if trigger in v:
-                found = sub(v, out)
-                if found is not None:
-                    if out is None:
-                        return found
-                    acc = more(acc, found, None, out)
-                    if out.left <= 0:
-                        return acc
-        return acc
-
-    return [Rule(_O_DEP_SCHEMAS, (dict,), check)]
 
 
 def _in_place(order: int, target: Schema | None, c: Compiler) -> list[Rule]:
