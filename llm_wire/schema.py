@@ -221,7 +221,7 @@ class Schema:
         return _canonical(to_value(self)) == _canonical(to_value(other))
 
     def __hash__(self) -> int:
-        return hash(repr(_canonical(to_value(self))))
+        return hash(_canonical(to_value(self)))
 
     def __repr__(self) -> str:
         if self.boolean is not None:
@@ -507,7 +507,7 @@ def _canonical(value: Value) -> object:
     if isinstance(value, bool) or value is None:
         return (type(value).__name__, value)
     if isinstance(value, int | Decimal):
-        return ("number", Decimal(value).normalize() if value else Decimal(0))
+        return ("number", Decimal(value))  # Decimal equality and hashing are exact: 1 == 1.0
     if isinstance(value, str):
         return ("string", value)
     if isinstance(value, list):
