@@ -7,6 +7,8 @@ A page added to ``docs/`` is picked up automatically. A failing example reports 
 from __future__ import annotations
 
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -35,7 +37,14 @@ def test_there_are_docs() -> None:
 @pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
 def test_examples_run(page: Path) -> None:
     blocks = python_blocks(page.read_text(encoding="utf-8"))
-    namespace: dict[str, object] = {"__name__": f"docs.{page.stem}"}
-    for line, code in blocks:
-        # Pad with blank lines so that a traceback names the line in the Markdown page.
-        exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)
+    # A real module, so that dataclasses and type hints in the examples resolve as in a user's file.
+    module = types.ModuleType(f"docs_{page.stem}")
+    sys.modules[module.__name__] = module
+    try:
+        for line, code in blocks:
+            # Pad with blank lines so that a traceback names the line in the Markdown page; the examples
+            # must not inherit this file's ``from __future__ import annotations``.
+            source = "\n" * (line - 1) + code
+            exec(compile(source, str(page), "exec", dont_inherit=True), module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
