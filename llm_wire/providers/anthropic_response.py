@@ -13,26 +13,28 @@ blocks and a stop reason; a body is decoded as exactly that.
 from __future__ import annotations
 
 from llm_wire.message import Provider
-from llm_wire.providers._terminal import (
-    DEFAULT_LIMITS,
-    Call,
+from llm_wire.providers._errors import (
     ErrorKind,
-    Fail,
-    FinishReason,
     Headers,
     ProviderError,
     ResponseError,
+    lenient,
+    provider_error,
+)
+from llm_wire.providers._terminal import (
+    DEFAULT_LIMITS,
+    Call,
+    Fail,
+    FinishReason,
     ResponseLimits,
     Terminal,
     Usage,
     array,
     integer,
     json_text,
-    lenient,
     member,
     obj,
     protocol,
-    provider_error,
     string,
 )
 from llm_wire.providers._terminal import StreamDecoder as _Base

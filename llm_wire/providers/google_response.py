@@ -20,28 +20,30 @@ from attrs import evolve
 
 from llm_wire.error import LimitExceeded
 from llm_wire.message import Provider
-from llm_wire.providers._terminal import (
-    DEFAULT_LIMITS,
-    Call,
+from llm_wire.providers._errors import (
     ErrorKind,
-    Fail,
-    FinishReason,
     Headers,
     ProviderError,
     ResponseError,
-    ResponseLimits,
     RetryAdvice,
+    lenient,
+    provider_error,
+    seconds,
+)
+from llm_wire.providers._terminal import (
+    DEFAULT_LIMITS,
+    Call,
+    Fail,
+    FinishReason,
+    ResponseLimits,
     Terminal,
     Usage,
     array,
     integer,
     json_text,
-    lenient,
     member,
     obj,
     protocol,
-    provider_error,
-    seconds,
     string,
 )
 from llm_wire.providers._terminal import StreamDecoder as _Base

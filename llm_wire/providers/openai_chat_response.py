@@ -11,12 +11,15 @@ every call incomplete. A stream ends with ``data: [DONE]``; a usage chunk may co
 from __future__ import annotations
 
 from llm_wire.message import Provider
+from llm_wire.providers._errors import (
+    ErrorKind,
+    ResponseError,
+    provider_error,
+)
 from llm_wire.providers._terminal import (
     DEFAULT_LIMITS,
-    ErrorKind,
     Fail,
     FinishReason,
-    ResponseError,
     ResponseLimits,
     Terminal,
     Usage,
@@ -25,7 +28,6 @@ from llm_wire.providers._terminal import (
     member,
     obj,
     protocol,
-    provider_error,
     string,
 )
 from llm_wire.providers._terminal import StreamDecoder as _Base
