@@ -10,7 +10,6 @@ the body size, then returns the exact JSON body in a ``Prepared``, or a typed ``
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
@@ -18,6 +17,21 @@ from typing import Protocol, TypeAlias
 
 from attrs import evolve, field, frozen
 
+from llm_wire._config import Config, GoogleSchema, Limit, Strictness, config
+from llm_wire._prepare_errors import (
+    DuplicateCallId,
+    DuplicateResult,
+    DuplicateToolName,
+    InvalidSetting,
+    MissingResult,
+    NotEncodable,
+    OrphanResult,
+    PrepareError,
+    RequestTooLarge,
+    UnknownToolChoice,
+    UnsupportedOutput,
+    UnsupportedSchema,
+)
 from llm_wire.message import (
     AssistantTurn,
     Message,
@@ -46,8 +60,8 @@ from llm_wire.providers import (
 from llm_wire.providers.projection import Projection, ProjectionError, qualifies
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
-from llm_wire.tool import AdmissionLimits, Tool, ToolCallChecks
-from llm_wire.value import NotJson, Path, Value, render, render_path
+from llm_wire.tool import Tool
+from llm_wire.value import NotJson, Value, render
 
 __all__ = [
     "Choice",
@@ -205,288 +219,6 @@ def _exact(number: float | Decimal | int) -> Number:
     if isinstance(number, float):
         return Decimal(repr(number))
     return number
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Configuration.
-
-
-class Limit(enum.Enum):
-    """A configurable bound; ``Config.with_limit`` raises it."""
-
-    REQUEST_BYTES = "request_bytes"
-    ARGUMENT_BYTES_PER_CALL = "argument_bytes_per_call"
-    TOTAL_ARGUMENT_BYTES = "total_argument_bytes"
-    CALLS_PER_TURN = "calls_per_turn"
-    RESPONSE_BYTES = "response_bytes"
-    EVENT_BYTES = "event_bytes"
-
-
-class Strictness(enum.Enum):
-    """Whether tools are sent in the provider's strict dialect."""
-
-    #: Never strict: the schema goes as it is, less only what the provider refuses.
-    OFF = "off"
-    #: Every tool strict; a schema the strict dialect cannot express fails ``prepare``.
-    ON = "on"
-    #: Strict for each tool whose strict projection keeps its meaning (only rewrites), else non-strict.
-    AUTO = "auto"
-
-
-class GoogleSchema(enum.Enum):
-    """Where a Gemini function declaration carries its schema."""
-
-    JSON_SCHEMA = "parametersJsonSchema"
-    OPENAPI = "parameters"
-
-
-@frozen
-class Config:
-    """
-    How to talk to one provider: tool-call checks, limits, strict tools, and provider choices.
-
-    Make one with ``Config.openai_responses()`` (and the other constructors) or ``config(provider)``.
-    """
-
-    provider: Provider
-    checks: ToolCallChecks = ToolCallChecks.REJECT
-    strict: Strictness = Strictness.OFF
-    google_schema: GoogleSchema = GoogleSchema.JSON_SCHEMA
-    stream: bool = False
-    #: Sent when the request sets no ``max_tokens`` (Anthropic requires one).
-    default_max_tokens: int | None = None
-    request_bytes: int = 1024 * 1024
-    argument_bytes_per_call: int = 1024 * 1024
-    total_argument_bytes: int = 4 * 1024 * 1024
-    calls_per_turn: int = 64
-    response_bytes: int = 8 * 1024 * 1024
-    event_bytes: int = 1024 * 1024
-
-    @classmethod
-    def openai_responses(cls) -> Config:
-        """OpenAI Responses API."""
-        return cls(Provider.OPENAI_RESPONSES)
-
-    @classmethod
-    def openai_chat(cls) -> Config:
-        """OpenAI Chat Completions."""
-        return cls(Provider.OPENAI_CHAT)
-
-    @classmethod
-    def anthropic(cls) -> Config:
-        """Anthropic Messages; sends ``max_tokens`` 4096 when the request sets none."""
-        return cls(Provider.ANTHROPIC, default_max_tokens=4096)
-
-    @classmethod
-    def google(cls) -> Config:
-        """Google Gemini GenerateContent."""
-        return cls(Provider.GOOGLE)
-
-    def with_tool_call_checks(self, checks: ToolCallChecks) -> Config:
-        """A copy with the policy for bad calls (``REJECT`` fails the response, ``REPORT`` lists issues)."""
-        return evolve(self, checks=checks)
-
-    def with_limit(self, limit: Limit, value: int) -> Config:
-        """A copy with ``limit`` set to ``value`` (checked by ``prepare``: it must be positive)."""
-        changes: dict[str, object] = {limit.value: value}
-        return evolve(self, **changes)  # type: ignore[arg-type]
-
-    def limit(self, limit: Limit) -> int:
-        """The value of ``limit``."""
-        value: int = getattr(self, limit.value)
-        return value
-
-    def with_strict_tools(self, strict: Strictness | bool) -> Config:
-        """A copy sending tools strict (``True``/``ON``), never (``False``/``OFF``), or where lossless."""
-        if isinstance(strict, bool):
-            strict = Strictness.ON if strict else Strictness.OFF
-        return evolve(self, strict=strict)
-
-    def with_google_schema(self, where: GoogleSchema) -> Config:
-        """A copy choosing Gemini's ``parametersJsonSchema`` (default) or legacy OpenAPI ``parameters``."""
-        return evolve(self, google_schema=where)
-
-    def with_stream(self, stream: bool) -> Config:
-        """A copy asking for an SSE stream instead of one body."""
-        return evolve(self, stream=stream)
-
-    def with_default_max_tokens(self, max_tokens: int | None) -> Config:
-        """A copy with the ``max_tokens`` sent when a request sets none."""
-        return evolve(self, default_max_tokens=max_tokens)
-
-    def admission_limits(self) -> AdmissionLimits:
-        """The bounds admission enforces on the calls of a response."""
-        return AdmissionLimits(self.calls_per_turn, self.argument_bytes_per_call, self.total_argument_bytes)
-
-
-def config(provider: Provider) -> Config:
-    """The default configuration for ``provider``."""
-    return _CONSTRUCTORS[provider]()
-
-
-_CONSTRUCTORS: dict[Provider, Callable[[], Config]] = {
-    Provider.OPENAI_RESPONSES: Config.openai_responses,
-    Provider.OPENAI_CHAT: Config.openai_chat,
-    Provider.ANTHROPIC: Config.anthropic,
-    Provider.GOOGLE: Config.google,
-}
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Errors. Texts name tools and message positions, never call ids, arguments or contents.
-
-
-@frozen
-class InvalidSetting:
-    """A setting out of range: an empty model, a limit or ``max_tokens`` not positive, and so on."""
-
-    setting: str
-    reason: str
-
-    def describe(self) -> str:
-        """Which setting, and what it must be."""
-        return f"{self.setting} {self.reason}"
-
-
-@frozen
-class DuplicateToolName:
-    """Two declared tools share a name."""
-
-    name: str
-
-    def describe(self) -> str:
-        """Names the tool."""
-        return f"tool {self.name} is declared twice"
-
-
-@frozen
-class UnknownToolChoice:
-    """The tool choice names a tool that is not declared."""
-
-    name: str
-
-    def describe(self) -> str:
-        """Names the tool."""
-        return f"the tool choice names {self.name}, which is not declared"
-
-
-@frozen
-class UnsupportedSchema:
-    """A tool whose schema the provider cannot take, even after projection."""
-
-    tool: str
-    problem: ProjectionError
-
-    def describe(self) -> str:
-        """Names the tool and where its schema fails."""
-        return f"tool {self.tool}: {self.problem.describe()}"
-
-
-@frozen
-class UnsupportedOutput:
-    """Structured output the provider cannot take: a codec without a schema, or a schema it refuses."""
-
-    name: str
-    problem: ProjectionError | None
-
-    def describe(self) -> str:
-        """Names the output and the problem."""
-        if self.problem is None:
-            return f"output {self.name}: the codec has no schema"
-        return f"output {self.name}: {self.problem.describe()}"
-
-
-@frozen
-class OrphanResult:
-    """A tool result that answers no call of the assistant turn directly before it."""
-
-    index: int
-    call_id: str
-
-    def describe(self) -> str:
-        """Which message."""
-        return f"message {self.index}: a tool result answers no call of the assistant turn before it"
-
-
-@frozen
-class DuplicateResult:
-    """A call answered twice."""
-
-    index: int
-    call_id: str
-
-    def describe(self) -> str:
-        """Which message."""
-        return f"message {self.index}: a second result for the same call"
-
-
-@frozen
-class MissingResult:
-    """A call of the assistant turn at ``index`` with no result after it."""
-
-    index: int
-    call_id: str
-    name: str
-
-    def describe(self) -> str:
-        """Which turn, and the tool of the unanswered call."""
-        return f"message {self.index}: a call to {self.name} has no result"
-
-
-@frozen
-class DuplicateCallId:
-    """Two calls of one assistant turn share an id."""
-
-    index: int
-    call_id: str
-
-    def describe(self) -> str:
-        """Which turn."""
-        return f"message {self.index}: two calls share one id"
-
-
-@frozen
-class RequestTooLarge:
-    """The request (or one part of its history) is over a limit."""
-
-    limit: Limit
-    value: int
-    measured: int
-
-    def describe(self) -> str:
-        """The limit, the size, and how to raise it."""
-        return (
-            f"{self.limit.value} is {self.value}, the request needs {self.measured} "
-            f"(raise it with Config.with_limit(Limit.{self.limit.name}, n))"
-        )
-
-
-@frozen
-class NotEncodable:
-    """The body would hold something JSON cannot carry (a string with an unpaired surrogate, a NaN)."""
-
-    path: Path
-    problem: str
-
-    def describe(self) -> str:
-        """Where in the body, and what."""
-        return f"body {render_path(self.path)}: {self.problem}"
-
-
-PrepareError: TypeAlias = (
-    InvalidSetting
-    | DuplicateToolName
-    | UnknownToolChoice
-    | UnsupportedSchema
-    | UnsupportedOutput
-    | OrphanResult
-    | DuplicateResult
-    | MissingResult
-    | DuplicateCallId
-    | RequestTooLarge
-    | NotEncodable
-    | EncodeError
-)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,140 @@
+"""
+Configuration for one provider: tool-call checks, limits, strict tools and provider choices.
+
+``Config`` is immutable; each ``with_*`` method returns a copy. ``prepare`` checks its limits and reads its
+choices; ``Config.admission_limits`` gives the bounds admission enforces on a response's calls. Public
+through ``llm_wire`` (``llm_wire.Config``, ``llm_wire.config``, ``Limit``, ``Strictness``, ``GoogleSchema``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+from attrs import evolve, frozen
+
+from llm_wire.message import Provider
+from llm_wire.tool import AdmissionLimits, ToolCallChecks
+
+__all__ = ["Config", "GoogleSchema", "Limit", "Strictness", "config"]
+
+
+class Limit(enum.Enum):
+    """A configurable bound; ``Config.with_limit`` raises it."""
+
+    REQUEST_BYTES = "request_bytes"
+    ARGUMENT_BYTES_PER_CALL = "argument_bytes_per_call"
+    TOTAL_ARGUMENT_BYTES = "total_argument_bytes"
+    CALLS_PER_TURN = "calls_per_turn"
+    RESPONSE_BYTES = "response_bytes"
+    EVENT_BYTES = "event_bytes"
+
+
+class Strictness(enum.Enum):
+    """Whether tools are sent in the provider's strict dialect."""
+
+    #: Never strict: the schema goes as it is, less only what the provider refuses.
+    OFF = "off"
+    #: Every tool strict; a schema the strict dialect cannot express fails ``prepare``.
+    ON = "on"
+    #: Strict for each tool whose strict projection keeps its meaning (only rewrites), else non-strict.
+    AUTO = "auto"
+
+
+class GoogleSchema(enum.Enum):
+    """Where a Gemini function declaration carries its schema."""
+
+    JSON_SCHEMA = "parametersJsonSchema"
+    OPENAPI = "parameters"
+
+
+@frozen
+class Config:
+    """
+    How to talk to one provider: tool-call checks, limits, strict tools, and provider choices.
+
+    Make one with ``Config.openai_responses()`` (and the other constructors) or ``config(provider)``.
+    """
+
+    provider: Provider
+    checks: ToolCallChecks = ToolCallChecks.REJECT
+    strict: Strictness = Strictness.OFF
+    google_schema: GoogleSchema = GoogleSchema.JSON_SCHEMA
+    stream: bool = False
+    #: Sent when the request sets no ``max_tokens`` (Anthropic requires one).
+    default_max_tokens: int | None = None
+    request_bytes: int = 1024 * 1024
+    argument_bytes_per_call: int = 1024 * 1024
+    total_argument_bytes: int = 4 * 1024 * 1024
+    calls_per_turn: int = 64
+    response_bytes: int = 8 * 1024 * 1024
+    event_bytes: int = 1024 * 1024
+
+    @classmethod
+    def openai_responses(cls) -> Config:
+        """OpenAI Responses API."""
+        return cls(Provider.OPENAI_RESPONSES)
+
+    @classmethod
+    def openai_chat(cls) -> Config:
+        """OpenAI Chat Completions."""
+        return cls(Provider.OPENAI_CHAT)
+
+    @classmethod
+    def anthropic(cls) -> Config:
+        """Anthropic Messages; sends ``max_tokens`` 4096 when the request sets none."""
+        return cls(Provider.ANTHROPIC, default_max_tokens=4096)
+
+    @classmethod
+    def google(cls) -> Config:
+        """Google Gemini GenerateContent."""
+        return cls(Provider.GOOGLE)
+
+    def with_tool_call_checks(self, checks: ToolCallChecks) -> Config:
+        """A copy with the policy for bad calls (``REJECT`` fails the response, ``REPORT`` lists issues)."""
+        return evolve(self, checks=checks)
+
+    def with_limit(self, limit: Limit, value: int) -> Config:
+        """A copy with ``limit`` set to ``value`` (checked by ``prepare``: it must be positive)."""
+        changes: dict[str, object] = {limit.value: value}
+        return evolve(self, **changes)  # type: ignore[arg-type]
+
+    def limit(self, limit: Limit) -> int:
+        """The value of ``limit``."""
+        value: int = getattr(self, limit.value)
+        return value
+
+    def with_strict_tools(self, strict: Strictness | bool) -> Config:
+        """A copy sending tools strict (``True``/``ON``), never (``False``/``OFF``), or where lossless."""
+        if isinstance(strict, bool):
+            strict = Strictness.ON if strict else Strictness.OFF
+        return evolve(self, strict=strict)
+
+    def with_google_schema(self, where: GoogleSchema) -> Config:
+        """A copy choosing Gemini's ``parametersJsonSchema`` (default) or legacy OpenAPI ``parameters``."""
+        return evolve(self, google_schema=where)
+
+    def with_stream(self, stream: bool) -> Config:
+        """A copy asking for an SSE stream instead of one body."""
+        return evolve(self, stream=stream)
+
+    def with_default_max_tokens(self, max_tokens: int | None) -> Config:
+        """A copy with the ``max_tokens`` sent when a request sets none."""
+        return evolve(self, default_max_tokens=max_tokens)
+
+    def admission_limits(self) -> AdmissionLimits:
+        """The bounds admission enforces on the calls of a response."""
+        return AdmissionLimits(self.calls_per_turn, self.argument_bytes_per_call, self.total_argument_bytes)
+
+
+def config(provider: Provider) -> Config:
+    """The default configuration for ``provider``."""
+    return _CONSTRUCTORS[provider]()
+
+
+_CONSTRUCTORS: dict[Provider, Callable[[], Config]] = {
+    Provider.OPENAI_RESPONSES: Config.openai_responses,
+    Provider.OPENAI_CHAT: Config.openai_chat,
+    Provider.ANTHROPIC: Config.anthropic,
+    Provider.GOOGLE: Config.google,
+}
