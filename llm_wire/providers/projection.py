@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import enum
 import re
-from decimal import Decimal
 
 from attrs import field, frozen
 
+from llm_wire.providers._profile import Optionals, Profile, Refs, Values
+from llm_wire.providers._restore import is_null, json_type, restore, unescape
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Role, Schema, Shape, keyword, to_value
 from llm_wire.value import Path, Value, render_path
@@ -82,66 +83,6 @@ class ProjectionError:
         )
 
 
-class Refs(enum.Enum):
-    """How a profile treats ``$ref``."""
-
-    KEEP = "keep"
-    INLINE = "inline"
-
-
-class Optionals(enum.Enum):
-    """How a profile treats properties missing from ``required``."""
-
-    KEEP = "keep"
-    #: Strict OpenAI: every property required, an optional one sent as nullable.
-    NULLABLE = "nullable"
-
-
-class Values(enum.Enum):
-    """Which ``enum`` values a profile takes."""
-
-    ANY = "any"
-    PRIMITIVE = "primitive"
-    STRING = "string"
-
-
-@frozen
-class Profile:
-    """
-    The rules of one provider dialect. Unset fields leave a schema as it is.
-    """
-
-    name: str
-    #: Keywords the provider takes; any other keyword is dropped. ``None``: every keyword.
-    keep: frozenset[str] | None = None
-    #: Give every object ``additionalProperties: false``.
-    close_objects: bool = False
-    optionals: Optionals = Optionals.KEEP
-    refs: Refs = Refs.KEEP
-    #: Keywords allowed beside ``$ref``; with others present the ``$ref`` moves into an ``anyOf``.
-    ref_siblings: frozenset[str] | None = None
-    recursion: bool = True
-    one_of: bool = True
-    all_of: bool = True
-    #: ``allOf`` may hold a ``$ref`` branch.
-    all_of_refs: bool = True
-    #: ``format`` values the provider takes; ``None``: any.
-    formats: frozenset[str] | None = None
-    #: A regex finding ``pattern`` constructs the provider refuses (look-around, back references).
-    refused_pattern: str | None = None
-    #: Every node needs a type (inferred where the keywords tell it, refused otherwise).
-    typed: bool = False
-    #: Every array needs ``items``.
-    array_items: bool = False
-    #: ``anyOf``/``oneOf``/``allOf`` allowed at the root.
-    root_combinators: bool = True
-    enum_values: Values = Values.ANY
-    #: The largest ``minItems`` the provider takes.
-    max_min_items: int | None = None
-    #: Gemini's OpenAPI 3.0 subset: uppercase types, ``nullable``, no ``$ref``, string enums.
-    openapi: bool = False
-
-
 @frozen
 class Projection:
     """
@@ -162,7 +103,7 @@ class Projection:
         """
         if not self.nullable:
             return value
-        return _restore(value, self.wire_schema, (), self, 0)
+        return restore(value, self.wire_schema, self.nullable, MAX_DEPTH)
 
 
 def qualifies(projection: Projection) -> bool:
@@ -296,7 +237,7 @@ class _Walker:
         for defs in ("$defs", "definitions"):
             prefix = f"#/{defs}/"
             if ref.startswith(prefix) and isinstance(self.document, dict):
-                name = _unescape(ref[len(prefix) :])
+                name = unescape(ref[len(prefix) :])
                 table = self.document.get(defs)
                 if isinstance(table, dict) and name in table:
                     return table[name], (defs, name)
@@ -494,7 +435,7 @@ class _Walker:
         else:
             values = raw.get("enum") if "enum" in raw else ([raw["const"]] if "const" in raw else None)
             if isinstance(values, list) and values:
-                kinds = {_json_type(v) for v in values}
+                kinds = {json_type(v) for v in values}
                 if kinds == {"integer", "number"}:
                     kinds = {"number"}
                 kind = kinds.pop() if len(kinds) == 1 else None
@@ -566,8 +507,8 @@ class _Walker:
                 raw["type"] = "null"
             self.loss(src, "type", Action.REWRITTEN, "a type array is sent as nullable / anyOf")
         branches = raw.get("anyOf")
-        if isinstance(branches, list) and any(_is_null(b) for b in branches):
-            rest_branches = [b for b in branches if not _is_null(b)]
+        if isinstance(branches, list) and any(is_null(b) for b in branches):
+            rest_branches = [b for b in branches if not is_null(b)]
             raw["nullable"] = True
             del raw["anyOf"]
             if (
@@ -613,10 +554,6 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 def _refs_in(value: Value) -> set[str]:
     found: set[str] = set()
     stack = [value]
@@ -632,20 +569,6 @@ def _refs_in(value: Value) -> set[str]:
     return found
 
 
-def _json_type(value: Value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, Decimal):
-        return "integer" if value == value.to_integral_value() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _has_type(node: dict[str, Value], kind: str) -> bool:
     found = node.get("type")
     return found == kind or (isinstance(found, list) and kind in found)
@@ -653,10 +576,6 @@ def _has_type(node: dict[str, Value], kind: str) -> bool:
 
 def _is_ref(schema: Value) -> bool:
     return isinstance(schema, dict) and "$ref" in schema
-
-
-def _is_null(schema: Value) -> bool:
-    return isinstance(schema, dict) and schema.get("type") in ("null", ["null"]) and len(schema) == 1
 
 
 def _accepts_null(node: Value) -> bool:
@@ -689,75 +608,3 @@ def _make_nullable(node: Value) -> tuple[Value, bool]:
     if isinstance(branches, list) and "type" not in node:
         return {**node, "anyOf": [*branches, {"type": "null"}]}, True
     return {"anyOf": [node, {"type": "null"}]}, True
-
-
-def _restore(value: Value, node: Value, path: Path, projection: Projection, depth: int) -> Value:
-    if depth > MAX_DEPTH or not isinstance(node, dict):
-        return value
-    ref = node.get("$ref")
-    if isinstance(ref, str):
-        target = _lookup(projection.wire_schema, ref)
-        if target is not None:
-            return _restore(value, target[0], target[1], projection, depth + 1)
-    branches = node.get("anyOf")
-    if isinstance(branches, list) and value is not None and "properties" not in node:
-        fits = [n for n, b in enumerate(branches) if isinstance(b, dict) and _fits(value, b)]
-        if len(fits) == 1:
-            return _restore(value, branches[fits[0]], (*path, "anyOf", fits[0]), projection, depth + 1)
-    if isinstance(value, dict):
-        props = node.get("properties")
-        if not isinstance(props, dict):
-            return value
-        out: dict[str, Value] = {}
-        for key, member in value.items():
-            where = (*path, "properties", key)
-            if member is None and where in projection.nullable:
-                continue
-            sub = props.get(key)
-            out[key] = member if sub is None else _restore(member, sub, where, projection, depth + 1)
-        return out
-    if isinstance(value, list):
-        items = node.get("items")
-        prefix = node.get("prefixItems")
-        restored: list[Value] = []
-        for n, element in enumerate(value):
-            if isinstance(prefix, list) and n < len(prefix):
-                restored.append(
-                    _restore(element, prefix[n], (*path, "prefixItems", n), projection, depth + 1)
-                )
-            elif items is not None:
-                restored.append(_restore(element, items, (*path, "items"), projection, depth + 1))
-            else:
-                restored.append(element)
-        return restored
-    return value
-
-
-def _fits(value: Value, branch: dict[str, Value]) -> bool:
-    """Whether ``branch`` can hold ``value`` by its JSON type (or is a reference we cannot judge)."""
-    if _is_null(branch):
-        return False
-    kind = branch.get("type")
-    actual = _json_type(value)
-    if isinstance(kind, str):
-        kinds = [kind]
-    elif isinstance(kind, list):
-        kinds = [k for k in kind if isinstance(k, str)]
-    else:
-        return True
-    return actual in kinds or (actual == "integer" and "number" in kinds)
-
-
-def _lookup(document: Value, ref: str) -> tuple[Value, Path] | None:
-    if not isinstance(document, dict):
-        return None
-    for defs in ("$defs", "definitions"):
-        prefix = f"#/{defs}/"
-        if ref.startswith(prefix):
-            name = _unescape(ref[len(prefix) :])
-            table = document.get(defs)
-            if isinstance(table, dict) and name in table:
-                return table[name], (defs, name)
-    if ref == "#":
-        return document, ()
-    return None
