@@ -5,12 +5,16 @@ Hypothesis strategies shared by the tests: JSON values, documents for the ``json
 from __future__ import annotations
 
 import json
+import os
 from decimal import Decimal
 from typing import TypeAlias
 
 from hypothesis import strategies as st
 
 from llm_wire.value import Value
+
+#: Examples for the strict parser's properties: 2,000 in CI (``HYPOTHESIS_PROFILE=ci``), fewer locally.
+PARSER_EXAMPLES = 2000 if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else 200
 
 __all__ = [
     "JsonDoc",

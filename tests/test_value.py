@@ -18,9 +18,10 @@ from unittest import mock
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import (
+    PARSER_EXAMPLES,
     JsonDoc,
     arbitrary_bytes,
     arbitrary_text,
@@ -919,6 +920,7 @@ def check_against_oracles(source: str | bytes) -> None:
             assert str(error).startswith(f"invalid JSON at line {error.location.line}, column ")
 
 
+@settings(max_examples=PARSER_EXAMPLES)
 @given(doc=json_documents(), ensure_ascii=st.booleans(), indent=st.none() | st.integers(0, 2))
 def test_reads_what_json_dumps_writes(doc: JsonDoc, ensure_ascii: bool, indent: int | None) -> None:
     """Every document ``json.dumps`` writes parses to it, floats read exactly as ``Decimal(repr(f))``."""
@@ -929,6 +931,7 @@ def test_reads_what_json_dumps_writes(doc: JsonDoc, ensure_ascii: bool, indent: 
             assert_same(value_of(parse_with(source, engine=engine)), expected)
 
 
+@settings(max_examples=PARSER_EXAMPLES)
 @given(json_values())
 def test_render_round_trip(v: Value) -> None:
     """``parse(render(v)) == Ok(v)``, and ``json.loads`` reads the same text the same way."""
@@ -940,12 +943,14 @@ def test_render_round_trip(v: Value) -> None:
     assert_same(json.loads(text, parse_float=Decimal), as_parsed(v))
 
 
+@settings(max_examples=PARSER_EXAMPLES)
 @given(arbitrary_text())
 def test_arbitrary_text(text: str) -> None:
     """Any string, and valid documents with a few characters inserted, deleted or replaced."""
     check_against_oracles(text)
 
 
+@settings(max_examples=PARSER_EXAMPLES)
 @given(arbitrary_bytes())
 def test_arbitrary_bytes(data: bytes) -> None:
     """Any bytes, broken UTF-8, and the UTF-8 of mutated documents."""
