@@ -5,6 +5,7 @@ The request facade, ``Config``, ``prepare`` and its errors, and each provider's 
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -592,6 +593,52 @@ def test_providers_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert printed.count("admitted get_weather") == 4
     assert printed.count("issue: ") == 4
     assert "POST /v1beta/models/demo-model:generateContent" in printed
+
+
+def test_providers_demo_replays_one_recording_per_api(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from llm_wire.demo import providers
+
+    if not providers.CORPUS.is_dir():
+        pytest.skip(f"provider-responses corpus not found at {providers.CORPUS}")
+    providers.run()
+    printed = capsys.readouterr().out
+    assert printed.count("  recorded: ") == 4
+    assert printed.count("outcome: NeedsTools") == 4
+    assert printed.count("an SSE stream of") == 2
+    assert "admitted toolu_01TJoxvFknVdnV9XpWFPaRmY get_weather" in printed
+    assert "issue with call_0 get_file: Error: the arguments for tool get_file were refused" in printed
+    monkeypatch.setattr(providers, "CORPUS", tmp_path / "absent")
+    providers.run()
+    printed = capsys.readouterr().out
+    assert "not found, so only the hand-written responses are decoded" in printed
+    assert "recorded: " not in printed
+    assert printed.count("admitted get_weather") == 4
+
+
+def test_recorded_tools_per_api() -> None:
+    from llm_wire.providers._recorded import recorded_tools
+
+    schema: Value = {"type": "object"}
+    bodies: dict[Provider, Value] = {
+        Provider.OPENAI_CHAT: {
+            "tools": [{"type": "function", "function": {"name": "a", "parameters": schema, "strict": True}}]
+        },
+        Provider.OPENAI_RESPONSES: {"tools": [{"type": "function", "name": "a", "parameters": schema}]},
+        Provider.ANTHROPIC: {"tools": [{"name": "a", "input_schema": schema}, {"type": "bash_20250124"}]},
+        Provider.GOOGLE: {
+            "tools": {"function_declarations": [{"name": "a", "parameters": {"type": "OBJECT"}}]}
+        },
+    }
+    for provider, body in bodies.items():
+        [found] = recorded_tools(provider, body)
+        assert (found.name, found.json_schema) == ("a", schema), provider
+    assert next(recorded_tools(Provider.OPENAI_CHAT, bodies[Provider.OPENAI_CHAT])).strict is True
+    odd: list[Value] = [None, [], {"tools": 3}, {"tools": [1, {"type": "function", "function": []}]}]
+    for body in odd:
+        for provider in Provider:
+            assert list(recorded_tools(provider, body)) == []
 
 
 def test_anthropic_strict_budget() -> None:

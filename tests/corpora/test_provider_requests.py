@@ -20,6 +20,7 @@ import pytest
 
 import llm_wire as rq
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, ToolResult
+from llm_wire.providers._recorded import Recorded, lowercase_types, recorded_tools
 from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import Tool, from_json_schema
@@ -56,46 +57,6 @@ def records(api: str) -> Iterator[tuple[str, Any]]:
 # Tools.
 
 
-class Recorded:
-    """One recorded function declaration: where its schema is, and the tool-level members around it."""
-
-    def __init__(self, name: str, description: Any, schema: Any, strict: Any, key: str, raw: Any) -> None:
-        self.name = name
-        self.description = description
-        self.schema = schema
-        self.strict = strict
-        self.key = key
-        self.raw = raw
-
-
-def recorded_tools(api: str, body: Any) -> Iterator[Recorded]:
-    tools: Any = body.get("tools") or []
-    if isinstance(tools, dict):
-        tools = [tools]
-    for entry in tools:
-        if api == "openai-chat" and entry.get("type") == "function":
-            fn = entry["function"]
-            yield Recorded(fn["name"], fn.get("description"), fn.get("parameters"), fn.get("strict"), "", fn)
-        elif api == "openai-responses" and entry.get("type") == "function":
-            yield Recorded(
-                entry["name"],
-                entry.get("description"),
-                entry.get("parameters"),
-                entry.get("strict"),
-                "",
-                entry,
-            )
-        elif api == "anthropic" and "input_schema" in entry:
-            yield Recorded(
-                entry["name"], entry.get("description"), entry["input_schema"], entry.get("strict"), "", entry
-            )
-        elif api == "gemini":
-            for fd in entry.get("functionDeclarations", entry.get("function_declarations", [])) or []:
-                for key in ("parametersJsonSchema", "parameters_json_schema", "parameters"):
-                    if key in fd:
-                        yield Recorded(fd["name"], fd.get("description"), fd[key], None, key, fd)
-
-
 def wire_tools(api: str, body: Any) -> list[dict[str, Any]]:
     """Our encoded declarations, in the shape ``recorded_tools`` reads."""
     out: list[dict[str, Any]] = []
@@ -112,18 +73,6 @@ def wire_tools(api: str, body: Any) -> list[dict[str, Any]]:
                 key = "parameters" if "parameters" in fd else "parametersJsonSchema"
                 out.append({**fd, "schema": fd[key], "strict": None})
     return out
-
-
-def lowercase_types(schema: Any) -> Any:
-    """A legacy Gemini ``parameters`` schema read back as JSON Schema (``"OBJECT"`` -> ``"object"``)."""
-    if isinstance(schema, dict):
-        return {
-            k: (v.lower() if k == "type" and isinstance(v, str) else lowercase_types(v))
-            for k, v in schema.items()
-        }
-    if isinstance(schema, list):
-        return [lowercase_types(v) for v in schema]
-    return schema
 
 
 def differences(ours: Any, theirs: Any, path: Path = ()) -> Iterator[Path]:
@@ -163,7 +112,7 @@ def config_for(api: str, tool: Recorded) -> rq.Config:
 
 def check_tool(api: str, tool: Recorded, named: Counter[str]) -> str:
     """``"equal"`` or ``"losses"``; fails the test on any unexplained difference."""
-    source = lowercase_types(tool.schema) if tool.key == "parameters" else tool.schema
+    source = tool.json_schema
     description = tool.description if isinstance(tool.description, str) else ""
     if not isinstance(tool.description, str):
         named["description absent or null, sent as empty text"] += 1
@@ -197,7 +146,7 @@ def test_recorded_tools_re_encode(api: str) -> None:
     counts: Counter[str] = Counter()
     named: Counter[str] = Counter()
     for _, body in records(api):
-        for tool in recorded_tools(api, body):
+        for tool in recorded_tools(APIS[api], body):
             counts[check_tool(api, tool, named)] += 1
     print(f"\n{api}: {sum(counts.values())} tools re-encoded: {dict(counts)}")
     for reason, n in sorted(named.items()):
