@@ -196,7 +196,7 @@ class Tool:
     def __repr__(self) -> str:
         properties = self.schema.get("properties")
         count = len(properties) if isinstance(properties, tuple) else 0
-        return f"<Tool {self.name!r} ({count} properties)>"
+        return f"<Tool {self.name!r} ({count} {'property' if count == 1 else 'properties'})>"
 
 
 def new(name: str, description: str, codec: Codec[Any]) -> Tool:
