@@ -21,22 +21,36 @@ V = TypeVar("V")
 X = TypeVar("X")
 
 
-@frozen
+# Results are made on every hot path, so their ``__init__`` sets the one slot directly: the same frozen
+# object attrs would make, at about two thirds of the cost.
+
+
+@frozen(init=False)
 class Ok(Generic[T]):
     """
     A success carrying ``value``.
     """
 
-    value: T
+    value: T  # type: ignore[misc]  # covariant is safe: the slot is set once, in __init__
+
+    def __init__(self, value: T) -> None:
+        _set_ok(self, value)
 
 
-@frozen
+@frozen(init=False)
 class Err(Generic[E]):
     """
     A failure carrying a typed ``error``.
     """
 
-    error: E
+    error: E  # type: ignore[misc]  # covariant is safe: the slot is set once, in __init__
+
+    def __init__(self, error: E) -> None:
+        _set_err(self, error)
+
+
+_set_ok = Ok.__dict__["value"].__set__
+_set_err = Err.__dict__["error"].__set__
 
 
 Result: TypeAlias = Ok[U] | Err[F]
