@@ -394,7 +394,7 @@ class AdmissionLimits:
         object.__setattr__(self, "_parse_limits", DEFAULT if parse_limits == DEFAULT else parse_limits)
 
 
-@frozen
+@frozen(init=False)
 class AdmittedCall:
     """
     A call that passed admission: its tool, its arguments as a validated JSON value, and the decoded value
@@ -405,6 +405,18 @@ class AdmittedCall:
     tool: Tool = field(repr=False)
     arguments: Value
     decoded: Any
+
+    def __init__(self, call: ToolCall, tool: Tool, arguments: Value, decoded: Any) -> None:
+        # Made once per admitted call: set the slots directly, as ``result.Ok`` does.
+        _set_call(self, call)
+        _set_tool(self, tool)
+        _set_arguments(self, arguments)
+        _set_decoded(self, decoded)
+
+
+_set_call, _set_tool, _set_arguments, _set_decoded = (
+    AdmittedCall.__dict__[name].__set__ for name in ("call", "tool", "arguments", "decoded")
+)
 
 
 @frozen
@@ -442,25 +454,26 @@ def admit(
     decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
     response with ``Protocol``; under ``REPORT`` every issue is listed, in provider order.
     """
-    by_name = tools if isinstance(tools, dict) else _by_name(tools)
-    if not calls:
+    by_name = tools if type(tools) is dict else _by_name(tools)
+    count = len(calls)
+    if not count:
         return Err(Protocol("empty tool-call batch"))
-    if len(calls) > limits.calls_per_turn:
-        return Err(LimitExceeded("calls_per_turn", limits.calls_per_turn, len(calls)))
-    value_limits = limits._parse_limits
-    reject = checks is _REJECT
-    seen: dict[str, int] = {}
+    if count > limits.calls_per_turn:
+        return Err(LimitExceeded("calls_per_turn", limits.calls_per_turn, count))
+    parse_limits = limits._parse_limits
+    per_call = limits.argument_bytes_per_call
+    ids: set[str] = set()
     total = 0
     issues: list[ToolCallIssue] = []
     admitted: list[AdmittedCall] = []
-    for index, call in enumerate(calls):
-        first = seen.setdefault(call.id, index)
-        if first != index:
-            return Err(Protocol(f"calls {first} and {index} share one call id"))
+    for call in calls:
+        if call.id in ids:
+            return Err(_duplicate_id(calls, call.id))
+        ids.add(call.id)
         text = call.arguments_json
         size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-        if size > limits.argument_bytes_per_call:
-            return Err(LimitExceeded("argument_bytes_per_call", limits.argument_bytes_per_call, size))
+        if size > per_call:
+            return Err(LimitExceeded("argument_bytes_per_call", per_call, size))
         total += size
         if total > limits.total_argument_bytes:
             return Err(LimitExceeded("total_argument_bytes", limits.total_argument_bytes, total))
@@ -468,13 +481,13 @@ def admit(
         if tool is None:
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
-            checked = _check_arguments(tool, text, value_limits, adjust)
-            if isinstance(checked, tuple):
-                admitted.append(AdmittedCall(call, tool, *checked))
+            checked = _check_arguments(tool, text, parse_limits, adjust)
+            if type(checked) is tuple:
+                admitted.append(AdmittedCall(call, tool, checked[0], checked[1]))
                 continue
-            issue = InvalidArguments(call.id, tool.name, checked)
-        if reject:
-            return Err(Protocol(_rejection(issue, index)))
+            issue = InvalidArguments(call.id, tool.name, checked)  # type: ignore[arg-type]
+        if checks is _REJECT:
+            return Err(Protocol(_rejection(issue, len(ids) - 1)))
         issues.append(issue)
     return Ok(Admitted(tuple(calls), tuple(issues), tuple(admitted)))
 
@@ -511,6 +524,11 @@ def _check_arguments(
     if isinstance(decoded, Err):
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
+
+
+def _duplicate_id(calls: Sequence[ToolCall], call_id: str) -> Protocol:
+    first, second, *_ = (index for index, call in enumerate(calls) if call.id == call_id)
+    return Protocol(f"calls {first} and {second} share one call id")
 
 
 def _rejection(issue: ToolCallIssue, index: int) -> str:
