@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+#: The guide's pages, and the README, whose example is the first code a user runs.
+PAGES = [*sorted(DOCS.glob("*.md")), DOCS.parent / "README.md"]
 
 #: A fenced block opened by ```python at the start of a line, up to the closing fence.
 _BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -34,7 +36,7 @@ def test_there_are_docs() -> None:
     assert sorted(DOCS.glob("*.md")), f"no Markdown pages in {DOCS}"
 
 
-@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_examples_run(page: Path) -> None:
     blocks = python_blocks(page.read_text(encoding="utf-8"))
     # A real module, so that dataclasses and type hints in the examples resolve as in a user's file.
