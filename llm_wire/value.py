@@ -228,43 +228,52 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
     """
     Parse exactly one strict JSON document; ``Err(ParseError)`` for anything else.
     """
+    parsed = _parse(text, limits)
+    return Err(parsed) if isinstance(parsed, ParseError) else Ok(parsed)
+
+
+def _parse(text: str | bytes, limits: Limits) -> Value | ParseError:
+    """
+    ``parse`` unwrapped: the value, or the error (never a JSON value). Admission calls it once per tool call
+    and wraps nothing, so the result is made only by ``parse``.
+    """
     data: bytes | None = None
     if isinstance(text, str):
         source = text
         # The byte limit comes first and costs O(1) for ASCII: a character is at least one UTF-8 byte.
         if len(source) > limits.max_bytes:
-            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+            return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
         if not source.isascii():
             if len(source) * 4 > limits.max_bytes and (
                 len(source.encode("utf-8", "surrogatepass")) > limits.max_bytes
             ):
-                return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+                return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
             try:
                 data = source.encode("utf-8")
             except UnicodeEncodeError as exc:
-                return Err(ParseError(_location(source, exc.start), Syntax.LONE_SURROGATE))
+                return ParseError(_location(source, exc.start), Syntax.LONE_SURROGATE)
             if source[0] == "\ufeff":
-                return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
+                return ParseError(_START, Syntax.BYTE_ORDER_MARK)
     elif isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
         if len(data) > limits.max_bytes:
-            return Err(ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes)))
+            return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
         try:
             source = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return Err(ParseError(_byte_location(data, exc.start), Syntax.INVALID_UTF8))
+            return ParseError(_byte_location(data, exc.start), Syntax.INVALID_UTF8)
         if source.startswith("\ufeff"):
-            return Err(ParseError(_START, Syntax.BYTE_ORDER_MARK))
+            return ParseError(_START, Syntax.BYTE_ORDER_MARK)
     else:
         msg = "parse takes str or bytes"
         raise TypeError(msg)
     fast = _fast(source, limits, data)
     if fast is not None:
-        return fast
+        return fast[0]
     try:
-        return Ok(_Parser(source, limits).run())
+        return _Parser(source, limits).run()
     except _Fail as fail:
-        return Err(ParseError(_location(source, fail.index), fail.reason))
+        return ParseError(_location(source, fail.index), fail.reason)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -272,11 +281,12 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
 #
 # With ``strict=True`` the scanner already refuses what RFC 8259 refuses (control characters, bad escapes,
 # leading zeros, trailing commas, comments, single quotes). The hooks and checks below cover the rest:
-# duplicate keys (``_object``), NaN and Infinity (``_constant``), the number limits of non-integer numbers
-# (``_FastEngine.number``: every such token passes through it), and after the scan the trailing content, the
-# depth and the value count. What the scanner cannot see is found by a cheap pre-scan that hands the
-# document to the exact engine: surrogate escapes that are not high-low pairs (the scanner accepts lone
-# ones) and integer tokens long enough to break a number limit (the scanner converts them without a hook).
+# duplicate keys (``_object``, or a count of ":" when there is at most one object), NaN and Infinity
+# (``_constant``), the number limits of non-integer numbers (``_FastEngine.number``: every such token passes
+# through it), and after the scan the trailing content, the depth and the value count. What the scanner
+# cannot see is found by a cheap pre-scan that hands the document to the exact engine: surrogate escapes that
+# are not high-low pairs (the scanner accepts lone ones) and integer tokens long enough to break a number
+# limit (the scanner converts them without a hook).
 
 
 class _Fallback(Exception):
@@ -341,6 +351,9 @@ class _FastEngine:
             object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
         )
         self.scan_once: Callable[[str, int], tuple[Value, int]] = decoder.scan_once  # type: ignore[attr-defined]
+        # The same scanner without the duplicate-key hook, for documents with at most one object (``_fast``).
+        unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
+        self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
 
     def number(self, token: str) -> Decimal:
         """Every non-integer number token: a ``Decimal`` when it is within the limits."""
@@ -360,11 +373,15 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _DIGIT = re.compile(r"[0-9]")
 
 
-def _fast(source: str, limits: Limits, data: bytes | None = None) -> Ok[Value] | None:
-    """The value, or ``None`` when the exact parser must decide. ``data``: ``source`` in UTF-8, if known."""
+def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value] | None:
+    """
+    The value in a 1-tuple (``None`` is a JSON value; a tuple costs far less than an ``Ok``), or ``None``
+    when the exact parser must decide. ``data``: ``source`` in UTF-8, if known.
+    """
     engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
     n = len(source)
-    if _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
+    # The substring test is a fraction of the regular expression's cost and rules out most documents.
+    if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
         return None
     if n >= engine.long_int_from and _DIGIT.search(source[:: engine.long_int_step]):
         if data is None:
@@ -372,8 +389,19 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> Ok[Value] |
         if engine.long_int in data.translate(_DIGITS_AS_ZERO):
             return None
     start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
+    objects = source.count("{")
     try:
-        value, end = engine.scan_once(source, start)
+        if objects > 1:
+            value, end = engine.scan_once(source, start)
+        else:
+            # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook
+            # costs about as much as the rest of the scan, so scan without it and prove no key repeated: with
+            # at most one "{" the document holds at most one object, whose pairs are the ":" outside strings,
+            # so at most ``source.count(":")``. When that object is the value and has that many keys, there
+            # were no more pairs than keys. Otherwise scan again with the hook.
+            value, end = engine.scan_unhooked(source, start)
+            if objects and (type(value) is not dict or len(value) != source.count(":")):
+                value, end = engine.scan_once(source, start)
     except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
     if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]
@@ -388,7 +416,7 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> Ok[Value] |
             or (n > limits.max_values and containers + source.count(",") >= limits.max_values)
         ) and not _within(value, limits):
             return None
-    return Ok(value)
+    return (value,)
 
 
 _is_dict = frozenset((dict,)).__contains__
