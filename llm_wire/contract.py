@@ -336,6 +336,17 @@ def validate(contract: Contract, value: Value) -> Result[Validated, ValidationEr
     return made  # type: ignore[no-any-return]
 
 
+def _first_failure(contract: Contract, value: Value) -> ValidationError | None:
+    """
+    ``validate`` unwrapped: the first failure, or ``None``. Admission keeps no witness and wraps nothing, so
+    it calls this once per tool call.
+    """
+    try:
+        return contract._check(value, None)  # type: ignore[return-value]  # one failure without a budget
+    except RecursionError:
+        return _TOO_DEEP
+
+
 def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[ValidationError, ...]:
     """
     Up to ``limit`` failures in the documented order (the first is ``validate``'s); empty when valid.

@@ -19,6 +19,7 @@ from typing import Any, TypeAlias, TypeVar
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
+from llm_wire import value as _value
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, LoadError
 from llm_wire.error import (
@@ -33,7 +34,7 @@ from llm_wire.error import (
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError, Schema
-from llm_wire.value import DEFAULT, Limits, Value, parse
+from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse
 
 __all__ = [
     "AdmissionLimits",
@@ -419,7 +420,7 @@ _set_call, _set_tool, _set_arguments, _set_decoded = (
 )
 
 
-@frozen
+@frozen(init=False)
 class Admitted:
     """
     An admitted batch: every call in provider order, the issues of failing calls (``REPORT`` only), and
@@ -430,12 +431,28 @@ class Admitted:
     issues: tuple[ToolCallIssue, ...]
     admitted: tuple[AdmittedCall, ...]
 
+    def __init__(
+        self,
+        calls: tuple[ToolCall, ...],
+        issues: tuple[ToolCallIssue, ...],
+        admitted: tuple[AdmittedCall, ...],
+    ) -> None:
+        # Made once per response: set the slots directly, as ``AdmittedCall`` does.
+        _set_calls(self, calls)
+        _set_issues(self, issues)
+        _set_admitted(self, admitted)
+
     def arguments(self, call_id: str) -> AdmittedCall | None:
         """The admitted call with this id, or ``None`` when it failed admission."""
         for admitted in self.admitted:
             if admitted.call.id == call_id:
                 return admitted
         return None
+
+
+_set_calls, _set_issues, _set_admitted = (
+    Admitted.__dict__[name].__set__ for name in ("calls", "issues", "admitted")
+)
 
 
 def admit(
@@ -496,7 +513,8 @@ _REJECT = ToolCallChecks.REJECT
 
 
 def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool]:
-    if isinstance(tools, Mapping):
+    # Tools usually come as a list or tuple: skip the costlier ``Mapping`` check (an ABC) for those.
+    if type(tools) is not list and type(tools) is not tuple and isinstance(tools, Mapping):
         return dict(tools)
     return {t.name: t for t in tools}
 
@@ -507,16 +525,16 @@ def _check_arguments(
     limits: Limits,
     adjust: Mapping[str, Callable[[Value], Value]] | None,
 ) -> tuple[Value, Any] | InvalidJson | SchemaRejected | DecodeRejected:
-    # The hot path of every response: plain type tests instead of ``match`` class patterns.
-    parsed = parse(arguments_json, limits)
-    if type(parsed) is Err:
-        return InvalidJson(parsed.error)
-    arguments: Value = parsed.value  # type: ignore[union-attr]
+    # The hot path of every response: plain type tests instead of ``match`` class patterns, and the
+    # unwrapped parse and validation, so no ``Ok``/``Err`` or witness is made only to be taken apart.
+    arguments = _value._parse(arguments_json, limits)
+    if isinstance(arguments, ParseError):
+        return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:
         arguments = adjust[tool.name](arguments)
-    checked = _contract.validate(tool.contract, arguments)
-    if type(checked) is Err:
-        return SchemaRejected(checked.error)
+    failure = _contract._first_failure(tool.contract, arguments)
+    if failure is not None:
+        return SchemaRejected(failure)
     decode = tool.decode
     if decode is None:
         return arguments, arguments
