@@ -18,7 +18,7 @@ from llm_wire.tool import ToolCallChecks
 _CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "mcp-tools" / "python-time.json"
 
 #: The ``convert_time`` tool of the MCP reference time server, used when the corpus is absent.
-_CONVERT_TIME: dict[str, Any] = {
+CONVERT_TIME: dict[str, Any] = {
     "type": "object",
     "title": "convert_timeArguments",
     "properties": {
@@ -49,7 +49,7 @@ def _mcp_schema() -> tuple[str, dict[str, Any]]:
         for declared in json.loads(_CORPUS.read_text())["tools"]:
             if declared["name"] == "convert_time":
                 return "MCP corpus (python-time server)", declared["inputSchema"]
-    return "bundled copy", _CONVERT_TIME
+    return "bundled copy", CONVERT_TIME
 
 
 def run() -> None:

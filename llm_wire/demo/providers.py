@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import attrs
-
 import llm_wire as rq
 from llm_wire import codec, outcome, tool
+from llm_wire.demo.admission import CONVERT_TIME, GetWeather  # the same two tools as the admission section
 from llm_wire.message import Provider
 from llm_wire.outcome import ArgumentsDelta, ResponseError, Terminal
 from llm_wire.providers import (
@@ -31,33 +30,6 @@ from llm_wire.tool import Tool, ToolCallChecks
 from llm_wire.value import Limits, Value, parse, render
 
 __all__ = ["run"]
-
-#: The ``convert_time`` tool of the MCP reference time server (its ``tools/list`` entry).
-CONVERT_TIME: dict[str, Value] = {
-    "type": "object",
-    "title": "convert_timeArguments",
-    "properties": {
-        "source_timezone": {"type": "string", "title": "Source Timezone"},
-        "time": {"type": "string", "title": "Time", "description": "Time in 24-hour format (HH:MM)"},
-        "target_timezone": {"type": "string", "title": "Target Timezone"},
-    },
-    "required": ["source_timezone", "time", "target_timezone"],
-}
-
-
-@attrs.frozen
-class Location:
-    city: str
-    country: str | None = None
-
-
-@attrs.frozen
-class GetWeather:
-    """Current weather and a forecast for a place."""
-
-    location: Location
-    days: int = codec.field(default=1, codec=codec.integer(minimum=1, maximum=14))
-
 
 _WEATHER = '{"location":{"city":"Oslo"},"days":3}'
 _TIME = '{"source_timezone":"UTC","time":1430}'  # "time" must be a string: an issue
