@@ -17,7 +17,7 @@ import jsonschema
 import pydantic
 
 from benchmarks._harness import CORPORA, median_seconds, print_table
-from llm_wire import tool
+from llm_wire import admission, tool
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok
 
@@ -136,12 +136,12 @@ def _measure(cases: list[tuple[dict[str, Any], str]], with_pydantic: bool) -> di
             continue
         tools = [made.value]
         calls = [ToolCall(id=f"c{n}", name="t", arguments_json=arguments)]
-        if not isinstance(tool.admit(calls, tools), Ok):
+        if not isinstance(admission.admit(calls, tools), Ok):
             continue  # BFCL nests acceptable values inside dicts; such documents are left out here
         validator = jsonschema.Draft202012Validator(schema)
 
         def ours(calls: list[ToolCall] = calls, tools: list[tool.Tool] = tools) -> object:
-            return tool.admit(calls, tools)
+            return admission.admit(calls, tools)
 
         def peer(validator: Any = validator, arguments: str = arguments) -> None:
             validator.validate(json.loads(arguments))

@@ -241,7 +241,8 @@ class Codec(Generic[T]):
         The native value for ``value``, or ``Err(DecodeError)``; ``limits.max_depth`` bounds recursive codecs.
         """
         if self._recursive and not _within_depth(value, limits.max_depth):
-            return Err(DecodeError((), LimitExceeded("with_max_depth", limits.max_depth)))
+            too_deep = LimitExceeded("Limits.with_max_depth", limits.max_depth, what="nesting depth")
+            return Err(DecodeError((), too_deep))
         try:
             return Ok(self._dec(value))
         except _Fail as fail:

@@ -32,7 +32,8 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire.value import LimitExceeded, ParseError, Path, render, render_path
+from llm_wire.error import LimitExceeded
+from llm_wire.value import ParseError, Path, render, render_path
 
 __all__ = [
     "Bounds",

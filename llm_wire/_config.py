@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 from attrs import evolve, frozen
 
+from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
-from llm_wire.tool import AdmissionLimits, ToolCallChecks
+from llm_wire.tool import ToolCallChecks
 
 __all__ = ["Config", "GoogleSchema", "Limit", "Strictness", "config"]
 

@@ -11,8 +11,8 @@ Outcomes: what one model response means for the caller, after a single admission
     └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output
 
 ``resolve`` turns a decoded response (``decode_body``'s result) into an ``Outcome``; ``resolve_stream``
-does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.tool.admit`` only when the
-response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent`` says
+does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.admission.admit`` only when
+the response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent`` says
 what the failed call cost: ``NOT_SENT`` (refused before any work), ``MAYBE_SENT`` (cut or failed midway) or
 ``COMPLETED`` (a whole response came back and was unusable). The shapes the response decoders produce
 (``Terminal``, ``Progress``, ``ProviderError``, ``ResponseLimits``…) are public here too.
@@ -26,8 +26,18 @@ from typing import Any, TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire.admission import (
+    AdmissionError,
+    AdmissionLimits,
+    AdmittedCall,
+    InvalidArguments,
+    InvalidToolCall,
+    ToolCallIssue,
+    ValueFailure,
+    admit,
+)
 from llm_wire.codec import Codec
-from llm_wire.error import Error, LimitExceeded, Protocol, ValueFailure
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.providers._terminal import (
     ArgumentsDelta,
@@ -46,16 +56,7 @@ from llm_wire.providers._terminal import (
     Usage,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.tool import (
-    AdmissionLimits,
-    AdmittedCall,
-    InvalidArguments,
-    Tool,
-    ToolCallChecks,
-    ToolCallIssue,
-    admit,
-    new,
-)
+from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
 
 __all__ = [
@@ -114,7 +115,7 @@ class Answer:
 class NeedsTools:
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
-    lists the failing ones (``REPORT`` only), each still owed a result (``tool.describe_issue``).
+    lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
     """
 
     turn: AssistantTurn
@@ -172,7 +173,7 @@ class InvalidOutput:
         return f"invalid structured output: {self.failure.describe()}"
 
 
-FailureError: TypeAlias = ResponseError | Error | InvalidOutput
+FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput
 
 
 @frozen
@@ -218,7 +219,7 @@ def sent_for(error: ResponseError) -> Sent:
             return Sent.NOT_SENT
         case ProviderError():
             return Sent.MAYBE_SENT
-        case Protocol() | LimitExceeded():
+        case ProtocolError() | LimitExceeded() | InvalidToolCall():
             return Sent.COMPLETED
 
 
@@ -236,8 +237,8 @@ def resolve(
     """
     The outcome of a decoded response.
 
-    Tool calls go through ``tool.admit`` with ``tools``, ``checks``, ``limits`` and ``adjust`` (a tool name
-    to a function undoing a wire projection on parsed arguments); an admission error is a ``Failure``
+    Tool calls go through ``admission.admit`` with ``tools``, ``checks``, ``limits`` and ``adjust`` (a tool
+    name to a function undoing a wire projection on parsed arguments); an admission error is a ``Failure``
     (``COMPLETED``). A plain answer is decoded with ``output`` when given: a ``Tool`` built once from the
     output codec (``tool.new(name, description, codec)``; ``adjust`` applies under its name), or a bare
     codec, declared on the spot under the name ``output``. A decode error is a
@@ -311,7 +312,7 @@ def _decode_output(
     output: Tool | Codec[Any],
     limits: AdmissionLimits,
     adjust: Mapping[str, Callable[[Value], Value]] | None,
-) -> Result[Any, Error | InvalidOutput]:
+) -> Result[Any, AdmissionError | InvalidOutput]:
     declared = output if isinstance(output, Tool) else new("output", "The structured output.", output)
     # The output is admitted as the arguments of a call to its own tool: one pipeline, one compiled
     # contract, the same strict parse, adjustment and bounds as tool arguments.

@@ -164,7 +164,8 @@ class Framer:
         self._event_bytes = 0
 
     def _fail(self, limit: str, value: int, measured: int) -> Err[LimitExceeded]:
-        self._error = LimitExceeded(limit, value, measured)
+        what = "bytes of one SSE line" if limit == "line_bytes" else "bytes of one SSE event"
+        self._error = LimitExceeded(f"Framer(max_{limit}=)", value, measured, what=what)
         return Err(self._error)
 
 

@@ -26,6 +26,7 @@ from typing import TypeAlias
 
 from attrs import evolve, frozen
 
+from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok, Result
 
 __all__ = [
@@ -152,21 +153,6 @@ class DuplicateKey:
         return "duplicate object key"
 
 
-@frozen
-class LimitExceeded:
-    """
-    The document is larger than a bound allows; ``setting`` is the ``Limits`` method that raises it.
-    """
-
-    setting: str
-    maximum: int
-
-    def describe(self) -> str:
-        """The reason as text."""
-        what = _LIMIT_TEXT.get(self.setting, "a limit")
-        return f"{what} exceeds {self.maximum} (raise it with Limits.{self.setting})"
-
-
 _LIMIT_TEXT = {
     "with_max_bytes": "document size in bytes",
     "with_max_depth": "nesting depth",
@@ -175,6 +161,12 @@ _LIMIT_TEXT = {
     "with_max_number_digits": "significant digits of a number",
     "with_max_exponent": "exponent of a number",
 }
+
+
+def _over(method: str, maximum: int) -> LimitExceeded:
+    """The parser's limit error: ``method`` is the ``Limits`` method that raises ``maximum``."""
+    return LimitExceeded(f"Limits.{method}", maximum, what=_LIMIT_TEXT[method])
+
 
 ParseReason: TypeAlias = Syntax | DuplicateKey | LimitExceeded
 
@@ -242,12 +234,12 @@ def _parse(text: str | bytes, limits: Limits) -> Value | ParseError:
         source = text
         # The byte limit comes first and costs O(1) for ASCII: a character is at least one UTF-8 byte.
         if len(source) > limits.max_bytes:
-            return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
+            return ParseError(_START, _over("with_max_bytes", limits.max_bytes))
         if not source.isascii():
             if len(source) * 4 > limits.max_bytes and (
                 len(source.encode("utf-8", "surrogatepass")) > limits.max_bytes
             ):
-                return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
+                return ParseError(_START, _over("with_max_bytes", limits.max_bytes))
             try:
                 data = source.encode("utf-8")
             except UnicodeEncodeError as exc:
@@ -257,7 +249,7 @@ def _parse(text: str | bytes, limits: Limits) -> Value | ParseError:
     elif isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
         if len(data) > limits.max_bytes:
-            return ParseError(_START, LimitExceeded("with_max_bytes", limits.max_bytes))
+            return ParseError(_START, _over("with_max_bytes", limits.max_bytes))
         try:
             source = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -454,15 +446,15 @@ def _within(value: Value, limits: Limits) -> bool:
 def _number_problem(token: str, exponent: str | None, limits: Limits) -> LimitExceeded | None:
     """The number limit that ``token`` (with its exponent part, if any) breaks, if any."""
     if len(token) > limits.max_number_bytes:
-        return LimitExceeded("with_max_number_bytes", limits.max_number_bytes)
+        return _over("with_max_number_bytes", limits.max_number_bytes)
     mantissa = token[: len(token) - len(exponent)] if exponent else token
     if len(mantissa.lstrip("-").replace(".", "").lstrip("0")) > limits.max_number_digits:
-        return LimitExceeded("with_max_number_digits", limits.max_number_digits)
+        return _over("with_max_number_digits", limits.max_number_digits)
     if exponent:
         written = exponent.lstrip("eE+-").lstrip("0")
         # Compare lengths first: never convert a huge digit string.
         if len(written) > len(str(limits.max_exponent)) or int(written or "0") > limits.max_exponent:
-            return LimitExceeded("with_max_exponent", limits.max_exponent)
+            return _over("with_max_exponent", limits.max_exponent)
     return None
 
 
@@ -491,7 +483,7 @@ class _Parser:
     def count(self, i: int) -> None:
         self.values += 1
         if self.values > self.limits.max_values:
-            raise _Fail(i, LimitExceeded("with_max_values", self.limits.max_values))
+            raise _Fail(i, _over("with_max_values", self.limits.max_values))
 
     def run(self) -> Value:
         s, n = self.s, self.n
@@ -505,7 +497,7 @@ class _Parser:
             if c == "{" or c == "[":
                 self.count(i)
                 if len(stack) >= self.limits.max_depth:
-                    raise _Fail(i, LimitExceeded("with_max_depth", self.limits.max_depth))
+                    raise _Fail(i, _over("with_max_depth", self.limits.max_depth))
                 i = self.ws(i + 1)
                 if c == "[":
                     if i < n and s[i] == "]":
@@ -629,7 +621,7 @@ class _Parser:
             return Decimal(token), end
         except ArithmeticError:  # beyond what Decimal can hold: only possible with a raised exponent limit
             maximum = min(limits.max_exponent, decimal.MAX_EMAX)
-            raise _Fail(i, LimitExceeded("with_max_exponent", maximum)) from None
+            raise _Fail(i, _over("with_max_exponent", maximum)) from None
 
     def string(self, i: int) -> tuple[str, int]:
         """Read a string starting at its opening quote; return it and the index after it."""

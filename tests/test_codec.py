@@ -821,7 +821,7 @@ class TestLazy:
         codec = tree_codec()
         assert isinstance(codec.decode(nested(32)), Ok)  # two levels each: an object and an array
         error = err(codec, nested(33))
-        assert error.reason == LimitExceeded("with_max_depth", DEFAULT.max_depth)
+        assert error.reason == LimitExceeded("Limits.with_max_depth", DEFAULT.max_depth)
         assert error.describe() == "$: nesting depth exceeds 64 (raise it with Limits.with_max_depth)"
         deep = nested(5000)
         result = codec.decode(deep, limits=Limits().with_max_depth(100_000))

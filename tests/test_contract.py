@@ -328,7 +328,7 @@ class TestRefusals:
         result = contract.parse(text)
         assert isinstance(result, Err)
         assert isinstance(result.error.reason, InvalidJson)
-        assert result.error.reason.error.reason == LimitExceeded("with_max_depth", 64)
+        assert result.error.reason.error.reason == LimitExceeded("Limits.with_max_depth", 64)
         deep: Value = {}
         for _ in range(10_000):
             deep = {"not": deep}

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import arbitrary_text
 
-from llm_wire import codec, tool
-from llm_wire.error import InvalidJson, LimitExceeded, Protocol, SchemaRejected
+from llm_wire import admission, codec, tool
+from llm_wire.admission import InvalidJson, InvalidToolCall, SchemaRejected, UnknownTool
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider, ToolCall
 from llm_wire.outcome import (
     Answer,
@@ -35,7 +36,7 @@ from llm_wire.providers._terminal import (
     Usage,
 )
 from llm_wire.result import Err, Ok
-from llm_wire.tool import ToolCallChecks, UnknownTool
+from llm_wire.tool import ToolCallChecks
 from llm_wire.value import Value, render
 
 
@@ -97,7 +98,8 @@ class TestToolCalls:
         done = terminal(FinishReason.TOOL_CALLS, call("a", "{"), text="Let me see.")
         got = resolve(Ok(done), TOOLS)
         assert isinstance(got, Failure)
-        assert isinstance(got.error, Protocol)
+        assert isinstance(got.error, InvalidToolCall)
+        assert got.error.issue.call_id == "a"
         assert (got.sent, got.provider, got.usage, got.text) == (
             Sent.COMPLETED,
             Provider.ANTHROPIC,
@@ -124,10 +126,14 @@ class TestToolCalls:
             terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo"}'), call("b", '{"city": "Rome"}'))
         )
         got = resolve(
-            done, TOOLS, checks=ToolCallChecks.REPORT, limits=tool.AdmissionLimits(calls_per_turn=1)
+            done, TOOLS, checks=ToolCallChecks.REPORT, limits=admission.AdmissionLimits(calls_per_turn=1)
         )
         assert got == Failure(
-            LimitExceeded("calls_per_turn", 1, 2), Sent.COMPLETED, False, Provider.ANTHROPIC, USAGE
+            LimitExceeded("Config.with_limit(Limit.CALLS_PER_TURN, n)", 1, 2),
+            Sent.COMPLETED,
+            False,
+            Provider.ANTHROPIC,
+            USAGE,
         )
 
 
@@ -216,7 +222,7 @@ class TestFailures:
         assert sent_for(ProviderError(ErrorKind.SERVER, 500, None, advice)) is Sent.MAYBE_SENT
         assert sent_for(ProviderError(ErrorKind.OVERLOADED, None, None, advice)) is Sent.MAYBE_SENT
         assert sent_for(ProviderError(ErrorKind.RESPONSE_FAILED, None, "SAFETY", advice)) is Sent.COMPLETED
-        assert sent_for(Protocol("x")) is Sent.COMPLETED
+        assert sent_for(ProtocolError("x")) is Sent.COMPLETED
 
     def test_error_body(self) -> None:
         """An HTTP error decoded by ``decode_error`` resolves to a failure that cost nothing."""
@@ -231,7 +237,7 @@ class TestFailures:
         stream.feed_bytes(f"data: {render(chunk)}\n\n")
         got = resolve_stream(stream, TOOLS)
         assert got == Failure(
-            Protocol("the stream ended before the response finished"),
+            ProtocolError("the stream ended before the response finished"),
             Sent.MAYBE_SENT,
             True,
             Provider.OPENAI_CHAT,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import json_values
 
 import llm_wire as rq
-from llm_wire.error import SchemaRejected
+from llm_wire.admission import InvalidArguments, SchemaRejected, admit
 from llm_wire.message import (
     AssistantTurn,
     Message,
@@ -27,7 +27,7 @@ from llm_wire.message import (
 from llm_wire.providers import InvalidReplay, UnsupportedSetting
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import Schema, from_value
-from llm_wire.tool import InvalidArguments, Tool, ToolCallChecks, admit, from_json_schema
+from llm_wire.tool import Tool, ToolCallChecks, from_json_schema
 from llm_wire.value import Value, parse
 
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import arbitrary_bytes, json_values
 
-from llm_wire.error import LimitExceeded, Protocol
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider
 from llm_wire.providers import (
     anthropic_response,
@@ -160,7 +160,7 @@ class TestOpenAIResponses:
         """``…arguments.done`` that differs from the deltas is a protocol violation."""
         events = [*RESPONSES_STREAM[:3], fc_delta(0, "{}"), *fc_done(0, "call_a", '{"x":1}')]
         assert run(RESPONSES, events)[1] == Err(
-            Protocol("the repeated argument text differs from the streamed deltas")
+            ProtocolError("the repeated argument text differs from the streamed deltas")
         )
 
     def test_done_without_deltas_supplies_the_text(self) -> None:
@@ -172,12 +172,14 @@ class TestOpenAIResponses:
     def test_delta_after_completion(self) -> None:
         """A delta for a call that already completed is refused."""
         events = [fc_added(0, "c"), *fc_done(0, "c", "{}"), fc_delta(0, "x")]
-        assert run(RESPONSES, events)[1] == Err(Protocol("argument text arrived after its call completed"))
+        assert run(RESPONSES, events)[1] == Err(
+            ProtocolError("argument text arrived after its call completed")
+        )
 
     def test_routing_must_agree(self) -> None:
         """An item_id and an output_index naming different items are refused."""
         events = [fc_added(0, "a"), fc_added(1, "b"), {**fc_delta(0, "x"), "item_id": "fc_1"}]  # type: ignore[dict-item]
-        assert run(RESPONSES, events)[1] == Err(Protocol("an event's item_id and output_index disagree"))
+        assert run(RESPONSES, events)[1] == Err(ProtocolError("an event's item_id and output_index disagree"))
 
     def test_cut_for_length_keeps_open_calls_apart(self) -> None:
         """``incomplete`` for max_output_tokens is LENGTH; the open call is incomplete, never callable."""
@@ -191,7 +193,7 @@ class TestOpenAIResponses:
         """A response that says completed while a call is still open is refused."""
         events = [fc_added(0, "a"), fc_delta(0, "{}"), completed()]
         assert run(RESPONSES, events)[1] == Err(
-            Protocol("a tool call was still open when the response ended")
+            ProtocolError("a tool call was still open when the response ended")
         )
 
     def test_content_filter(self) -> None:
@@ -205,7 +207,7 @@ class TestOpenAIResponses:
         """A stream that stops before its final event fails, and may have cost a response."""
         decoder = RESPONSES.StreamDecoder()
         decoder.feed_bytes(sse(RESPONSES_STREAM[:-1]))
-        assert decoder.finish() == Err(Protocol("the stream ended before the response finished"))
+        assert decoder.finish() == Err(ProtocolError("the stream ended before the response finished"))
         assert not decoder.completed
         assert decoder.partial_output
 
@@ -315,18 +317,18 @@ class TestOpenAIChat:
     def test_content_after_finish(self) -> None:
         """The first choice may not continue after its finish reason."""
         result = run(CHAT, [chunk({"content": "a"}, "stop"), chunk({"content": "b"})])[1]
-        assert result == Err(Protocol("the first choice continued after its finish reason"))
+        assert result == Err(ProtocolError("the first choice continued after its finish reason"))
 
     def test_done_before_finish(self) -> None:
         """``[DONE]`` before any finish reason is a cut response."""
         assert run(CHAT, [chunk({"content": "a"}), "[DONE]"])[1] == Err(
-            Protocol("[DONE] arrived before a finish reason")
+            ProtocolError("[DONE] arrived before a finish reason")
         )
 
     def test_a_call_may_not_change_id(self) -> None:
         """A later chunk naming another id for the same index is refused."""
         events = [chunk(tc(0, "", "c1", "a")), chunk(tc(0, "{}", "c2", "a"))]
-        assert run(CHAT, events)[1] == Err(Protocol("a streamed tool call changed its id or name"))
+        assert run(CHAT, events)[1] == Err(ProtocolError("a streamed tool call changed its id or name"))
 
     def test_body(self) -> None:
         """A body's message calls and a content-filter finish."""
@@ -464,13 +466,13 @@ class TestAnthropic:
         """A block still open when the message ends normally is refused."""
         events = [message_start(), block_start(0, tool_use("t")), *message_end("tool_use")]
         assert run(ANTHROPIC, events)[1] == Err(
-            Protocol("a content block was still open when the message stopped")
+            ProtocolError("a content block was still open when the message stopped")
         )
 
     def test_second_message_start(self) -> None:
         """Two messages spliced into one stream are refused; the first call never becomes callable."""
         events = [message_start(), block_start(0, tool_use("t")), message_start()]
-        assert run(ANTHROPIC, events)[1] == Err(Protocol("a second message_start arrived"))
+        assert run(ANTHROPIC, events)[1] == Err(ProtocolError("a second message_start arrived"))
 
     def test_delta_type_must_match(self) -> None:
         """A text delta on a tool_use block is refused."""
@@ -479,7 +481,9 @@ class TestAnthropic:
             block_start(0, tool_use("t")),
             block_delta(0, {"type": "text_delta", "text": "x"}),
         ]
-        assert run(ANTHROPIC, events)[1] == Err(Protocol("a delta's type does not match its content block"))
+        assert run(ANTHROPIC, events)[1] == Err(
+            ProtocolError("a delta's type does not match its content block")
+        )
 
     @pytest.mark.parametrize(
         ("stop", "finish"),
@@ -611,10 +615,12 @@ class TestGoogle:
     def test_partial_args_without_a_call(self) -> None:
         """Arguments with no call open are refused; so is a new call while one streams."""
         orphan = [candidate([fcall(partialArgs=[{"jsonPath": "$.a", "stringValue": "x"}])])]
-        assert run(GOOGLE, orphan)[1] == Err(Protocol("function call arguments arrived with no call open"))
+        assert run(GOOGLE, orphan)[1] == Err(
+            ProtocolError("function call arguments arrived with no call open")
+        )
         nested = [candidate([fcall(name="a", willContinue=True)]), candidate([fcall(name="b")])]
         assert run(GOOGLE, nested)[1] == Err(
-            Protocol("a function call started while another was still streaming")
+            ProtocolError("a function call started while another was still streaming")
         )
 
     def test_finish_reasons(self) -> None:
@@ -634,7 +640,7 @@ class TestGoogle:
         """A usage-only chunk may follow the finish; content may not."""
         assert isinstance(run(GOOGLE, [candidate([{"text": "a"}], "STOP"), {"usageMetadata": {}}])[1], Ok)
         result = run(GOOGLE, [candidate([{"text": "a"}], "STOP"), candidate([{"text": "b"}])])[1]
-        assert result == Err(Protocol("content arrived after the finish reason"))
+        assert result == Err(ProtocolError("content arrived after the finish reason"))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -656,15 +662,21 @@ def test_argument_bounds(limit: str, value: int, measured: int) -> None:
     other = (
         {"argument_bytes_per_call": 100} if limit == "total_argument_bytes" else {"total_argument_bytes": 100}
     )
-    assert run(RESPONSES, events, **{limit: value, **other})[1] == Err(LimitExceeded(limit, value, measured))
+    assert run(RESPONSES, events, **{limit: value, **other})[1] == Err(
+        LimitExceeded(f"ResponseLimits({limit}=)", value, measured)
+    )
 
 
 def test_text_and_block_bounds() -> None:
     """Answer text and the number of output items are bounded too."""
     events = [chunk({"content": "12345"}), chunk({"content": "678"})]
-    assert run(CHAT, events, total_text_bytes=6)[1] == Err(LimitExceeded("total_text_bytes", 6, 8))
+    assert run(CHAT, events, total_text_bytes=6)[1] == Err(
+        LimitExceeded("ResponseLimits(total_text_bytes=)", 6, 8)
+    )
     many = [fc_added(n, f"c{n}") for n in range(4)]
-    assert run(RESPONSES, many, active_blocks=3)[1] == Err(LimitExceeded("active_blocks", 3, 4))
+    assert run(RESPONSES, many, active_blocks=3)[1] == Err(
+        LimitExceeded("ResponseLimits(active_blocks=)", 3, 4)
+    )
 
 
 def test_event_and_body_bounds() -> None:
@@ -672,7 +684,7 @@ def test_event_and_body_bounds() -> None:
     big = render({"type": "response.created", "response": {"id": "x" * 100}})
     assert isinstance(run(RESPONSES, [big], event_bytes=50)[1], Err)
     assert RESPONSES.decode_body(big, ResponseLimits(response_body_bytes=50)) == Err(
-        LimitExceeded("response_body_bytes", 50, len(big))
+        LimitExceeded("ResponseLimits(response_body_bytes=)", 50, len(big))
     )
 
 
@@ -919,4 +931,4 @@ def test_foreign_values_are_refused_not_raised() -> None:
     body: Any = {
         "candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": 0.5}}}]}}]
     }
-    assert GOOGLE.decode_body(body) == Err(Protocol("function call arguments is not a JSON value"))
+    assert GOOGLE.decode_body(body) == Err(ProtocolError("function call arguments is not a JSON value"))

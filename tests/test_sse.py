@@ -110,21 +110,23 @@ class TestLimits:
 
     def test_long_line(self) -> None:
         """A complete line over the bound fails with ``line_bytes``."""
-        assert frame("data: 12345\n\n", max_line_bytes=8) == Err(LimitExceeded("line_bytes", 8, 11))
+        assert frame("data: 12345\n\n", max_line_bytes=8) == Err(
+            LimitExceeded("Framer(max_line_bytes=)", 8, 11)
+        )
 
     def test_long_partial_line_fails_before_its_end(self) -> None:
         """A line that keeps growing fails as soon as it passes the bound, before any newline."""
         framer = Framer(max_line_bytes=8)
         assert framer.feed("data: 1") == Ok([])
-        assert framer.feed("2345") == Err(LimitExceeded("line_bytes", 8, 11))
-        assert framer.feed("\n\n") == Err(LimitExceeded("line_bytes", 8, 11))
-        assert framer.finish() == Err(LimitExceeded("line_bytes", 8, 11))
+        assert framer.feed("2345") == Err(LimitExceeded("Framer(max_line_bytes=)", 8, 11))
+        assert framer.feed("\n\n") == Err(LimitExceeded("Framer(max_line_bytes=)", 8, 11))
+        assert framer.finish() == Err(LimitExceeded("Framer(max_line_bytes=)", 8, 11))
 
     def test_large_event(self) -> None:
         """The lines of one event together are bounded by ``event_bytes``; comments do not count."""
         body = ": a long comment\ndata: 123\ndata: 456\n\n"
         assert frame(body, max_event_bytes=18) == Ok([Event("123\n456")])
-        assert frame(body, max_event_bytes=17) == Err(LimitExceeded("event_bytes", 17, 18))
+        assert frame(body, max_event_bytes=17) == Err(LimitExceeded("Framer(max_event_bytes=)", 17, 18))
 
     def test_event_size_resets_after_dispatch(self) -> None:
         """Each event has its own budget."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from llm_wire import codec, tool
+from llm_wire import admission, codec, tool
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok
 from llm_wire.tool import ToolCallChecks
@@ -72,7 +72,7 @@ def run() -> None:
         print(f"  model called {call.name}({call.arguments_json})")
     for checks in ToolCallChecks:
         print(f"\nadmit under {checks.name}:")
-        match tool.admit(calls, [weather, convert], checks):
+        match admission.admit(calls, [weather, convert], checks):
             case Err(error):
                 print(f"  response failed: {error.name}: {error.describe()}")
             case Ok(admitted):
@@ -80,4 +80,4 @@ def run() -> None:
                     print(f"  {good.call.id} admitted, decoded: {good.decoded!r}")
                 for issue in admitted.issues:
                     print(f"  {issue.call_id} {type(issue).__name__}; answer with:")
-                    print(f"    {tool.describe_issue(issue)}")
+                    print(f"    {admission.describe_issue(issue)}")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import llm_wire as rq
-from llm_wire import codec, outcome, tool
+from llm_wire import admission, codec, outcome, tool
 from llm_wire.demo.admission import CONVERT_TIME, GetWeather  # the same two tools as the admission section
 from llm_wire.message import Provider
 from llm_wire.outcome import ArgumentsDelta, ResponseError, Terminal
@@ -154,9 +154,9 @@ def run() -> None:
             print(f"    admitted {admitted.call.name}: {admitted.decoded!r}")
             answers.append(rq.tool_result(admitted.call, "sunny, -3 C"))
         for issue in result.issues:
-            print(f"    issue: {tool.describe_issue(issue)}")
+            print(f"    issue: {admission.describe_issue(issue)}")
             failed = next(call for call in result.turn.calls if call.id == issue.call_id)
-            answers.append(rq.tool_result(failed, tool.describe_issue(issue), is_error=True))
+            answers.append(rq.tool_result(failed, admission.describe_issue(issue), is_error=True))
         follow_up = unwrap(rq.prepare(config, rq.append(req, result.turn, *answers)))
         print(f"  next request: {_short(follow_up.body_json())}")
         if CORPUS.is_dir():
@@ -205,7 +205,7 @@ def _replay(provider: Provider) -> None:
         call = admitted.call
         print(f"    admitted {call.id} {call.name} {call.arguments_json}")
     for issue in result.issues:
-        print(f"    issue with {issue.call_id} {issue.name}: {tool.describe_issue(issue)}")
+        print(f"    issue with {issue.call_id} {issue.name}: {admission.describe_issue(issue)}")
     if not result.issues:
         print("    no issues")
 

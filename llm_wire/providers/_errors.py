@@ -20,7 +20,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire.error import LimitExceeded, Protocol
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.result import Ok
 from llm_wire.value import Limits, Value, parse
 
@@ -122,7 +122,7 @@ class ProviderError:
         return f"{', '.join(parts)} ({advice})"
 
 
-ResponseError: TypeAlias = Protocol | LimitExceeded | ProviderError
+ResponseError: TypeAlias = ProtocolError | LimitExceeded | ProviderError
 
 #: Response headers: a mapping (any key case) or name/value pairs.
 Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]

@@ -19,7 +19,7 @@ from typing import ClassVar, NoReturn, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire.error import LimitExceeded, Protocol
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.providers._errors import ErrorKind, Headers, ProviderError, ResponseError, RetryAdvice
 from llm_wire.result import Err, Ok, Result
@@ -163,6 +163,21 @@ class ResponseLimits:
 
 DEFAULT_LIMITS = ResponseLimits()
 
+_LIMIT_TEXT = {
+    "argument_bytes_per_call": "argument bytes of one call",
+    "total_argument_bytes": "argument bytes of all calls",
+    "active_blocks": "number of output items, blocks or calls",
+    "total_text_bytes": "bytes of answer and refusal text",
+    "event_bytes": "bytes of one SSE event",
+    "line_bytes": "bytes of one SSE line",
+    "response_body_bytes": "bytes of the response",
+}
+
+
+def over(limit: str, value: int, measured: int) -> LimitExceeded:
+    """The error for a ``ResponseLimits`` field ``limit`` whose bound ``value`` was passed."""
+    return LimitExceeded(f"ResponseLimits({limit}=)", value, measured, what=_LIMIT_TEXT.get(limit, limit))
+
 
 # ---------------------------------------------------------------------------------------------------------
 # The skeleton: reading provider JSON, accumulating a response, and driving a stream.
@@ -177,8 +192,8 @@ class Fail(Exception):
 
 
 def protocol(detail: str) -> NoReturn:
-    """Stop the reducer with ``Protocol(detail)``."""
-    raise Fail(Protocol(detail))
+    """Stop the reducer with ``ProtocolError(detail)``."""
+    raise Fail(ProtocolError(detail))
 
 
 def member(container: Value, key: str) -> Value:
@@ -263,7 +278,7 @@ class Builder:
         """Count one output item, content block or call against ``active_blocks``."""
         self.blocks += 1
         if self.blocks > self.limits.active_blocks:
-            raise Fail(LimitExceeded("active_blocks", self.limits.active_blocks, self.blocks))
+            raise Fail(over("active_blocks", self.limits.active_blocks, self.blocks))
 
     def text(self, piece: str, *, refusal: bool = False) -> None:
         """Add answer (or refusal) text."""
@@ -271,7 +286,7 @@ class Builder:
             return
         self.text_bytes += len(piece.encode("utf-8", "surrogatepass"))
         if self.text_bytes > self.limits.total_text_bytes:
-            raise Fail(LimitExceeded("total_text_bytes", self.limits.total_text_bytes, self.text_bytes))
+            raise Fail(over("total_text_bytes", self.limits.total_text_bytes, self.text_bytes))
         if refusal:
             self.refusal_parts.append(piece)
         else:
@@ -317,12 +332,10 @@ class Builder:
         call.size += size
         self.argument_bytes += size
         if call.size > self.limits.argument_bytes_per_call:
-            raise Fail(
-                LimitExceeded("argument_bytes_per_call", self.limits.argument_bytes_per_call, call.size)
-            )
+            raise Fail(over("argument_bytes_per_call", self.limits.argument_bytes_per_call, call.size))
         if self.argument_bytes > self.limits.total_argument_bytes:
             limit = self.limits.total_argument_bytes
-            raise Fail(LimitExceeded("total_argument_bytes", limit, self.argument_bytes))
+            raise Fail(over("total_argument_bytes", limit, self.argument_bytes))
 
     def settle(self, call: Call, whole: str) -> None:
         """The provider repeated the whole argument text: take it if nothing streamed, else it must agree."""
@@ -419,7 +432,7 @@ class StreamDecoder:
         return self._events(self._framer.feed(chunk))
 
     def finish(self) -> Result[Terminal, ResponseError]:
-        """The terminal; ``Err(Protocol)`` if the stream ended before the provider's final event."""
+        """The terminal; ``Err(ProtocolError)`` if the stream ended before the provider's final event."""
         if self._framer is not None and self._error is None:
             framer, self._framer = self._framer, None
             match self._events(framer.finish()):
@@ -480,7 +493,7 @@ class StreamDecoder:
     def _raw(self, name: str | None, data: str) -> None:
         self._bytes += len(data.encode("utf-8", "surrogatepass"))
         if self._bytes > self._limits.response_body_bytes:
-            raise Fail(LimitExceeded("response_body_bytes", self._limits.response_body_bytes, self._bytes))
+            raise Fail(over("response_body_bytes", self._limits.response_body_bytes, self._bytes))
         self._event(name, self._parse(data))
 
     def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
@@ -517,7 +530,7 @@ def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
         case Ok(parsed):
             return parsed
         case Err(error):
-            if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "with_max_bytes":
+            if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "Limits.with_max_bytes":
                 size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
-                raise Fail(LimitExceeded(limit, max_bytes, size))
+                raise Fail(over(limit, max_bytes, size))
             protocol(f"{what} is not JSON: {error.describe()}")

@@ -18,7 +18,6 @@ from decimal import Decimal
 
 from attrs import evolve
 
-from llm_wire.error import LimitExceeded
 from llm_wire.message import Provider
 from llm_wire.providers._errors import (
     ErrorKind,
@@ -43,6 +42,7 @@ from llm_wire.providers._terminal import (
     json_text,
     member,
     obj,
+    over,
     protocol,
     string,
 )
@@ -276,7 +276,7 @@ class StreamDecoder(_Base):
         streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
         limit = self._limits.argument_bytes_per_call
         if streaming.size > limit:
-            raise Fail(LimitExceeded("argument_bytes_per_call", limit, streaming.size))
+            raise Fail(over("argument_bytes_per_call", limit, streaming.size))
 
     def _close(self, call: Call, args: Value, part: dict[str, Value]) -> None:
         self._b.settle(call, json_text(args, "function call arguments"))

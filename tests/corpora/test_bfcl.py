@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from llm_wire import tool
-from llm_wire.error import InvalidJson, SchemaRejected
+from llm_wire import admission, tool
+from llm_wire.admission import InvalidArguments, InvalidJson, SchemaRejected, UnknownTool
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema
-from llm_wire.tool import InvalidArguments, ToolCallChecks, UnknownTool
+from llm_wire.tool import ToolCallChecks
 from llm_wire.value import DuplicateKey
 
 BFCL = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "bfcl"
@@ -119,7 +119,7 @@ def ground_truth_calls(answer: dict[str, Any], tools: list[tool.Tool]) -> list[T
 
 
 def admit_one(call: ToolCall, tools: list[tool.Tool]) -> Any:
-    got = tool.admit([call], tools, ToolCallChecks.REPORT)
+    got = admission.admit([call], tools, ToolCallChecks.REPORT)
     assert isinstance(got, Ok)
     return got.value
 
@@ -160,14 +160,14 @@ def test_bfcl(category: str) -> None:
         counts["declarations"] += len(tools)
         calls = ground_truth_calls(answer, tools)
         if record["id"] in BROKEN_GROUND_TRUTH:
-            reported = tool.admit(calls, tools, ToolCallChecks.REPORT)
+            reported = admission.admit(calls, tools, ToolCallChecks.REPORT)
             assert isinstance(reported, Ok)
             assert [type(i.failure) for i in reported.value.issues if isinstance(i, InvalidArguments)] == [
                 SchemaRejected
             ]
             counts["broken ground truth refused"] += 1
             continue
-        got = tool.admit(calls, tools, ToolCallChecks.REJECT)
+        got = admission.admit(calls, tools, ToolCallChecks.REJECT)
         assert isinstance(got, Ok), f"{record['id']}: {got}"
         assert len(got.value.admitted) == len(calls)
         counts["ground-truth calls"] += len(calls)
@@ -184,7 +184,7 @@ def test_bfcl(category: str) -> None:
                 if kind == "duplicate key":
                     assert isinstance(issue, InvalidArguments)
                     assert isinstance(issue.failure, InvalidJson)
-                    assert isinstance(issue.failure.parse_error.reason, DuplicateKey)
+                    assert isinstance(issue.failure.error.reason, DuplicateKey)
                 counts[kind] += 1
     print(f"\nBFCL {category}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     assert counts["ground-truth calls"] > 0
@@ -196,6 +196,6 @@ def test_rejection_names_the_tool() -> None:
     tools = [declare(f) for f in record["function"]]
     (good,) = ground_truth_calls(answer, tools)
     bad = _with(good, {})
-    got = tool.admit([bad], tools, ToolCallChecks.REJECT)
+    got = admission.admit([bad], tools, ToolCallChecks.REJECT)
     assert isinstance(got, Err)
     assert f"tool {good.name} has invalid arguments" in got.error.describe()

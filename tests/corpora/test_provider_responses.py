@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from llm_wire import outcome
-from llm_wire.error import Protocol
+from llm_wire.error import ProtocolError
 from llm_wire.providers import (
     anthropic_response,
     google_response,
@@ -430,4 +430,6 @@ def test_a_spliced_stream_never_yields_the_first_call() -> None:
     if not path.is_file():
         pytest.skip(f"recording not found: {path}")
     events = [e["data"] for e in _load(path)["response_events"]]
-    assert decode_events(anthropic_response, events)[0] == Err(Protocol("a second message_start arrived"))
+    assert decode_events(anthropic_response, events)[0] == Err(
+        ProtocolError("a second message_start arrived")
+    )
