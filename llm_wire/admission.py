@@ -32,7 +32,7 @@ from typing import Any, TypeAlias, TypeVar
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire import value as _value
+from llm_wire._fast import slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -40,7 +40,7 @@ from llm_wire.message import ToolCall
 from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks
-from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse
+from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, parse_value
 
 __all__ = [
     "AdmissionError",
@@ -51,6 +51,7 @@ __all__ = [
     "InvalidArguments",
     "InvalidJson",
     "InvalidToolCall",
+    "MAX_LISTED_TOOLS",
     "SchemaRejected",
     "ToolCallChecks",
     "ToolCallIssue",
@@ -282,15 +283,15 @@ class AdmittedCall:
     decoded: Any
 
     def __init__(self, call: ToolCall, tool: Tool, arguments: Value, decoded: Any) -> None:
-        # Made once per admitted call: set the slots directly, as ``result.Ok`` does.
+        # Made once per admitted call: set the slots directly (``llm_wire._fast``).
         _set_call(self, call)
         _set_tool(self, tool)
         _set_arguments(self, arguments)
         _set_decoded(self, decoded)
 
 
-_set_call, _set_tool, _set_arguments, _set_decoded = (
-    AdmittedCall.__dict__[name].__set__ for name in ("call", "tool", "arguments", "decoded")
+_set_call, _set_tool, _set_arguments, _set_decoded = slot_setters(
+    AdmittedCall, "call", "tool", "arguments", "decoded"
 )
 
 
@@ -324,9 +325,7 @@ class Admitted:
         return None
 
 
-_set_calls, _set_issues, _set_admitted = (
-    Admitted.__dict__[name].__set__ for name in ("calls", "issues", "admitted")
-)
+_set_calls, _set_issues, _set_admitted = slot_setters(Admitted, "calls", "issues", "admitted")
 
 
 def admit(
@@ -401,7 +400,7 @@ def _check_arguments(
 ) -> tuple[Value, Any] | InvalidJson | SchemaRejected | DecodeRejected:
     # The hot path of every response: plain type tests instead of ``match`` class patterns, and the
     # unwrapped parse and validation, so no ``Ok``/``Err`` or witness is made only to be taken apart.
-    arguments = _value._parse(arguments_json, limits)
+    arguments = parse_value(arguments_json, limits)
     if isinstance(arguments, ParseError):
         return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:

@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
 DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers")

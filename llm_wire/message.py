@@ -144,6 +144,9 @@ class ConversationError:
         where = "conversation" if self.index is None else f"message {self.index}"
         return f"{where}: {self.problem}"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 def _converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True)

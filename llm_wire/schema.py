@@ -26,6 +26,8 @@ from llm_wire.value import Path, Value, render_path
 __all__ = [
     "DIALECT",
     "KEYWORDS",
+    "FALSE",
+    "TRUE",
     "DefinitionError",
     "Keyword",
     "KeywordValue",
@@ -34,6 +36,7 @@ __all__ = [
     "SchemaProblem",
     "Shape",
     "build",
+    "keyword",
     "from_value",
     "make",
     "to_document",
@@ -251,6 +254,9 @@ class SchemaProblem:
         if self.keyword is None:
             return f"{where}: {self.problem}"
         return f'{where}: "{self.keyword}" {self.problem}'
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ __all__ = [
     "InvalidCharacter",
     "InvalidName",
     "InvalidSchema",
+    "MAX_NAME_BYTES",
     "NameProblem",
     "NameTooLong",
     "RejectInvalidToolCalls",
@@ -61,6 +62,9 @@ class EmptyName:
         """The problem as text."""
         return "the name is empty"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class InvalidCharacter:
@@ -72,6 +76,9 @@ class InvalidCharacter:
         """The problem as text."""
         return "the name may only hold ASCII letters, digits, '_' and '-'"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class NameTooLong:
@@ -82,6 +89,9 @@ class NameTooLong:
     def describe(self) -> str:
         """The problem as text."""
         return f"the name has {self.length} bytes; at most {MAX_NAME_BYTES} are allowed"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 NameProblem: TypeAlias = EmptyName | InvalidCharacter | NameTooLong

@@ -43,6 +43,7 @@ __all__ = [
     "Value",
     "is_limit_exceeded",
     "parse",
+    "parse_value",
     "pointer",
     "render",
     "render_path",
@@ -139,6 +140,9 @@ class Syntax(enum.Enum):
         """The reason as text."""
         return self.value
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class DuplicateKey:
@@ -151,6 +155,9 @@ class DuplicateKey:
     def describe(self) -> str:
         """The reason as text."""
         return "duplicate object key"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 _LIMIT_TEXT = {
@@ -220,14 +227,14 @@ def parse(text: str | bytes, limits: Limits = DEFAULT) -> Result[Value, ParseErr
     """
     Parse exactly one strict JSON document; ``Err(ParseError)`` for anything else.
     """
-    parsed = _parse(text, limits)
+    parsed = parse_value(text, limits)
     return Err(parsed) if isinstance(parsed, ParseError) else Ok(parsed)
 
 
-def _parse(text: str | bytes, limits: Limits) -> Value | ParseError:
+def parse_value(text: str | bytes, limits: Limits = DEFAULT) -> Value | ParseError:
     """
-    ``parse`` unwrapped: the value, or the error (never a JSON value). Admission calls it once per tool call
-    and wraps nothing, so the result is made only by ``parse``.
+    ``parse`` without the ``Result``: the value, or the ``ParseError`` (which is never a JSON value). For hot
+    loops such as admission, which parses every call's arguments and needs no wrapper.
     """
     data: bytes | None = None
     if isinstance(text, str):
