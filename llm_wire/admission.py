@@ -20,7 +20,8 @@ the default, with ``InvalidToolCall``) or returns every call with each issue lis
 
     AdmissionError                      a batch that fails as a whole
     ├── ProtocolError, LimitExceeded       (``llm_wire.error``)
-    └── InvalidToolCall(issue)             under ``REJECT``: the first failing call
+    ├── DuplicateToolName(name)            two declared tools share a name (``llm_wire.tool``)
+    └── InvalidToolCall(issue, index)      under ``REJECT``: the first failing call
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
 from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
-from llm_wire.tool import Tool, ToolCallChecks
+from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks
 from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, parse_value
 
 __all__ = [
@@ -184,7 +185,7 @@ class InvalidToolCall:
         return self.describe()
 
 
-AdmissionError: TypeAlias = ProtocolError | LimitExceeded | InvalidToolCall
+AdmissionError: TypeAlias = ProtocolError | LimitExceeded | InvalidToolCall | DuplicateToolName
 
 
 def describe_issue(issue: ToolCallIssue) -> str:
@@ -344,7 +345,15 @@ def admit(
     decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
     response with ``InvalidToolCall``; under ``REPORT`` every issue is listed, in provider order.
     """
+    if not isinstance(checks, ToolCallChecks):
+        raise TypeError(f"checks must be a ToolCallChecks, not {type(checks).__name__}")
+    if not isinstance(limits, AdmissionLimits):
+        raise TypeError(f"limits must be an AdmissionLimits, not {type(limits).__name__}")
+    if isinstance(calls, str | bytes) or not isinstance(calls, Sequence):
+        raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
     by_name = tools if type(tools) is dict else _by_name(tools)
+    if isinstance(by_name, DuplicateToolName):
+        return Err(by_name)
     count = len(calls)
     if not count:
         return Err(ProtocolError("empty tool-call batch"))
@@ -357,6 +366,8 @@ def admit(
     issues: list[ToolCallIssue] = []
     admitted: list[AdmittedCall] = []
     for call in calls:
+        if type(call) is not ToolCall and not isinstance(call, ToolCall):
+            raise TypeError(f"calls must hold ToolCall objects, not {type(call).__name__}")
         if call.id in ids:
             return Err(_duplicate_id(calls, call.id))
         ids.add(call.id)
@@ -385,11 +396,16 @@ def admit(
 _REJECT = ToolCallChecks.REJECT
 
 
-def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool]:
+def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool] | DuplicateToolName:
     # Tools usually come as a list or tuple: skip the costlier ``Mapping`` check (an ABC) for those.
     if type(tools) is not list and type(tools) is not tuple and isinstance(tools, Mapping):
         return dict(tools)
-    return {t.name: t for t in tools}
+    by_name: dict[str, Tool] = {}
+    for declared in tools:
+        if declared.name in by_name:
+            return DuplicateToolName(declared.name)
+        by_name[declared.name] = declared
+    return by_name
 
 
 def _check_arguments(

@@ -14,7 +14,7 @@ from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when ca
 from typing import Any, TypeAlias
 
 import cattrs
-from attrs import field, frozen
+from attrs import Attribute, field, frozen
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from llm_wire.result import Err, Ok, Result
@@ -48,6 +48,12 @@ class Provider(enum.Enum):
     GOOGLE = "google"
 
 
+def _text(instance: object, attribute: Attribute[str], value: object) -> None:
+    if type(value) is not str and not isinstance(value, str):
+        msg = f"{type(instance).__name__}.{attribute.name} must be a str, not {type(value).__name__}"
+        raise TypeError(msg)
+
+
 @frozen
 class ToolCall:
     """
@@ -55,10 +61,10 @@ class ToolCall:
     """
 
     #: The id that pairs the call with its result (a provider's ``call_id`` / ``tool_use`` id).
-    id: str
-    name: str
+    id: str = field(validator=_text)
+    name: str = field(validator=_text)
     #: The arguments as JSON text, byte-exact where the provider sends text.
-    arguments_json: str
+    arguments_json: str = field(validator=_text)
     #: The provider's own id for the call item, when it differs from ``id`` (OpenAI Responses ``fc_...``).
     provider_id: str | None = None
     #: Opaque replay data the provider needs back (Gemini ``thoughtSignature``), as a JSON value.

@@ -40,6 +40,10 @@ class Event:
     id: str | None = None
 
 
+#: A ``retry:`` field longer than this (over 11 days in milliseconds) is ignored, like a malformed one.
+_RETRY_DIGITS = 9
+
+
 class Framer:
     """
     Turns a byte stream into events. Not thread-safe; one framer per stream.
@@ -153,7 +157,7 @@ class Framer:
         elif name == "id":
             if "\x00" not in value:
                 self._last_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= _RETRY_DIGITS:
             self._retry = int(value)
         return None
 

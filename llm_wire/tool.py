@@ -22,6 +22,7 @@ from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value
 
 __all__ = [
+    "DuplicateToolName",
     "EmptyName",
     "InputNotObject",
     "InvalidCharacter",
@@ -161,6 +162,20 @@ class InputNotObject:
 ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
 
 
+@frozen
+class DuplicateToolName:
+    """Two declared tools share a name: which one a call means would be a guess."""
+
+    name: str
+
+    def describe(self) -> str:
+        """Names the tool (a declared name, not model input)."""
+        return f"tool {self.name} is declared twice"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
 def describe_error(error: ToolError) -> str:
     """
     Why a declaration was refused, as text.
@@ -208,6 +223,9 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
     Declare a tool whose input is ``codec``. Raises ``DefinitionError`` naming the tool when the name
     breaks the rule, the codec has no schema, or its schema does not describe an object.
     """
+    _expect("name", name, str)
+    _expect("description", description, str)
+    _expect("codec", codec, Codec)
     match check_name(name):
         case Err(problem):
             raise DefinitionError(f"tool {name!r}: {problem.describe()}")
@@ -227,6 +245,9 @@ def from_contract(name: str, description: str, contract: Contract) -> Result[Too
     """
     Declare a schema-only tool from a contract loaded at runtime.
     """
+    _expect("name", name, str)
+    _expect("description", description, str)
+    _expect("contract", contract, Contract)
     match check_name(name):
         case Err(problem):
             return Err(InvalidName(name, problem))
@@ -240,6 +261,8 @@ def from_json_schema(name: str, description: str, schema: Value | str | bytes) -
     Declare a schema-only tool from a JSON Schema document (parsed, or as text), such as an MCP
     ``inputSchema``. A document without ``$schema`` is read as Draft 2020-12.
     """
+    _expect("name", name, str)
+    _expect("description", description, str)
     match check_name(name):
         case Err(problem):
             return Err(InvalidName(name, problem))
@@ -249,6 +272,13 @@ def from_json_schema(name: str, description: str, schema: Value | str | bytes) -
             return Err(InvalidSchema(load_error))
         case Ok(compiled):
             return from_contract(name, description, compiled)
+
+
+def _expect(parameter: str, given: object, expected: type) -> None:
+    """A wrong Python type at the boundary is a ``TypeError`` naming the parameter."""
+    if not isinstance(given, expected):
+        msg = f"{parameter} must be a {expected.__name__}, not {type(given).__name__}"
+        raise TypeError(msg)
 
 
 def _is_object_schema(input_schema: Schema) -> bool:

@@ -324,3 +324,29 @@ def test_admission_never_raises_on_any_json(arguments: object) -> None:
     got = admission.admit([call("get_weather", arguments)], TOOLS, ToolCallChecks.REPORT)
     assert isinstance(got, Ok)
     assert len(got.value.issues) + len(got.value.admitted) == 1
+
+
+class TestBoundary:
+    """Wrong Python types and ambiguous declarations are refused at the door."""
+
+    def test_two_tools_with_one_name_are_refused(self) -> None:
+        """Admission never guesses which of two same-named tools a call means."""
+        twin = tool.new("search", "Another search", codec.derive(_Even))
+        got = admission.admit([call("search", {"query": "a"})], [SEARCH, twin])
+        assert got == Err(tool.DuplicateToolName("search"))
+        assert str(got.error) == "tool search is declared twice"
+
+    @pytest.mark.parametrize(
+        ("arguments", "parameter"),
+        [
+            ({"calls": "[]"}, "calls"),
+            ({"calls": [{"id": "a"}]}, "calls"),
+            ({"checks": "report"}, "checks"),
+            ({"limits": {"calls_per_turn": 1}}, "limits"),
+        ],
+    )
+    def test_wrong_types_name_the_parameter(self, arguments: dict[str, Any], parameter: str) -> None:
+        """A wrong argument type is a ``TypeError`` whose message starts with the parameter's name."""
+        given: dict[str, Any] = {"calls": [call("search", {"query": "a"})], "tools": TOOLS, **arguments}
+        with pytest.raises(TypeError, match=f"^{parameter} must"):
+            admission.admit(**given)

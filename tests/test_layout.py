@@ -186,9 +186,9 @@ class TestPublicFaces:
         private = []
         for exported in module.__all__:
             obj = getattr(module, exported)
-            if inspect.isclass(obj) and obj.__module__.startswith("llm_wire"):
-                if any(part.startswith("_") for part in obj.__module__.split(".")):
-                    private.append(f"{exported}: {obj.__module__}")
+            home = obj.__module__ if inspect.isclass(obj) else ""
+            if home.startswith("llm_wire") and any(part.startswith("_") for part in home.split(".")):
+                private.append(f"{exported}: {home}")
         assert private == []
 
 
@@ -234,10 +234,10 @@ class TestTexts:
 
     @pytest.mark.parametrize("record", _error_records(), ids=lambda c: f"{c.__module__}.{c.__qualname__}")
     def test_str_is_describe(self, record: type) -> None:
-        """``str(error) == error.describe()``: the class defines ``__str__`` (an enum's members are checked)."""
+        """``str(error) == error.describe()``: the class defines ``__str__`` (enum members are checked)."""
         if issubclass(record, enum.Enum):
             for member in record:
-                assert str(member) == member.describe()
+                assert str(member) == member.describe()  # type: ignore[attr-defined]
         else:
             assert record.__str__ not in (object.__str__, BaseException.__str__)
             assert "__str__" in vars(record) or any("__str__" in vars(base) for base in record.__mro__[1:-1])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -151,3 +152,14 @@ def test_round_trip_property(messages: list[Message]) -> None:
 def test_loads_never_raises(text: str | bytes) -> None:
     """Arbitrary input gives Ok or a typed error."""
     assert isinstance(message.loads(text), Ok | Err)
+
+
+class TestToolCallTypes:
+    """A ``ToolCall`` holds text: anything else is a ``TypeError`` naming the field."""
+
+    @pytest.mark.parametrize("field", ["id", "name", "arguments_json"])
+    def test_non_text_is_refused(self, field: str) -> None:
+        """``arguments_json`` given a dict (a common slip) names itself and never shows the value."""
+        given: dict[str, Any] = {"id": "c", "name": "t", "arguments_json": "{}", field: {"secret": 1}}
+        with pytest.raises(TypeError, match=f"^ToolCall.{field} must be a str, not dict$"):
+            ToolCall(**given)

@@ -235,3 +235,13 @@ def test_text_chunks_frame_like_their_bytes(text: str, cuts: list[int]) -> None:
     tail = framer.finish()
     assert isinstance(tail, Ok)
     assert Ok(got + tail.value) == frame(text.encode("utf-8", "surrogatepass"))
+
+
+class TestHostileFields:
+    """Field values a hostile server may send never raise."""
+
+    def test_a_retry_of_thousands_of_digits_is_ignored(self) -> None:
+        """``int()`` refuses over 4,300 digits; such a ``retry:`` is ignored like any malformed one."""
+        framer = Framer()
+        assert framer.feed("retry: " + "9" * 5000 + "\ndata: x\n\n") == Ok([Event("x")])
+        assert framer.retry is None

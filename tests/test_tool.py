@@ -142,3 +142,25 @@ class TestFromJsonSchema:
     def test_describe_error(self) -> None:
         text = tool.describe_error(InvalidName("bad name", InvalidCharacter(" ")))
         assert text == "invalid tool name: the name may only hold ASCII letters, digits, '_' and '-'"
+
+
+class TestBoundary:
+    """Constructors given the wrong Python types raise ``TypeError`` naming the parameter."""
+
+    @pytest.mark.parametrize(
+        ("arguments", "parameter"),
+        [
+            (("x", "y", dict), "codec"),
+            ((5, "y", codec.derive(Weather)), "name"),
+            (("x", None, codec.derive(Weather)), "description"),
+        ],
+    )
+    def test_new(self, arguments: tuple[Any, Any, Any], parameter: str) -> None:
+        """``tool.new`` checks its three parameters before anything else."""
+        with pytest.raises(TypeError, match=f"^{parameter} must"):
+            tool.new(*arguments)
+
+    def test_from_contract(self) -> None:
+        """``from_contract`` wants a loaded ``Contract``, not a schema document."""
+        with pytest.raises(TypeError, match=r"^contract must be a Contract, not dict$"):
+            tool.from_contract("x", "y", {"type": "object"})  # type: ignore[arg-type]
