@@ -11,7 +11,7 @@ the default, with ``InvalidToolCall``) or returns every call with each issue lis
 
     ValueFailure                        one value (tool arguments, structured output) refused
     ├── InvalidJson(error)                 not strict JSON within the limits
-    ├── SchemaRejected(validation_error)   JSON, but outside the schema
+    ├── SchemaRejected(errors)             JSON, but outside the schema (each failure, bounded)
     └── DecodeRejected(decode_error)       inside the schema, refused by the native codec
 
     ToolCallIssue                       one call that cannot run
@@ -68,6 +68,7 @@ T = TypeVar("T")
 
 #: How many declared tool names ``describe_issue`` lists for an unknown tool.
 MAX_LISTED_TOOLS = 20
+_FAILURES_PER_CALL = 8
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -76,9 +77,12 @@ MAX_LISTED_TOOLS = 20
 
 @frozen
 class SchemaRejected:
-    """The value is JSON but does not satisfy the schema."""
+    """
+    The value is JSON but does not satisfy the schema: ``errors`` holds its failures in the contract's
+    order (at least one, at most ``AdmissionLimits.failures_per_call``), so one answer can fix them all.
+    """
 
-    validation_error: ValidationError
+    errors: tuple[ValidationError, ...]
 
     @property
     def name(self) -> str:
@@ -86,8 +90,11 @@ class SchemaRejected:
         return "schema_rejected"
 
     def describe(self) -> str:
-        """``schema validation failed: $["a"]: reason``."""
-        return f"schema validation failed: {self.validation_error.describe()}"
+        """``schema validation failed: $["a"]: reason`` (several: ``2 problems: ...; ...``)."""
+        if len(self.errors) == 1:
+            return f"schema validation failed: {self.errors[0].describe()}"
+        listed = "; ".join(error.describe() for error in self.errors)
+        return f"schema validation failed: {len(self.errors)} problems: {listed}"
 
     def __str__(self) -> str:
         return self.describe()
@@ -208,9 +215,12 @@ def describe_issue(issue: ToolCallIssue) -> str:
             )
 
 
-def decode_arguments(call: ToolCall, codec: Codec[T], limits: Limits = DEFAULT) -> Result[T, ValueFailure]:
+def decode_arguments(
+    call: ToolCall, codec: Codec[T], limits: Limits = DEFAULT, *, failures: int = _FAILURES_PER_CALL
+) -> Result[T, ValueFailure]:
     """
-    Parse a call's arguments strictly, validate them against the codec's schema, then decode them.
+    Parse a call's arguments strictly, validate them against the codec's schema (keeping up to ``failures``
+    of its failures), then decode them.
     """
     match parse(call.arguments_json, limits):
         case Err(parse_error):
@@ -219,9 +229,9 @@ def decode_arguments(call: ToolCall, codec: Codec[T], limits: Limits = DEFAULT) 
             pass
     compiled = _contract_of(codec)
     if compiled is not None:
-        match _contract.validate(compiled, arguments):
-            case Err(validation_error):
-                return Err(SchemaRejected(validation_error))
+        errors = _contract.validate_all(compiled, arguments, limit=max(failures, 1))
+        if errors:
+            return Err(SchemaRejected(errors))
     match codec.decode(arguments):
         case Err(decode_error):
             return Err(DecodeRejected(decode_error))
@@ -252,6 +262,9 @@ def _contract_of(codec: Codec[Any]) -> Contract | None:
 # Admission
 
 
+_BOUNDS = ("calls_per_turn", "argument_bytes_per_call", "total_argument_bytes", "failures_per_call")
+
+
 @frozen
 class AdmissionLimits:
     """
@@ -263,9 +276,15 @@ class AdmissionLimits:
     total_argument_bytes: int = 4 * 1024 * 1024
     #: Limits for parsing one call's arguments; its byte limit is ``argument_bytes_per_call``.
     value_limits: Limits = DEFAULT
+    #: How many schema failures of one call are kept (and told to the model) at most.
+    failures_per_call: int = _FAILURES_PER_CALL
     _parse_limits: Limits = field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
+        for name in _BOUNDS:
+            bound = getattr(self, name)
+            if type(bound) is not int or bound < 1:
+                raise ValueError(f"AdmissionLimits.{name} must be a positive int")
         parse_limits = self.value_limits.with_max_bytes(self.argument_bytes_per_call)
         # The parser keeps a ready engine for ``DEFAULT`` itself: hand it that object when the limits agree.
         object.__setattr__(self, "_parse_limits", DEFAULT if parse_limits == DEFAULT else parse_limits)
@@ -382,7 +401,7 @@ def admit(
         if tool is None:
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
-            checked = _check_arguments(tool, text, parse_limits, adjust)
+            checked = _check_arguments(tool, text, parse_limits, adjust, limits.failures_per_call)
             if type(checked) is tuple:
                 admitted.append(AdmittedCall(call, tool, checked[0], checked[1]))
                 continue
@@ -413,6 +432,7 @@ def _check_arguments(
     arguments_json: str,
     limits: Limits,
     adjust: Mapping[str, Callable[[Value], Value]] | None,
+    failures: int,
 ) -> tuple[Value, Any] | InvalidJson | SchemaRejected | DecodeRejected:
     # The hot path of every response: plain type tests instead of ``match`` class patterns, and the
     # unwrapped parse and validation, so no ``Ok``/``Err`` or witness is made only to be taken apart.
@@ -423,7 +443,8 @@ def _check_arguments(
         arguments = adjust[tool.name](arguments)
     failure = _contract._first_failure(tool.contract, arguments)
     if failure is not None:
-        return SchemaRejected(failure)
+        # The rare path: collect the call's other failures too, so one answer can fix them all.
+        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))
     decode = tool.decode
     if decode is None:
         return arguments, arguments

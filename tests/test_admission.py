@@ -94,7 +94,7 @@ class TestDecodeArguments:
         )
         assert isinstance(got, Err)
         assert isinstance(got.error, SchemaRejected)
-        assert got.error.validation_error.path == ("location", "city")
+        assert got.error.errors[0].path == ("location", "city")
 
     def test_decode_rejected(self) -> None:
         got = admission.decode_arguments(call("t", {"n": 3}), codec.derive(_Even))
@@ -250,7 +250,38 @@ class TestAdmit:
         (issue,) = got.value.issues
         assert isinstance(issue, InvalidArguments)
         assert isinstance(issue.failure, SchemaRejected)
-        assert issue.failure.validation_error.path == ("query",)
+        assert issue.failure.errors[0].path == ("query",)
+
+    def test_every_failure_of_a_call_is_told_at_once(self) -> None:
+        """A call with several mistakes gets them all in one answer, so it takes one round trip to fix."""
+        calls = [call("search", {"query": "", "limit": 99, "extra": True})]
+        got = _admit(calls, ToolCallChecks.REPORT)
+        assert isinstance(got, Ok)
+        (issue,) = got.value.issues
+        assert isinstance(issue, InvalidArguments)
+        assert isinstance(issue.failure, SchemaRejected)
+        assert [error.path[:1] for error in issue.failure.errors] == [("query",), ("limit",)]
+        text = admission.describe_issue(issue)
+        assert "2 problems" in text
+        assert '$["query"]' in text
+        assert '$["limit"]' in text
+
+    def test_failures_per_call_bounds_the_list(self) -> None:
+        """``AdmissionLimits.failures_per_call`` caps how many failures one call keeps."""
+        many: dict[str, Any] = {
+            "type": "object",
+            "properties": {f"p{n}": {"type": "integer"} for n in range(30)},
+        }
+        wide = tool.from_json_schema("wide", "Thirty integers", many)
+        assert isinstance(wide, Ok)
+        arguments = {f"p{n}": "x" for n in range(30)}
+        limits = AdmissionLimits(failures_per_call=3)
+        got = admission.admit([call("wide", arguments)], [wide.value], ToolCallChecks.REPORT, limits)
+        assert isinstance(got, Ok)
+        (issue,) = got.value.issues
+        assert isinstance(issue, InvalidArguments)
+        assert isinstance(issue.failure, SchemaRejected)
+        assert len(issue.failure.errors) == 3
 
     def test_decode_rejected(self) -> None:
         calls = [call("even", {"n": 3})]
