@@ -353,6 +353,16 @@ class _FastEngine:
         # The same scanner without the duplicate-key hook, for documents with at most one object (``_fast``).
         unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
         self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
+        # With every integer token checked too, for documents holding a run of digits long enough to break a
+        # number limit: most such runs sit inside strings (ids, hashes), and those stay on this engine.
+        checked = json.JSONDecoder(
+            object_pairs_hook=_object,
+            parse_float=self.number,
+            parse_int=self.integer,
+            parse_constant=_constant,
+            strict=True,
+        )
+        self.scan_checked: Callable[[str, int], tuple[Value, int]] = checked.scan_once  # type: ignore[attr-defined]
 
     def number(self, token: str) -> Decimal:
         """Every non-integer number token: a ``Decimal`` when it is within the limits."""
@@ -361,6 +371,12 @@ class _FastEngine:
             if match is None or _number_problem(token, match.group("exp"), self.limits) is not None:
                 raise _Fallback
         return Decimal(token)
+
+    def integer(self, token: str) -> int:
+        """Every integer token, when the document may hold one over the limits."""
+        if len(token) >= self.long_int_from and _number_problem(token, None, self.limits) is not None:
+            raise _Fallback
+        return int(token)
 
 
 @functools.lru_cache(maxsize=32)
@@ -382,15 +398,17 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     # The substring test is a fraction of the regular expression's cost and rules out most documents.
     if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
         return None
+    long_digits = False
     if n >= engine.long_int_from and _DIGIT.search(source[:: engine.long_int_step]):
         if data is None:
             data = source.encode("utf-8")
-        if engine.long_int in data.translate(_DIGITS_AS_ZERO):
-            return None
+        long_digits = engine.long_int in data.translate(_DIGITS_AS_ZERO)
     start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
     objects = source.count("{")
     try:
-        if objects > 1:
+        if long_digits:
+            value, end = engine.scan_checked(source, start)
+        elif objects > 1:
             value, end = engine.scan_once(source, start)
         else:
             # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook

@@ -959,3 +959,20 @@ def test_arbitrary_text(text: str) -> None:
 def test_arbitrary_bytes(data: bytes) -> None:
     """Any bytes, broken UTF-8, and the UTF-8 of mutated documents."""
     check_against_oracles(data)
+
+
+class TestEngineChoice:
+    """Documents within every limit stay on the fast engine, whatever their shape."""
+
+    def test_a_long_digit_run_inside_a_string_stays_fast(self) -> None:
+        """A 1,000-digit id inside a string breaks no number limit: the C scanner parses it."""
+        source = '{"id": "' + "7" * 1000 + '", "n": 12}'
+        assert value._fast(source, DEFAULT) == ({"id": "7" * 1000, "n": 12},)
+
+    def test_a_long_integer_token_still_goes_to_the_exact_engine(self) -> None:
+        """An integer token over the digit limit is refused by the exact engine, with its location."""
+        source = '{"id": "' + "7" * 1000 + '", "n": ' + "1" * 900 + "}"
+        assert value._fast(source, DEFAULT) is None
+        error = error_of(parse(source))
+        assert error.reason == LimitExceeded("Limits.with_max_number_digits", 800)
+        assert error.location.byte_offset == source.index('"n"') + 5
