@@ -717,6 +717,7 @@ class NotJson(TypeError):
 
 
 _dump_str = json.encoder.encode_basestring
+_INF = float("inf")
 
 
 #: A path being walked: ``(parent, segment)`` links, turned into a ``Path`` only when an error needs it, so
@@ -735,6 +736,8 @@ def _path_of(link: _Link) -> Path:
 def render(value: Value) -> str:
     """
     Compact, exact JSON text for ``value``; raises ``NotJson`` for anything that is not a JSON value.
+
+    A finite Python ``float`` is written as its shortest repr, which reads back as the same number.
     """
     out: list[str] = []
     # Work items: a value with its path, or a literal piece of punctuation.
@@ -759,6 +762,11 @@ def render(value: Value) -> str:
             if not v.is_finite():
                 raise NotJson(_path_of(link), "a JSON number must be finite")
             out.append(str(v))
+        elif isinstance(v, float):
+            # A Python float from ``json.loads`` or an SDK: its shortest repr is exact and valid JSON.
+            if v != v or v in (_INF, -_INF):
+                raise NotJson(_path_of(link), "a JSON number must be finite")
+            out.append(float.__repr__(v))
         elif isinstance(v, list):
             out.append("[")
             stack.append("]")

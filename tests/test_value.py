@@ -815,8 +815,8 @@ class TestRender:
     @pytest.mark.parametrize(
         ("bad", "path", "text"),
         [
-            (1.5, (), "$: float is not a JSON value"),
-            ({"a": [1, {"b": 0.5}]}, ("a", 1, "b"), '$["a"][1]["b"]: float is not a JSON value'),
+            (float("nan"), (), "$: a JSON number must be finite"),
+            ({"a": [1, {"b": float("-inf")}]}, ("a", 1, "b"), '$["a"][1]["b"]: a JSON number must be finite'),
             ([Decimal("NaN")], (0,), "$[0]: a JSON number must be finite"),
             ({"x": Decimal("-Infinity")}, ("x",), '$["x"]: a JSON number must be finite'),
             ([Decimal("sNaN")], (0,), "$[0]: a JSON number must be finite"),
@@ -835,6 +835,15 @@ class TestRender:
         assert info.value.path == path
         assert str(info.value) == text
         assert isinstance(info.value, TypeError)
+
+    @given(st.floats(allow_nan=False, allow_infinity=False))
+    def test_finite_floats_render_exactly(self, number: float) -> None:
+        """A float from ``json.loads`` or an SDK renders as its shortest repr and reads back as that number."""
+        text = render([number])
+        parsed = value_of(parse(text))
+        assert isinstance(parsed, list)
+        assert float(parsed[0]) == number
+        assert text == f"[{number!r}]"
 
     def test_deep_lists(self) -> None:
         deep: list[Value] = []
