@@ -838,7 +838,7 @@ class TestRender:
 
     @given(st.floats(allow_nan=False, allow_infinity=False))
     def test_finite_floats_render_exactly(self, number: float) -> None:
-        """A float from ``json.loads`` or an SDK renders as its shortest repr and reads back as that number."""
+        """A float from ``json.loads`` or an SDK renders as its shortest repr, which reads back the same."""
         text = render([number])
         parsed = value_of(parse(text))
         assert isinstance(parsed, list)
