@@ -1,167 +1,50 @@
 """
-The one terminal shape every provider decoder produces, and the skeleton the four decoders share.
+The reducer skeleton the four API decoders share: reading provider JSON, accumulating one response, and
+driving a stream or a body to its ``Terminal``.
 
-A provider's response, whole body or SSE stream, reduces to a ``Terminal``: the text, the calls in provider
-order (``llm_wire.message.ToolCall``, argument text byte-exact where the provider sends text), calls that
-never finished (``PartialCall``, kept apart and never callable), why the response ended, usage, the response
-id and the provider's replay data. A stream also yields ``Progress`` as it goes. Failures are values:
-``ResponseError`` is a protocol violation, a reached bound, or a typed ``ProviderError`` with retry advice
-(``_errors``, re-exported here).
-
-``StreamDecoder`` is the shared reducer: a provider module only says what each of its events means.
+``Reducer`` implements ``response.StreamDecoder``; an API module subclasses it and only says what each of its
+events means (``_event``, ``_body``, ``_complete``), through the readers here and a ``Builder``. ``Fail``
+stops a reducer with a typed error and never leaves this package.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
-from typing import ClassVar, NoReturn, TypeAlias
-
-from attrs import field, frozen
+from typing import NoReturn
 
 from llm_wire.error import LimitExceeded, ProtocolError
-from llm_wire.message import AssistantTurn, Provider, ToolCall
-from llm_wire.providers._errors import ErrorKind, Headers, ProviderError, ResponseError, RetryAdvice
+from llm_wire.message import Provider, ToolCall
+from llm_wire.providers.response import (
+    DEFAULT_LIMITS,
+    ArgumentsDelta,
+    FinishReason,
+    PartialCall,
+    Progress,
+    ResponseError,
+    ResponseLimits,
+    Terminal,
+    TextDelta,
+    ToolCallStarted,
+    Usage,
+)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import Event, Framer
 from llm_wire.value import Limits, NotJson, Value, is_limit_exceeded, parse, render
 
 __all__ = [
-    "DEFAULT_LIMITS",
-    "ArgumentsDelta",
-    "ErrorKind",
-    "FinishReason",
-    "Headers",
-    "PartialCall",
-    "Progress",
-    "ProviderError",
-    "ResponseError",
-    "ResponseLimits",
-    "RetryAdvice",
-    "StreamDecoder",
-    "Terminal",
-    "TextDelta",
-    "ToolCallStarted",
-    "Usage",
+    "Builder",
+    "Call",
+    "Fail",
+    "Reducer",
+    "array",
+    "integer",
+    "json_text",
+    "member",
+    "obj",
+    "over",
+    "protocol",
+    "string",
 ]
-
-
-class FinishReason(enum.Enum):
-    """Why a response ended, in one vocabulary for every provider."""
-
-    STOP = "stop"
-    TOOL_CALLS = "tool_calls"
-    LENGTH = "length"
-    CONTENT_FILTER = "content_filter"
-    REFUSAL = "refusal"
-
-
-@frozen
-class Usage:
-    """
-    Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
-    """
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    raw: Value = field(default=None, eq=False, hash=False)
-
-
-@frozen
-class PartialCall:
-    """
-    A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
-    """
-
-    id: str
-    name: str
-    #: The argument text received so far; usually not valid JSON.
-    arguments_text: str
-
-
-@frozen
-class Terminal:
-    """
-    A finished response from any provider, before admission.
-    """
-
-    provider: Provider
-    finish: FinishReason
-    text: str = ""
-    #: Complete calls in provider order.
-    calls: tuple[ToolCall, ...] = ()
-    #: Calls that never finished; only a cut response (length, content filter, refusal) may have them.
-    incomplete: tuple[PartialCall, ...] = ()
-    refusal: str | None = None
-    usage: Usage | None = None
-    response_id: str | None = None
-    #: The provider's own output list (items, blocks or parts) when replay needs more than text and calls.
-    provider_data: Value = field(default=None, eq=False, hash=False)
-    #: The provider's own finish reason, as sent.
-    finish_detail: str | None = None
-
-    @property
-    def turn(self) -> AssistantTurn:
-        """The assistant turn to append to the conversation."""
-        return AssistantTurn(self.text, self.calls, self.provider, self.response_id, self.provider_data)
-
-
-@frozen
-class TextDelta:
-    """A piece of answer text."""
-
-    text: str
-
-
-@frozen
-class ToolCallStarted:
-    """The model started a call; arguments follow as ``ArgumentsDelta``."""
-
-    call_id: str
-    name: str
-
-
-@frozen
-class ArgumentsDelta:
-    """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
-
-    call_id: str
-    text: str
-
-
-Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
-
-
-def _positive(_: object, attribute: object, n: int) -> None:
-    if type(n) is not int or n < 1:
-        msg = f"{getattr(attribute, 'name', 'limit')} must be a positive integer"
-        raise ValueError(msg)
-
-
-_MIB = 1024 * 1024
-
-
-@frozen
-class ResponseLimits:
-    """
-    Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
-    """
-
-    argument_bytes_per_call: int = field(default=_MIB, validator=_positive)
-    total_argument_bytes: int = field(default=4 * _MIB, validator=_positive)
-    #: Output items, content blocks or calls in one response.
-    active_blocks: int = field(default=64, validator=_positive)
-    #: Answer text and refusal text together.
-    total_text_bytes: int = field(default=4 * _MIB, validator=_positive)
-    #: One SSE event (its data is also parsed with this byte cap).
-    event_bytes: int = field(default=_MIB, validator=_positive)
-    line_bytes: int = field(default=_MIB, validator=_positive)
-    #: A whole body, or all event data of a stream.
-    response_body_bytes: int = field(default=8 * _MIB, validator=_positive)
-
-
-DEFAULT_LIMITS = ResponseLimits()
 
 _LIMIT_TEXT = {
     "argument_bytes_per_call": "argument bytes of one call",
@@ -177,10 +60,6 @@ _LIMIT_TEXT = {
 def over(limit: str, value: int, measured: int) -> LimitExceeded:
     """The error for a ``ResponseLimits`` field ``limit`` whose bound ``value`` was passed."""
     return LimitExceeded(f"ResponseLimits({limit}=)", value, measured, what=_LIMIT_TEXT.get(limit, limit))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The skeleton: reading provider JSON, accumulating a response, and driving a stream.
 
 
 class Fail(Exception):
@@ -373,16 +252,13 @@ class Builder:
         )
 
 
-class StreamDecoder:
+class Reducer:
     """
-    Decodes one response from its SSE events into ``Progress`` and, at the end, a ``Terminal``.
-
-    Feed it framed ``sse.Event``s (``feed``), raw body chunks (``feed_bytes``, framed inside) or parsed event
-    payloads (``feed_json``); then call ``finish``. The first error ends the stream: every later call
-    returns it again. Nothing raises on any input.
+    The shared ``response.StreamDecoder``: framing, bounds, the first-error latch and the body path. A
+    subclass sets ``provider`` and fills in the three hooks.
     """
 
-    provider: ClassVar[Provider]
+    provider: Provider
 
     def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
         self._limits = limits
