@@ -137,7 +137,18 @@ class Config:
             event_bytes=self.event_bytes,
             line_bytes=self.event_bytes,
             response_body_bytes=self.response_bytes,
+            settings=_RAISED_BY,
         )
+
+
+#: The ``Config`` setting that raises each ``ResponseLimits`` field ``response_limits`` fills in.
+_RAISED_BY = {
+    "argument_bytes_per_call": "Config.with_limit(Limit.ARGUMENT_BYTES_PER_CALL, n)",
+    "total_argument_bytes": "Config.with_limit(Limit.TOTAL_ARGUMENT_BYTES, n)",
+    "event_bytes": "Config.with_limit(Limit.EVENT_BYTES, n)",
+    "line_bytes": "Config.with_limit(Limit.EVENT_BYTES, n)",
+    "response_body_bytes": "Config.with_limit(Limit.RESPONSE_BYTES, n)",
+}
 
 
 def config(provider: Provider) -> Config:

@@ -57,9 +57,10 @@ _LIMIT_TEXT = {
 }
 
 
-def over(limit: str, value: int, measured: int) -> LimitExceeded:
-    """The error for a ``ResponseLimits`` field ``limit`` whose bound ``value`` was passed."""
-    return LimitExceeded(f"ResponseLimits({limit}=)", value, measured, what=_LIMIT_TEXT.get(limit, limit))
+def over(limits: ResponseLimits, limit: str, measured: int | None) -> LimitExceeded:
+    """The error for the ``ResponseLimits`` field ``limit`` passed, naming the setting that raises it."""
+    value: int = getattr(limits, limit)
+    return LimitExceeded(limits.setting(limit), value, measured, what=_LIMIT_TEXT.get(limit, limit))
 
 
 class Fail(Exception):
@@ -157,7 +158,7 @@ class Builder:
         """Count one output item, content block or call against ``active_blocks``."""
         self.blocks += 1
         if self.blocks > self.limits.active_blocks:
-            raise Fail(over("active_blocks", self.limits.active_blocks, self.blocks))
+            raise Fail(over(self.limits, "active_blocks", self.blocks))
 
     def text(self, piece: str, *, refusal: bool = False) -> None:
         """Add answer (or refusal) text."""
@@ -165,7 +166,7 @@ class Builder:
             return
         self.text_bytes += len(piece.encode("utf-8", "surrogatepass"))
         if self.text_bytes > self.limits.total_text_bytes:
-            raise Fail(over("total_text_bytes", self.limits.total_text_bytes, self.text_bytes))
+            raise Fail(over(self.limits, "total_text_bytes", self.text_bytes))
         if refusal:
             self.refusal_parts.append(piece)
         else:
@@ -211,10 +212,9 @@ class Builder:
         call.size += size
         self.argument_bytes += size
         if call.size > self.limits.argument_bytes_per_call:
-            raise Fail(over("argument_bytes_per_call", self.limits.argument_bytes_per_call, call.size))
+            raise Fail(over(self.limits, "argument_bytes_per_call", call.size))
         if self.argument_bytes > self.limits.total_argument_bytes:
-            limit = self.limits.total_argument_bytes
-            raise Fail(over("total_argument_bytes", limit, self.argument_bytes))
+            raise Fail(over(self.limits, "total_argument_bytes", self.argument_bytes))
 
     def settle(self, call: Call, whole: str) -> None:
         """The provider repeated the whole argument text: take it if nothing streamed, else it must agree."""
@@ -332,7 +332,15 @@ class Reducer:
         def whole() -> None:
             if isinstance(body, bytes | bytearray | str):
                 text = bytes(body) if isinstance(body, bytearray) else body
-                self._body(_read(text, self._limits.response_body_bytes, "response_body_bytes", "the body"))
+                self._body(
+                    _read(
+                        text,
+                        self._limits.response_body_bytes,
+                        self._limits,
+                        "response_body_bytes",
+                        "the body",
+                    )
+                )
             else:
                 self._body(body)
 
@@ -364,17 +372,21 @@ class Reducer:
             protocol("an event arrived after the response finished")
 
     def _parse(self, data: str) -> Value:
-        return _read(data, self._limits.event_bytes, "event_bytes", "an event")
+        return _read(data, self._limits.event_bytes, self._limits, "event_bytes", "an event")
 
     def _raw(self, name: str | None, data: str) -> None:
         self._bytes += len(data.encode("utf-8", "surrogatepass"))
         if self._bytes > self._limits.response_body_bytes:
-            raise Fail(over("response_body_bytes", self._limits.response_body_bytes, self._bytes))
+            raise Fail(over(self._limits, "response_body_bytes", self._bytes))
         self._event(name, self._parse(data))
 
     def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
         match framed:
             case Err(error):
+                # The framer names its own parameter; name the bound a caller of this decoder raises.
+                limit = error.setting.removeprefix("Framer(max_").removesuffix("=)")
+                if limit in ("event_bytes", "line_bytes"):
+                    error = over(self._limits, limit, error.measured)
                 self._error = error
                 return Err(error)
             case Ok(events):
@@ -400,7 +412,7 @@ class Reducer:
         return Ok(progress)
 
 
-def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
+def _read(text: bytes | str, max_bytes: int, limits: ResponseLimits, limit: str, what: str) -> Value:
     """``text`` parsed under a byte cap: over it is ``LimitExceeded(limit)``, bad JSON a protocol error."""
     match parse(text, Limits(max_bytes=max_bytes)):
         case Ok(parsed):
@@ -408,5 +420,5 @@ def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
         case Err(error):
             if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "Limits.with_max_bytes":
                 size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
-                raise Fail(over(limit, max_bytes, size))
+                raise Fail(over(limits, limit, size))
             protocol(f"{what} is not JSON: {error.describe()}")

@@ -512,9 +512,8 @@ class Decoder(Reducer):
             path if isinstance(value, str) and member(piece, "willContinue") is True else None
         )
         streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
-        limit = self._limits.argument_bytes_per_call
-        if streaming.size > limit:
-            raise Fail(over("argument_bytes_per_call", limit, streaming.size))
+        if streaming.size > self._limits.argument_bytes_per_call:
+            raise Fail(over(self._limits, "argument_bytes_per_call", streaming.size))
 
     def _close(self, call: Call, args: Value, part: dict[str, Value]) -> None:
         self._b.settle(call, json_text(args, "function call arguments"))

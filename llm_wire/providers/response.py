@@ -165,6 +165,13 @@ class ResponseLimits:
     line_bytes: int = field(default=_MIB, validator=_positive)
     #: A whole body, or all event data of a stream.
     response_body_bytes: int = field(default=8 * _MIB, validator=_positive)
+    #: How a caller raises a field when these bounds come from elsewhere (``Config.with_limit``), by field
+    #: name; a field not listed is raised with ``ResponseLimits(<field>=)``.
+    settings: Mapping[str, str] = field(factory=dict, eq=False, hash=False, repr=False)
+
+    def setting(self, limit: str) -> str:
+        """How a caller raises the field named ``limit``."""
+        return self.settings.get(limit) or f"ResponseLimits({limit}=)"
 
 
 DEFAULT_LIMITS = ResponseLimits()

@@ -48,7 +48,7 @@ def sse(events: list[Value]) -> bytes:
 
 
 def run(
-    module: ModuleType, events: list[Value], **limits: int
+    module: ModuleType, events: list[Value], **limits: Any
 ) -> tuple[list[Progress], Result[Terminal, Any]]:
     decoder = module.Decoder(ResponseLimits(**limits))
     progress: list[Progress] = []
