@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import arbitrary_text
 
+import llm_wire as rq
 from llm_wire import admission, codec, tool
 from llm_wire.admission import InvalidJson, InvalidToolCall, SchemaRejected, UnknownTool
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -21,6 +23,8 @@ from llm_wire.outcome import (
     OutputLimited,
     Refused,
     Sent,
+    resolve,
+    resolve_stream,
     resolve_stream_with,
     resolve_with,
     sent_for,
@@ -35,7 +39,7 @@ from llm_wire.providers.response import (
     Terminal,
     Usage,
 )
-from llm_wire.result import Err, Ok
+from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import ToolCallChecks
 from llm_wire.value import Value, render
 
@@ -311,3 +315,127 @@ def test_any_output_text_resolves_to_an_outcome(text: str) -> None:
     """Whatever the answer text, structured output gives an ``Answer`` or a ``Failure``."""
     got = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
     assert isinstance(got, Answer | Failure)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Resolving against the prepared request: nothing carried by hand.
+
+_CITY: dict[str, Value] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+}
+_CITY_TOOL = unwrap(tool.from_json_schema("get_weather", "Weather", {**_CITY, "required": ["city"]}))
+
+
+def _chat_calls(*arguments: str) -> Value:
+    calls: list[Value] = [
+        {"id": f"call_{n}", "type": "function", "function": {"name": "get_weather", "arguments": text}}
+        for n, text in enumerate(arguments)
+    ]
+    return {
+        "id": "c",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"tool_calls": calls}}],
+    }
+
+
+def _prepared(checks: ToolCallChecks, *, strict: bool = False, **output: Any) -> rq.Prepared:
+    config = rq.Config.openai_chat().with_tool_call_checks(checks).with_strict_tools(strict)
+    req = rq.request("m", [rq.user("x")]).with_tools([_CITY_TOOL])
+    if output:
+        req = req.with_output("City", output["codec"])
+    prepared = rq.prepare(config, req)
+    assert isinstance(prepared, Ok)
+    return prepared.value
+
+
+@pytest.mark.parametrize("checks", list(ToolCallChecks), ids=lambda c: c.name)
+class TestResolvePrepared:
+    """``resolve(decoded, prepared)`` takes the tools, checks, limits, restore and output from it."""
+
+    def test_checks_come_from_the_config(self, checks: ToolCallChecks) -> None:
+        """REJECT fails the response on a bad call; REPORT lists it and admits the others."""
+        prepared = _prepared(checks)
+        got = resolve(prepared.decode_body(_chat_calls('{"city": "Oslo"}', '{"city": 5}')), prepared)
+        if checks is ToolCallChecks.REJECT:
+            assert isinstance(got, Failure)
+            assert isinstance(got.error, InvalidToolCall)
+            assert got.sent is Sent.COMPLETED
+        else:
+            assert isinstance(got, NeedsTools)
+            assert [a.call.id for a in got.admitted] == ["call_0"]
+            assert [issue.call_id for issue in got.issues] == ["call_1"]
+
+    def test_strict_restore_is_applied(self, checks: ToolCallChecks) -> None:
+        """A null strict mode introduced is removed before validation, without the caller passing it."""
+        prepared = _prepared(checks, strict=True)
+        assert prepared.strict == {"get_weather": True}
+        got = resolve(prepared.decode_body(_chat_calls('{"city": "Oslo", "unit": null}')), prepared)
+        assert isinstance(got, NeedsTools)
+        assert got.admitted[0].arguments == {"city": "Oslo"}
+        loose = _prepared(checks)
+        unrestored = resolve(loose.decode_body(_chat_calls('{"city": "Oslo", "unit": null}')), loose)
+        assert not isinstance(unrestored, NeedsTools) or unrestored.issues
+
+    def test_limits_come_from_the_config(self, checks: ToolCallChecks) -> None:
+        """The calls-per-turn limit of the config bounds admission."""
+        config = rq.Config.openai_chat().with_tool_call_checks(checks).with_limit(rq.Limit.CALLS_PER_TURN, 1)
+        prepared = unwrap(rq.prepare(config, rq.request("m", [rq.user("x")]).with_tools([_CITY_TOOL])))
+        body = _chat_calls('{"city": "Oslo"}', '{"city": "Rome"}')
+        got = resolve(prepared.decode_body(body), prepared)
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, LimitExceeded)
+        assert got.error.limit == 1
+
+    def test_output_tool_comes_from_the_request(self, checks: ToolCallChecks) -> None:
+        """Structured output is decoded with the request's output codec."""
+        prepared = _prepared(checks, codec=codec.derive(City))
+        assert prepared.output_tool is not None
+        text = '{"city": "Paris", "country": "France"}'
+        body: Value = {
+            "id": "c",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"content": text}}],
+        }
+        got = resolve(prepared.decode_body(body), prepared)
+        assert isinstance(got, Answer)
+        assert got.output == City("Paris", "France")
+
+    def test_a_stream_resolves_against_the_prepared_request(self, checks: ToolCallChecks) -> None:
+        """``resolve_stream(prepared.decoder(), prepared)`` admits a streamed call the same way."""
+        prepared = _prepared(checks)
+        stream = prepared.decoder()
+        chunks: list[Value] = [
+            {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [_STREAM_CALL]}}]},
+            {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        ]
+        for chunk in chunks:
+            assert isinstance(stream.feed_bytes(f"data: {render(chunk)}\n\n"), Ok)
+        assert isinstance(stream.feed_bytes("data: [DONE]\n\n"), Ok)
+        got = resolve_stream(stream, prepared)
+        assert isinstance(got, NeedsTools)
+        assert got.admitted[0].arguments == {"city": "Oslo"}
+
+
+_STREAM_CALL: Value = {
+    "index": 0,
+    "id": "call_0",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+}
+
+
+class TestTexts:
+    """Every failure record's ``str`` is its ``describe()``."""
+
+    def test_failure_and_invalid_output(self) -> None:
+        """``Failure`` and ``InvalidOutput`` render their description, never a repr."""
+        failure = resolve_with(Ok(terminal(FinishReason.STOP, text='{"city": ')), output=codec.derive(City))
+        assert isinstance(failure, Failure)
+        assert isinstance(failure.error, InvalidOutput)
+        assert str(failure) == failure.describe()
+        assert str(failure.error) == failure.error.describe()
+        assert failure.describe().endswith("(completed)")
+
+    def test_provider_error(self) -> None:
+        """A ``ProviderError`` renders its description."""
+        error = anthropic.decode_error(529, b"{}")
+        assert str(error) == error.describe()

@@ -16,6 +16,7 @@ from strategies import json_values
 import llm_wire as rq
 from llm_wire import codec
 from llm_wire.admission import InvalidArguments, SchemaRejected, admit
+from llm_wire.error import LimitExceeded
 from llm_wire.message import (
     AssistantTurn,
     Message,
@@ -652,3 +653,64 @@ def test_anthropic_strict_budget() -> None:
     )
     too_many = error(rq.Config.anthropic().with_strict_tools(True), req.with_tools([optional]))
     assert "optional parameters" in too_many.reason
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The response side of a prepared request: its decoder and its bounds.
+
+_CHAT_ANSWER = b'{"id":"c","choices":[{"index":0,"finish_reason":"stop","message":{"content":"Sunny."}}]}'
+
+
+class TestPreparedResponse:
+    """A prepared request decodes its response under the bounds of its ``Config``."""
+
+    def test_decode_body(self) -> None:
+        """``decode_body`` reads the request's API from bytes or text."""
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat(), conversation()))
+        for body in (_CHAT_ANSWER, _CHAT_ANSWER.decode()):
+            decoded = prepared.decode_body(body)
+            assert isinstance(decoded, Ok)
+            assert decoded.value.text == "Sunny."
+
+    def test_decoder(self) -> None:
+        """``decoder()`` is a fresh stream decoder for the request's API each time."""
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat().with_stream(True), conversation()))
+        stream = prepared.decoder()
+        chunk = (
+            b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n\n'
+        )
+        assert isinstance(stream.feed_bytes(chunk + b"data: [DONE]\n\n"), Ok)
+        finished = stream.finish()
+        assert isinstance(finished, Ok)
+        assert finished.value.text == "Hi"
+        assert prepared.decoder().text == ""
+
+    def test_response_bytes_bounds_the_body(self) -> None:
+        """``Limit.RESPONSE_BYTES`` bounds a body, and the error names the setting that raises it."""
+        config = rq.Config.openai_chat().with_limit(rq.Limit.RESPONSE_BYTES, 40)
+        decoded = unwrap(rq.prepare(config, conversation())).decode_body(_CHAT_ANSWER)
+        assert isinstance(decoded, Err)
+        assert isinstance(decoded.error, LimitExceeded)
+        assert decoded.error.limit == 40
+        assert decoded.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+        assert isinstance(
+            unwrap(rq.prepare(rq.Config.openai_chat(), conversation())).decode_body(_CHAT_ANSWER), Ok
+        )
+
+    def test_event_bytes_bounds_one_event(self) -> None:
+        """``Limit.EVENT_BYTES`` bounds one SSE event of a stream."""
+        config = rq.Config.openai_chat().with_stream(True).with_limit(rq.Limit.EVENT_BYTES, 30)
+        stream = unwrap(rq.prepare(config, conversation())).decoder()
+        chunk = b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'
+        fed = stream.feed_bytes(chunk)
+        assert isinstance(fed, Err)
+        assert isinstance(fed.error, LimitExceeded)
+        assert fed.error.limit == 30
+        assert fed.error.setting == "Config.with_limit(Limit.EVENT_BYTES, n)"
+
+    def test_prepare_errors_render_their_description(self) -> None:
+        """Every ``PrepareError`` variant's ``str`` is its ``describe()``."""
+        found = error(rq.Config.openai_chat(), conversation().with_tools([WEATHER, WEATHER]))
+        assert str(found) == found.describe() == "tool get_weather is declared twice"
+        unsupported = error(rq.Config.openai_responses(), conversation().with_stop("END"))
+        assert str(unsupported) == unsupported.describe()
