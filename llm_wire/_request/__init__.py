@@ -54,3 +54,10 @@ __all__ = [
     "tool_result",
     "user",
 ]
+
+# Print the public path, as httpx does: ``llm_wire.Config``, never ``llm_wire._request._config.Config``.
+for _name in __all__:
+    _exported = globals()[_name]
+    if isinstance(_exported, type):
+        _exported.__module__ = "llm_wire"
+del _name, _exported

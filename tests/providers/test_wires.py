@@ -79,3 +79,17 @@ class TestPreparedDecoder:
         assert isinstance(result, rq.NeedsTools)
         assert [admitted.call.name for admitted in result.admitted] == ["get_weather", "convert_time"]
         assert result.issues == ()
+
+
+class TestPublicPaths:
+    """Public types print a public module path."""
+
+    def test_response_and_request_types(self) -> None:
+        """Response types live in ``providers.response``; request types print as ``llm_wire``."""
+        from llm_wire.providers import response
+
+        for name in response.__all__:
+            found = getattr(response, name)
+            if isinstance(found, type):
+                assert found.__module__ == "llm_wire.providers.response", name
+        assert rq.Prepared.__module__ == rq.Config.__module__ == rq.MissingResult.__module__ == "llm_wire"
