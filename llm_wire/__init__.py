@@ -2,18 +2,17 @@
 llm_wire: typed, checked and bounded language-model tool calling.
 
 Declare tools from typed codecs (``llm_wire.codec``) or runtime JSON Schemas (``llm_wire.contract``), build a
-request with the functions here, ``prepare`` it for OpenAI, Anthropic or Gemini, and admit every call a model
-returns (``llm_wire.tool``, ``llm_wire.outcome``) before your code sees it.
+``request`` (each ``with_*`` method returns a copy), ``prepare`` it for OpenAI, Anthropic or Gemini, decode
+the response with the prepared request (``prepared.decode_body`` or ``prepared.decoder()``), and ``resolve``
+it: every call a model returns is admitted before your code sees it.
 """
 
 from llm_wire._request import (
-    Choice,
     Config,
     DuplicateCallId,
     DuplicateResult,
     DuplicateToolName,
     GoogleSchema,
-    InvalidReplay,
     InvalidSetting,
     Limit,
     MissingResult,
@@ -25,13 +24,9 @@ from llm_wire._request import (
     Request,
     RequestTooLarge,
     Strictness,
-    ToolChoice,
     UnknownToolChoice,
     UnsupportedOutput,
     UnsupportedSchema,
-    UnsupportedSetting,
-    UseTool,
-    append,
     assistant,
     config,
     prepare,
@@ -39,67 +34,53 @@ from llm_wire._request import (
     system,
     tool_result,
     user,
-    with_max_tokens,
-    with_output,
-    with_parallel_tool_calls,
-    with_stop,
-    with_temperature,
-    with_tool_choice,
-    with_tools,
-    with_top_p,
 )
+from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused, resolve
+from llm_wire.providers import Choice, InvalidReplay, ToolChoice, UnsupportedSetting, UseTool
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import DefinitionError
-from llm_wire.value import Limits, ParseError, Value, parse, render
+from llm_wire.tool import Tool, ToolCallChecks
 
 __all__ = [
+    "Answer",
     "Choice",
     "Config",
-    "DefinitionError",
     "DuplicateCallId",
     "DuplicateResult",
     "DuplicateToolName",
     "Err",
+    "Failure",
     "GoogleSchema",
     "InvalidReplay",
     "InvalidSetting",
     "Limit",
-    "Limits",
     "MissingResult",
+    "NeedsTools",
     "NotEncodable",
     "Ok",
     "OrphanResult",
     "Output",
-    "ParseError",
+    "OutputLimited",
     "PrepareError",
     "Prepared",
+    "Refused",
     "Request",
     "RequestTooLarge",
     "Result",
     "Strictness",
+    "Tool",
+    "ToolCallChecks",
     "ToolChoice",
     "UnknownToolChoice",
     "UnsupportedOutput",
     "UnsupportedSchema",
     "UnsupportedSetting",
     "UseTool",
-    "Value",
-    "append",
     "assistant",
     "config",
-    "parse",
     "prepare",
-    "render",
     "request",
+    "resolve",
     "system",
     "tool_result",
     "user",
-    "with_max_tokens",
-    "with_output",
-    "with_parallel_tool_calls",
-    "with_stop",
-    "with_temperature",
-    "with_tool_choice",
-    "with_tools",
-    "with_top_p",
 ]

@@ -10,12 +10,16 @@ Outcomes: what one model response means for the caller, after a single admission
     ├── Refused(reason, refusal, text, usage)      a refusal or a content filter
     └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output
 
-``resolve`` turns a decoded response (``decode_body``'s result) into an ``Outcome``; ``resolve_stream``
-does the same for a finished ``StreamDecoder``. Calls are admitted by ``llm_wire.admission.admit`` only when
-the response finished for tool calls, so admission is the same for bodies and streams. ``Failure.sent`` says
-what the failed call cost: ``NOT_SENT`` (refused before any work), ``MAYBE_SENT`` (cut or failed midway) or
-``COMPLETED`` (a whole response came back and was unusable). The shapes the response decoders produce
-(``Terminal``, ``Progress``, ``ProviderError``, ``ResponseLimits``…) are public here too.
+``resolve(decoded, prepared)`` turns a decoded response (``prepared.decode_body(body)``) into an ``Outcome``;
+``resolve_stream(decoder, prepared)`` does the same for a finished ``prepared.decoder()``. The ``Prepared``
+request carries everything admission needs (the declared tools, the checks, the limits, the projection
+restore and the output tool), so nothing is carried by hand. ``resolve_with`` and ``resolve_stream_with``
+take those pieces explicitly, for a response with no ``Prepared`` request (a recorded exchange). Calls are
+admitted by ``llm_wire.admission.admit`` only when the response finished for tool calls, so admission is the
+same for bodies and streams. ``Failure.sent`` says what the failed call cost: ``NOT_SENT`` (refused before
+any work), ``MAYBE_SENT`` (cut or failed midway) or ``COMPLETED`` (a whole response came back and was
+unusable). The shapes the decoders produce (``Terminal``, ``ProviderError``...) are in
+``llm_wire.providers.response``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any, TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._request import Prepared
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -39,20 +44,14 @@ from llm_wire.admission import (
 from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
-from llm_wire.providers._terminal import (
-    ArgumentsDelta,
+from llm_wire.providers.response import (
     ErrorKind,
     FinishReason,
     PartialCall,
-    Progress,
     ProviderError,
     ResponseError,
-    ResponseLimits,
-    RetryAdvice,
     StreamDecoder,
     Terminal,
-    TextDelta,
-    ToolCallStarted,
     Usage,
 )
 from llm_wire.result import Err, Ok, Result
@@ -60,7 +59,6 @@ from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
 
 __all__ = [
-    # outcomes
     "Answer",
     "Failure",
     "FailureError",
@@ -72,21 +70,9 @@ __all__ = [
     "Sent",
     "resolve",
     "resolve_stream",
+    "resolve_stream_with",
+    "resolve_with",
     "sent_for",
-    # what the response decoders produce (``llm_wire.providers.*_response``)
-    "ArgumentsDelta",
-    "ErrorKind",
-    "FinishReason",
-    "PartialCall",
-    "Progress",
-    "ProviderError",
-    "ResponseError",
-    "ResponseLimits",
-    "RetryAdvice",
-    "Terminal",
-    "TextDelta",
-    "ToolCallStarted",
-    "Usage",
 ]
 
 
@@ -172,6 +158,9 @@ class InvalidOutput:
         """``invalid structured output: <failure>``; never the output itself."""
         return f"invalid structured output: {self.failure.describe()}"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput
 
@@ -189,6 +178,13 @@ class Failure:
     provider: Provider | None = None
     usage: Usage | None = None
     text: str = ""
+
+    def describe(self) -> str:
+        """The error's text and what the call cost; never the answer text."""
+        return f"{self.error.describe()} ({self.sent.value})"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
@@ -225,6 +221,41 @@ def sent_for(error: ResponseError) -> Sent:
 
 def resolve(
     decoded: Result[Terminal, ResponseError],
+    prepared: Prepared,
+    *,
+    sent: Sent | None = None,
+    partial_output: bool = False,
+) -> Outcome:
+    """
+    The outcome of a decoded response to ``prepared``: its calls admitted against the prepared tools, with
+    its checks, limits and projection restore, and a plain answer decoded with its output tool if any.
+    """
+    return resolve_with(
+        decoded,
+        prepared.tools,
+        checks=prepared.checks,
+        limits=prepared.admission_limits,
+        adjust=prepared.adjust,
+        output=prepared.output_tool,
+        sent=sent,
+        partial_output=partial_output,
+    )
+
+
+def resolve_stream(stream: StreamDecoder, prepared: Prepared) -> Outcome:
+    """``resolve`` for a stream of ``prepared``'s response (``prepared.decoder()``) fed to its end."""
+    return resolve_stream_with(
+        stream,
+        prepared.tools,
+        checks=prepared.checks,
+        limits=prepared.admission_limits,
+        adjust=prepared.adjust,
+        output=prepared.output_tool,
+    )
+
+
+def resolve_with(
+    decoded: Result[Terminal, ResponseError],
     tools: Iterable[Tool] | Mapping[str, Tool] = (),
     *,
     checks: ToolCallChecks = ToolCallChecks.REJECT,
@@ -235,7 +266,7 @@ def resolve(
     partial_output: bool = False,
 ) -> Outcome:
     """
-    The outcome of a decoded response.
+    The outcome of a decoded response with no ``Prepared`` request: the pieces of admission given here.
 
     Tool calls go through ``admission.admit`` with ``tools``, ``checks``, ``limits`` and ``adjust`` (a tool
     name to a function undoing a wire projection on parsed arguments); an admission error is a ``Failure``
@@ -272,7 +303,7 @@ def resolve(
                     return Answer(terminal.text, value, terminal.usage, turn)
 
 
-def resolve_stream(
+def resolve_stream_with(
     stream: StreamDecoder,
     tools: Iterable[Tool] | Mapping[str, Tool] = (),
     *,
@@ -282,13 +313,13 @@ def resolve_stream(
     output: Tool | Codec[Any] | None = None,
 ) -> Outcome:
     """
-    ``resolve`` for a stream fed to its end (or to its first error): finishes it, and a failure records
+    ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
     whether the stream completed and whether progress reached the caller.
     """
     decoded = stream.finish()
     completed = Sent.COMPLETED if stream.completed else Sent.MAYBE_SENT
     sent = None if isinstance(decoded, Err) and isinstance(decoded.error, ProviderError) else completed
-    got = resolve(
+    got = resolve_with(
         decoded,
         tools,
         checks=checks,

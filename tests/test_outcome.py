@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import arbitrary_text
 
+import llm_wire as rq
 from llm_wire import admission, codec, tool
 from llm_wire.admission import InvalidJson, InvalidToolCall, SchemaRejected, UnknownTool
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -23,10 +25,12 @@ from llm_wire.outcome import (
     Sent,
     resolve,
     resolve_stream,
+    resolve_stream_with,
+    resolve_with,
     sent_for,
 )
-from llm_wire.providers import anthropic_response, openai_chat_response, openai_responses_response
-from llm_wire.providers._terminal import (
+from llm_wire.providers import anthropic, openai_chat, openai_responses
+from llm_wire.providers.response import (
     ErrorKind,
     FinishReason,
     PartialCall,
@@ -35,7 +39,7 @@ from llm_wire.providers._terminal import (
     Terminal,
     Usage,
 )
-from llm_wire.result import Err, Ok
+from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import ToolCallChecks
 from llm_wire.value import Value, render
 
@@ -74,7 +78,9 @@ class TestToolCalls:
 
     def test_admitted_calls_are_decoded(self) -> None:
         """Good calls become ``NeedsTools`` with the turn and each call's decoded arguments."""
-        got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo", "days": 2}'))), TOOLS)
+        got = resolve_with(
+            Ok(terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo", "days": 2}'))), TOOLS
+        )
         assert isinstance(got, NeedsTools)
         assert got.issues == ()
         assert got.turn.calls == (call("a", '{"city": "Oslo", "days": 2}'),)
@@ -86,7 +92,7 @@ class TestToolCalls:
     def test_report_lists_every_issue_in_order(self) -> None:
         """Under REPORT every call stays in the turn and each failing one is an issue, in provider order."""
         calls = [call("a", '{"city": 3}'), call("b", "{}", "nope"), call("c", '{"city": "Rome"}')]
-        got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, *calls)), TOOLS, checks=ToolCallChecks.REPORT)
+        got = resolve_with(Ok(terminal(FinishReason.TOOL_CALLS, *calls)), TOOLS, checks=ToolCallChecks.REPORT)
         assert isinstance(got, NeedsTools)
         assert got.turn.calls == tuple(calls)
         assert [issue.call_id for issue in got.issues] == ["a", "b"]
@@ -96,7 +102,7 @@ class TestToolCalls:
     def test_reject_fails_the_completed_response(self) -> None:
         """Under REJECT one bad call fails the response; it was completed, and its text is kept."""
         done = terminal(FinishReason.TOOL_CALLS, call("a", "{"), text="Let me see.")
-        got = resolve(Ok(done), TOOLS)
+        got = resolve_with(Ok(done), TOOLS)
         assert isinstance(got, Failure)
         assert isinstance(got.error, InvalidToolCall)
         assert got.error.issue.call_id == "a"
@@ -115,8 +121,8 @@ class TestToolCalls:
             return {key: value for key, value in arguments.items() if value is not None}
 
         done = Ok(terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo", "days": null}')))
-        assert isinstance(resolve(done, TOOLS), Failure)
-        got = resolve(done, TOOLS, adjust={"get_weather": restore})
+        assert isinstance(resolve_with(done, TOOLS), Failure)
+        got = resolve_with(done, TOOLS, adjust={"get_weather": restore})
         assert isinstance(got, NeedsTools)
         assert got.admitted[0].decoded == Weather("Oslo", 1)
 
@@ -125,7 +131,7 @@ class TestToolCalls:
         done = Ok(
             terminal(FinishReason.TOOL_CALLS, call("a", '{"city": "Oslo"}'), call("b", '{"city": "Rome"}'))
         )
-        got = resolve(
+        got = resolve_with(
             done, TOOLS, checks=ToolCallChecks.REPORT, limits=admission.AdmissionLimits(calls_per_turn=1)
         )
         assert got == Failure(
@@ -148,14 +154,14 @@ class TestOtherFinishes:
             text="partial",
             incomplete=(PartialCall("b", "get_weather", '{"ci'),),
         )
-        got = resolve(Ok(done), TOOLS)
+        got = resolve_with(Ok(done), TOOLS)
         assert got == OutputLimited("partial", done.calls, done.incomplete, USAGE)
 
     def test_refusal_and_filter(self) -> None:
         """A refusal keeps its text and the provider's reason; a filter is a refusal of another kind."""
-        refused = resolve(Ok(terminal(FinishReason.REFUSAL, refusal="No.", finish_detail="refusal")))
+        refused = resolve_with(Ok(terminal(FinishReason.REFUSAL, refusal="No.", finish_detail="refusal")))
         assert refused == Refused(FinishReason.REFUSAL, "No.", "", USAGE, "refusal")
-        filtered = resolve(Ok(terminal(FinishReason.CONTENT_FILTER, text="cut", finish_detail="SAFETY")))
+        filtered = resolve_with(Ok(terminal(FinishReason.CONTENT_FILTER, text="cut", finish_detail="SAFETY")))
         assert filtered == Refused(FinishReason.CONTENT_FILTER, None, "cut", USAGE, "SAFETY")
 
 
@@ -164,7 +170,7 @@ class TestAnswers:
 
     def test_plain_answer(self) -> None:
         """Without an output codec the text is the answer and ``output`` is ``None``."""
-        got = resolve(Ok(terminal(FinishReason.STOP, text="Hello")))
+        got = resolve_with(Ok(terminal(FinishReason.STOP, text="Hello")))
         assert isinstance(got, Answer)
         assert (got.text, got.output, got.usage, got.turn.text) == ("Hello", None, USAGE, "Hello")
 
@@ -172,24 +178,24 @@ class TestAnswers:
         """With an output codec (or a tool built from one) the text is decoded strictly."""
         text = '{"city": "Paris", "country": "France"}'
         out = codec.derive(City)
-        got = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=out)
+        got = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=out)
         assert isinstance(got, Answer)
         assert got.output == City("Paris", "France")
         prebuilt = tool.new("final_result", "The answer.", out)
-        again = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=prebuilt)
+        again = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=prebuilt)
         assert isinstance(again, Answer)
         assert again.output == got.output
 
     def test_invalid_structured_output(self) -> None:
         """Output that is not JSON or breaks the schema is a completed failure naming why."""
         out = codec.derive(City)
-        broken = resolve(Ok(terminal(FinishReason.STOP, text='{"city": ')), output=out)
+        broken = resolve_with(Ok(terminal(FinishReason.STOP, text='{"city": ')), output=out)
         assert isinstance(broken, Failure)
         assert isinstance(broken.error, InvalidOutput)
         assert isinstance(broken.error.failure, InvalidJson)
         assert broken.error.name == "invalid_output.invalid_json"
         assert broken.sent is Sent.COMPLETED
-        wrong = resolve(Ok(terminal(FinishReason.STOP, text='{"city": "Paris"}')), output=out)
+        wrong = resolve_with(Ok(terminal(FinishReason.STOP, text='{"city": "Paris"}')), output=out)
         assert isinstance(wrong, Failure)
         assert isinstance(wrong.error, InvalidOutput)
         assert isinstance(wrong.error.failure, SchemaRejected)
@@ -204,7 +210,7 @@ class TestAnswers:
             assert isinstance(arguments, dict)
             return {key: value for key, value in arguments.items() if value is not None}
 
-        got = resolve(
+        got = resolve_with(
             Ok(terminal(FinishReason.STOP, text=text)), output=out, adjust={"final_result": restore}
         )
         assert isinstance(got, Answer)
@@ -226,16 +232,16 @@ class TestFailures:
 
     def test_error_body(self) -> None:
         """An HTTP error decoded by ``decode_error`` resolves to a failure that cost nothing."""
-        error = anthropic_response.decode_error(429, '{"type":"error","error":{"type":"rate_limit_error"}}')
-        got = resolve(Err(error))
+        error = anthropic.decode_error(429, '{"type":"error","error":{"type":"rate_limit_error"}}')
+        got = resolve_with(Err(error))
         assert got == Failure(error, Sent.NOT_SENT)
 
     def test_cut_stream(self) -> None:
         """A stream cut midway may have cost a response; the text so far and the usage are kept."""
-        stream = openai_chat_response.StreamDecoder()
+        stream = openai_chat.Decoder()
         chunk: Value = {"choices": [{"index": 0, "delta": {"content": "Hel"}}], "usage": None}
         stream.feed_bytes(f"data: {render(chunk)}\n\n")
-        got = resolve_stream(stream, TOOLS)
+        got = resolve_stream_with(stream, TOOLS)
         assert got == Failure(
             ProtocolError("the stream ended before the response finished"),
             Sent.MAYBE_SENT,
@@ -247,14 +253,14 @@ class TestFailures:
 
     def test_error_event_mid_stream(self) -> None:
         """An overloaded event mid-stream may have cost a response, whatever came before."""
-        stream = anthropic_response.StreamDecoder()
+        stream = anthropic.Decoder()
         start: Value = {
             "type": "message_start",
             "message": {"id": "m", "content": [], "usage": {"input_tokens": 3}},
         }
         error: Value = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         stream.feed_bytes(f"data: {render(start)}\n\ndata: {render(error)}\n\n")
-        got = resolve_stream(stream, TOOLS)
+        got = resolve_stream_with(stream, TOOLS)
         assert isinstance(got, Failure)
         assert isinstance(got.error, ProviderError)
         assert (got.error.kind, got.sent, got.usage) == (
@@ -286,11 +292,11 @@ def test_body_and_stream_resolve_alike() -> None:
         {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
         {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
     ]
-    stream = openai_responses_response.StreamDecoder()
+    stream = openai_responses.Decoder()
     stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
     body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
-    streamed = resolve_stream(stream, TOOLS)
-    whole = resolve(openai_responses_response.decode_body(render(body)), TOOLS)
+    streamed = resolve_stream_with(stream, TOOLS)
+    whole = resolve_with(openai_responses.decode_body(render(body)), TOOLS)
     assert isinstance(streamed, NeedsTools)
     assert streamed == whole
 
@@ -298,7 +304,7 @@ def test_body_and_stream_resolve_alike() -> None:
 @given(arbitrary_text(), st.sampled_from(ToolCallChecks))
 def test_any_arguments_resolve_to_an_outcome(arguments: str, checks: ToolCallChecks) -> None:
     """Whatever the argument text, resolution gives ``NeedsTools`` or a ``Failure``, never an exception."""
-    got = resolve(Ok(terminal(FinishReason.TOOL_CALLS, call("a", arguments))), TOOLS, checks=checks)
+    got = resolve_with(Ok(terminal(FinishReason.TOOL_CALLS, call("a", arguments))), TOOLS, checks=checks)
     assert isinstance(got, NeedsTools | Failure)
     if checks is ToolCallChecks.REPORT and isinstance(got, NeedsTools):
         assert len(got.issues) + len(got.admitted) == 1
@@ -307,5 +313,129 @@ def test_any_arguments_resolve_to_an_outcome(arguments: str, checks: ToolCallChe
 @given(arbitrary_text())
 def test_any_output_text_resolves_to_an_outcome(text: str) -> None:
     """Whatever the answer text, structured output gives an ``Answer`` or a ``Failure``."""
-    got = resolve(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
+    got = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
     assert isinstance(got, Answer | Failure)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Resolving against the prepared request: nothing carried by hand.
+
+_CITY: dict[str, Value] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+}
+_CITY_TOOL = unwrap(tool.from_json_schema("get_weather", "Weather", {**_CITY, "required": ["city"]}))
+
+
+def _chat_calls(*arguments: str) -> Value:
+    calls: list[Value] = [
+        {"id": f"call_{n}", "type": "function", "function": {"name": "get_weather", "arguments": text}}
+        for n, text in enumerate(arguments)
+    ]
+    return {
+        "id": "c",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"tool_calls": calls}}],
+    }
+
+
+def _prepared(checks: ToolCallChecks, *, strict: bool = False, **output: Any) -> rq.Prepared:
+    config = rq.Config.openai_chat().with_tool_call_checks(checks).with_strict_tools(strict)
+    req = rq.request("m", [rq.user("x")]).with_tools([_CITY_TOOL])
+    if output:
+        req = req.with_output("City", output["codec"])
+    prepared = rq.prepare(config, req)
+    assert isinstance(prepared, Ok)
+    return prepared.value
+
+
+@pytest.mark.parametrize("checks", list(ToolCallChecks), ids=lambda c: c.name)
+class TestResolvePrepared:
+    """``resolve(decoded, prepared)`` takes the tools, checks, limits, restore and output from it."""
+
+    def test_checks_come_from_the_config(self, checks: ToolCallChecks) -> None:
+        """REJECT fails the response on a bad call; REPORT lists it and admits the others."""
+        prepared = _prepared(checks)
+        got = resolve(prepared.decode_body(_chat_calls('{"city": "Oslo"}', '{"city": 5}')), prepared)
+        if checks is ToolCallChecks.REJECT:
+            assert isinstance(got, Failure)
+            assert isinstance(got.error, InvalidToolCall)
+            assert got.sent is Sent.COMPLETED
+        else:
+            assert isinstance(got, NeedsTools)
+            assert [a.call.id for a in got.admitted] == ["call_0"]
+            assert [issue.call_id for issue in got.issues] == ["call_1"]
+
+    def test_strict_restore_is_applied(self, checks: ToolCallChecks) -> None:
+        """A null strict mode introduced is removed before validation, without the caller passing it."""
+        prepared = _prepared(checks, strict=True)
+        assert prepared.strict == {"get_weather": True}
+        got = resolve(prepared.decode_body(_chat_calls('{"city": "Oslo", "unit": null}')), prepared)
+        assert isinstance(got, NeedsTools)
+        assert got.admitted[0].arguments == {"city": "Oslo"}
+        loose = _prepared(checks)
+        unrestored = resolve(loose.decode_body(_chat_calls('{"city": "Oslo", "unit": null}')), loose)
+        assert not isinstance(unrestored, NeedsTools) or unrestored.issues
+
+    def test_limits_come_from_the_config(self, checks: ToolCallChecks) -> None:
+        """The calls-per-turn limit of the config bounds admission."""
+        config = rq.Config.openai_chat().with_tool_call_checks(checks).with_limit(rq.Limit.CALLS_PER_TURN, 1)
+        prepared = unwrap(rq.prepare(config, rq.request("m", [rq.user("x")]).with_tools([_CITY_TOOL])))
+        body = _chat_calls('{"city": "Oslo"}', '{"city": "Rome"}')
+        got = resolve(prepared.decode_body(body), prepared)
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, LimitExceeded)
+        assert got.error.limit == 1
+
+    def test_output_tool_comes_from_the_request(self, checks: ToolCallChecks) -> None:
+        """Structured output is decoded with the request's output codec."""
+        prepared = _prepared(checks, codec=codec.derive(City))
+        assert prepared.output_tool is not None
+        text = '{"city": "Paris", "country": "France"}'
+        body: Value = {
+            "id": "c",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"content": text}}],
+        }
+        got = resolve(prepared.decode_body(body), prepared)
+        assert isinstance(got, Answer)
+        assert got.output == City("Paris", "France")
+
+    def test_a_stream_resolves_against_the_prepared_request(self, checks: ToolCallChecks) -> None:
+        """``resolve_stream(prepared.decoder(), prepared)`` admits a streamed call the same way."""
+        prepared = _prepared(checks)
+        stream = prepared.decoder()
+        chunks: list[Value] = [
+            {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [_STREAM_CALL]}}]},
+            {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        ]
+        for chunk in chunks:
+            assert isinstance(stream.feed_bytes(f"data: {render(chunk)}\n\n"), Ok)
+        assert isinstance(stream.feed_bytes("data: [DONE]\n\n"), Ok)
+        got = resolve_stream(stream, prepared)
+        assert isinstance(got, NeedsTools)
+        assert got.admitted[0].arguments == {"city": "Oslo"}
+
+
+_STREAM_CALL: Value = {
+    "index": 0,
+    "id": "call_0",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+}
+
+
+class TestTexts:
+    """Every failure record's ``str`` is its ``describe()``."""
+
+    def test_failure_and_invalid_output(self) -> None:
+        """``Failure`` and ``InvalidOutput`` render their description, never a repr."""
+        failure = resolve_with(Ok(terminal(FinishReason.STOP, text='{"city": ')), output=codec.derive(City))
+        assert isinstance(failure, Failure)
+        assert isinstance(failure.error, InvalidOutput)
+        assert str(failure) == failure.describe()
+        assert str(failure.error) == failure.error.describe()
+        assert failure.describe().endswith("(completed)")
+
+    def test_provider_error(self) -> None:
+        """A ``ProviderError`` renders its description."""
+        error = anthropic.decode_error(529, b"{}")
+        assert str(error) == error.describe()

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from strategies import json_values
 
 import llm_wire as rq
+from llm_wire import codec
 from llm_wire.admission import InvalidArguments, SchemaRejected, admit
+from llm_wire.error import LimitExceeded
 from llm_wire.message import (
     AssistantTurn,
     Message,
@@ -53,7 +55,7 @@ CONFIGS = [rq.Config.openai_responses(), rq.Config.openai_chat(), rq.Config.anth
 
 def conversation(*extra: Message) -> rq.Request:
     req = rq.request("model-x", [rq.system("Be brief."), rq.user("Weather in Paris?")])
-    return rq.append(rq.with_tools(req, [WEATHER, TIME]), *extra)
+    return req.with_tools([WEATHER, TIME]).with_messages(*extra)
 
 
 def body(config: rq.Config, req: rq.Request) -> Any:
@@ -77,13 +79,13 @@ def error(config: rq.Config, req: rq.Request) -> Any:
 
 def test_builders_return_copies() -> None:
     base = rq.request("m")
-    built = rq.with_stop(rq.with_top_p(rq.with_temperature(rq.with_max_tokens(base, 10), 0.2), 1), "END")
+    built = base.with_max_tokens(10).with_temperature(0.2).with_top_p(1).with_stop("END")
     assert base == rq.Request("m")
     assert built.temperature == Decimal("0.2")
     assert built.top_p == 1
     assert built.stop == ("END",)
-    assert rq.append(base, rq.user("a")).messages == (UserMessage("a"),)
-    assert rq.with_tools(rq.with_tools(base, [WEATHER]), [TIME]).tools == (TIME,)
+    assert base.with_messages(rq.user("a")).messages == (UserMessage("a"),)
+    assert base.with_tools([WEATHER]).with_tools([TIME]).tools == (TIME,)
     assert rq.assistant("hi") == AssistantTurn(text="hi")
     turn = AssistantTurn("x", (CALL,), Provider.ANTHROPIC)
     assert rq.assistant(turn) is turn
@@ -116,12 +118,8 @@ def test_config_setters() -> None:
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
 def test_prepare_errors(config: rq.Config) -> None:
-    assert error(config, rq.with_tools(conversation(), [WEATHER, WEATHER])) == rq.DuplicateToolName(
-        "get_weather"
-    )
-    assert error(config, rq.with_tool_choice(conversation(), rq.UseTool("nope"))) == rq.UnknownToolChoice(
-        "nope"
-    )
+    assert error(config, conversation().with_tools([WEATHER, WEATHER])) == rq.DuplicateToolName("get_weather")
+    assert error(config, conversation().with_tool_choice(rq.UseTool("nope"))) == rq.UnknownToolChoice("nope")
     assert isinstance(error(config, rq.request(" ")), rq.InvalidSetting)
     assert error(config, conversation(ToolResult("call_1", "x"))) == rq.OrphanResult(2, "call_1")
     turn = AssistantTurn("", (CALL, CALL_2))
@@ -149,7 +147,7 @@ def test_prepare_errors(config: rq.Config) -> None:
     assert isinstance(error(config.with_limit(rq.Limit.CALLS_PER_TURN, 0), answered), rq.InvalidSetting)
     untyped = make_tool("t", {"type": "object", "properties": {"x": {}, "again": {"$ref": "#"}}})
     strict = config.with_strict_tools(True).with_google_schema(rq.GoogleSchema.OPENAPI)
-    unsupported = error(strict, rq.with_tools(rq.request("m"), [untyped]))
+    unsupported = error(strict, rq.request("m").with_tools([untyped]))
     assert isinstance(unsupported, rq.UnsupportedSchema)
     assert unsupported.describe().startswith("tool t: $")
 
@@ -168,30 +166,28 @@ def test_errors_never_repeat_ids_arguments_or_contents() -> None:
 
 def test_settings_are_checked() -> None:
     config = rq.Config.openai_chat()
-    assert error(config, rq.with_max_tokens(conversation(), 0)) == rq.InvalidSetting(
+    assert error(config, conversation().with_max_tokens(0)) == rq.InvalidSetting(
         "max_tokens", "must be a positive integer"
     )
-    assert error(config, rq.with_temperature(conversation(), float("nan"))).setting == "temperature"
-    assert error(config, rq.with_top_p(conversation(), 1.5)).setting == "top_p"
-    assert error(config, rq.with_stop(conversation(), "")).setting == "stop"
-    assert error(config, rq.with_output(conversation(), "bad name", _Codec(None))).setting == "output name"
-    assert error(config, rq.with_output(conversation(), "out", _Codec(None))) == rq.UnsupportedOutput(
-        "out", None
-    )
-    assert error(rq.Config.openai_responses(), rq.with_stop(conversation(), "END")) == UnsupportedSetting(
+    assert error(config, conversation().with_temperature(float("nan"))).setting == "temperature"
+    assert error(config, conversation().with_top_p(1.5)).setting == "top_p"
+    assert error(config, conversation().with_stop("")).setting == "stop"
+    assert error(config, conversation().with_output("bad name", _Codec(None))).setting == "output name"
+    assert error(config, conversation().with_output("out", _Codec(None))) == rq.UnsupportedOutput("out", None)
+    assert error(rq.Config.openai_responses(), conversation().with_stop("END")) == UnsupportedSetting(
         "stop", Provider.OPENAI_RESPONSES, "the Responses API takes no stop sequences"
     )
-    no_parallel = rq.with_parallel_tool_calls(conversation(), False)
+    no_parallel = conversation().with_parallel_tool_calls(False)
     assert isinstance(error(rq.Config.google(), no_parallel), UnsupportedSetting)
     no_tokens = rq.Config.anthropic().with_default_max_tokens(None)
     assert error(no_tokens, conversation()).setting == "max_tokens"
-    required = rq.with_tool_choice(rq.request("m", [rq.user("x")]), rq.ToolChoice.REQUIRED)
+    required = rq.request("m", [rq.user("x")]).with_tool_choice(rq.ToolChoice.REQUIRED)
     assert error(config, required).setting == "tool_choice"
 
 
-class _Codec:
-    def __init__(self, schema: Schema | None) -> None:
-        self.schema = schema
+def _Codec(schema: Schema | None) -> codec.Codec[Any]:
+    """A pass-through codec with ``schema`` (``None``: a codec without one)."""
+    return codec.custom(Ok, Ok, schema)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -199,8 +195,8 @@ class _Codec:
 
 
 def test_openai_chat_body() -> None:
-    req = rq.with_tool_choice(conversation(), rq.ToolChoice.REQUIRED)
-    req = rq.with_stop(rq.with_max_tokens(rq.with_parallel_tool_calls(req, False), 50), "END")
+    req = conversation().with_tool_choice(rq.ToolChoice.REQUIRED)
+    req = req.with_parallel_tool_calls(False).with_max_tokens(50).with_stop("END")
     sent = body(rq.Config.openai_chat().with_stream(True), req)
     assert sent["messages"][:2] == [
         {"role": "system", "content": "Be brief."},
@@ -252,7 +248,7 @@ def test_auto_strictness_picks_strict_only_where_meaning_is_kept() -> None:
 
 
 def test_tool_choice_per_provider() -> None:
-    named = rq.with_tool_choice(conversation(), rq.UseTool("get_time"))
+    named = conversation().with_tool_choice(rq.UseTool("get_time"))
     assert body(rq.Config.openai_responses(), named)["tool_choice"] == {
         "type": "function",
         "name": "get_time",
@@ -265,10 +261,10 @@ def test_tool_choice_per_provider() -> None:
     assert body(rq.Config.google(), named)["toolConfig"] == {
         "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_time"]}
     }
-    none = rq.with_tool_choice(conversation(), rq.ToolChoice.NONE)
+    none = conversation().with_tool_choice(rq.ToolChoice.NONE)
     assert body(rq.Config.anthropic(), none)["tool_choice"] == {"type": "none"}
     assert body(rq.Config.google(), none)["toolConfig"]["functionCallingConfig"] == {"mode": "NONE"}
-    serial = rq.with_parallel_tool_calls(conversation(), False)
+    serial = conversation().with_parallel_tool_calls(False)
     assert body(rq.Config.anthropic(), serial)["tool_choice"] == {
         "type": "auto",
         "disable_parallel_tool_use": True,
@@ -279,8 +275,8 @@ def test_tool_choice_per_provider() -> None:
 
 
 def test_anthropic_and_google_bodies() -> None:
-    req = rq.with_top_p(rq.with_temperature(conversation(), 0.5), 0.9)
-    sent = body(rq.Config.anthropic(), rq.with_stop(req, "END"))
+    req = conversation().with_temperature(0.5).with_top_p(0.9)
+    sent = body(rq.Config.anthropic(), req.with_stop("END"))
     assert sent["system"] == "Be brief."
     assert sent["max_tokens"] == 4096
     assert sent["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
@@ -294,7 +290,7 @@ def test_anthropic_and_google_bodies() -> None:
         Decimal("0.9"),
         ["END"],
     )
-    google = unwrap(rq.prepare(rq.Config.google().with_stream(True), rq.with_max_tokens(req, 7)))
+    google = unwrap(rq.prepare(rq.Config.google().with_stream(True), req.with_max_tokens(7)))
     assert google.path == "/v1beta/models/model-x:streamGenerateContent?alt=sse"
     assert payload(google)["systemInstruction"] == {"parts": [{"text": "Be brief."}]}
     assert payload(google)["generationConfig"] == {
@@ -314,7 +310,7 @@ def test_anthropic_and_google_bodies() -> None:
 
 def test_structured_output_per_provider() -> None:
     codec = _Codec(unwrap(from_value({"type": "object", "properties": {"city": {"type": "string"}}})))
-    req = rq.with_output(conversation(), "City", codec)
+    req = conversation().with_output("City", codec)
     responses = body(rq.Config.openai_responses(), req)["text"]["format"]
     assert responses["strict"] is True
     assert responses["schema"]["required"] == ["city"]
@@ -521,7 +517,7 @@ _messages: st.SearchStrategy[Message] = st.one_of(
 def test_prepare_never_raises_on_any_conversation(
     messages: list[Message], config: rq.Config, strict: bool
 ) -> None:
-    req = rq.with_tools(rq.request("m", messages), [WEATHER, TIME])
+    req = rq.request("m", messages).with_tools([WEATHER, TIME])
     match rq.prepare(config.with_strict_tools(rq.Strictness.AUTO if strict else rq.Strictness.OFF), req):
         case Ok(prepared):
             assert parse(prepared.body_bytes(), _big()) == Ok(prepared.body)
@@ -538,7 +534,7 @@ def test_prepare_never_raises_on_any_schema(
             pass
         case Err():
             return
-    req = rq.with_tools(rq.request("m", [rq.user("x")]), [declared])
+    req = rq.request("m", [rq.user("x")]).with_tools([declared])
     for google_schema in rq.GoogleSchema:
         result = rq.prepare(config.with_strict_tools(strict).with_google_schema(google_schema), req)
         if isinstance(result, Err):
@@ -579,9 +575,9 @@ def test_a_constraint_dropped_for_the_wire_is_enforced_at_admission() -> None:
 
 def test_output_restore_is_offered_under_the_output_name() -> None:
     codec = _Codec(unwrap(from_value({"type": "object", "properties": {"city": {"type": "string"}}})))
-    prepared = unwrap(rq.prepare(rq.Config.openai_chat(), rq.with_output(conversation(), "City", codec)))
+    prepared = unwrap(rq.prepare(rq.Config.openai_chat(), conversation().with_output("City", codec)))
     assert prepared.adjust["City"]({"city": None}) == {}
-    clash = rq.with_output(conversation(), "get_time", codec)
+    clash = conversation().with_output("get_time", codec)
     assert error(rq.Config.openai_chat(), clash).setting == "output name"
 
 
@@ -618,7 +614,7 @@ def test_providers_demo_replays_one_recording_per_api(
 
 
 def test_recorded_tools_per_api() -> None:
-    from llm_wire.providers._recorded import recorded_tools
+    from llm_wire.demo.recorded import recorded_tools
 
     schema: Value = {"type": "object"}
     bodies: dict[Provider, Value] = {
@@ -645,7 +641,7 @@ def test_anthropic_strict_budget() -> None:
     many = [
         make_tool(f"t{n}", {"type": "object", "properties": {"x": {"type": "string"}}}) for n in range(22)
     ]
-    req = rq.with_tools(rq.request("m", [rq.user("x")]), many)
+    req = rq.request("m", [rq.user("x")]).with_tools(many)
     on = error(rq.Config.anthropic().with_strict_tools(True), req)
     assert on == rq.InvalidSetting("strict tools", "exceed the provider's limits: more than 20 strict tools")
     auto = unwrap(rq.prepare(rq.Config.anthropic().with_strict_tools(rq.Strictness.AUTO), req))
@@ -655,5 +651,66 @@ def test_anthropic_strict_budget() -> None:
     optional = make_tool(
         "o", {"type": "object", "properties": {f"p{n}": {"type": "string"} for n in range(25)}}
     )
-    too_many = error(rq.Config.anthropic().with_strict_tools(True), rq.with_tools(req, [optional]))
+    too_many = error(rq.Config.anthropic().with_strict_tools(True), req.with_tools([optional]))
     assert "optional parameters" in too_many.reason
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The response side of a prepared request: its decoder and its bounds.
+
+_CHAT_ANSWER = b'{"id":"c","choices":[{"index":0,"finish_reason":"stop","message":{"content":"Sunny."}}]}'
+
+
+class TestPreparedResponse:
+    """A prepared request decodes its response under the bounds of its ``Config``."""
+
+    def test_decode_body(self) -> None:
+        """``decode_body`` reads the request's API from bytes or text."""
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat(), conversation()))
+        for body in (_CHAT_ANSWER, _CHAT_ANSWER.decode()):
+            decoded = prepared.decode_body(body)
+            assert isinstance(decoded, Ok)
+            assert decoded.value.text == "Sunny."
+
+    def test_decoder(self) -> None:
+        """``decoder()`` is a fresh stream decoder for the request's API each time."""
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat().with_stream(True), conversation()))
+        stream = prepared.decoder()
+        chunk = (
+            b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n\n'
+        )
+        assert isinstance(stream.feed_bytes(chunk + b"data: [DONE]\n\n"), Ok)
+        finished = stream.finish()
+        assert isinstance(finished, Ok)
+        assert finished.value.text == "Hi"
+        assert prepared.decoder().text == ""
+
+    def test_response_bytes_bounds_the_body(self) -> None:
+        """``Limit.RESPONSE_BYTES`` bounds a body, and the error names the setting that raises it."""
+        config = rq.Config.openai_chat().with_limit(rq.Limit.RESPONSE_BYTES, 40)
+        decoded = unwrap(rq.prepare(config, conversation())).decode_body(_CHAT_ANSWER)
+        assert isinstance(decoded, Err)
+        assert isinstance(decoded.error, LimitExceeded)
+        assert decoded.error.limit == 40
+        assert decoded.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+        assert isinstance(
+            unwrap(rq.prepare(rq.Config.openai_chat(), conversation())).decode_body(_CHAT_ANSWER), Ok
+        )
+
+    def test_event_bytes_bounds_one_event(self) -> None:
+        """``Limit.EVENT_BYTES`` bounds one SSE event of a stream."""
+        config = rq.Config.openai_chat().with_stream(True).with_limit(rq.Limit.EVENT_BYTES, 30)
+        stream = unwrap(rq.prepare(config, conversation())).decoder()
+        chunk = b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'
+        fed = stream.feed_bytes(chunk)
+        assert isinstance(fed, Err)
+        assert isinstance(fed.error, LimitExceeded)
+        assert fed.error.limit == 30
+        assert fed.error.setting == "Config.with_limit(Limit.EVENT_BYTES, n)"
+
+    def test_prepare_errors_render_their_description(self) -> None:
+        """Every ``PrepareError`` variant's ``str`` is its ``describe()``."""
+        found = error(rq.Config.openai_chat(), conversation().with_tools([WEATHER, WEATHER]))
+        assert str(found) == found.describe() == "tool get_weather is declared twice"
+        unsupported = error(rq.Config.openai_responses(), conversation().with_stop("END"))
+        assert str(unsupported) == unsupported.describe()

@@ -1,33 +1,26 @@
 """
 Demo: the same two tools (a derived codec and an MCP ``inputSchema``) on four provider wires.
 
-For each API: the prepared request body with its projection losses, a hand-written response decoded and
-admitted (one valid call, one invalid), and the next request carrying the turn and its results back. Then
-one real recorded exchange (``../shared/corpora/provider-responses``): its tools re-declared from the
-recorded request, its body or SSE stream decoded by the provider's decoder, and its calls admitted.
+For each API: the prepared request body with its projection losses, a hand-written response decoded by the
+prepared request and resolved against it (one valid call, one invalid), and the next request carrying the
+turn and its results back. Then one real recorded exchange (``../shared/corpora/provider-responses``): its
+tools re-declared from the recorded request and prepared, its body or SSE stream decoded by that prepared
+request's decoder, and its calls admitted. Nothing is carried by hand from the request to the response.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import llm_wire as rq
 from llm_wire import admission, codec, outcome, tool
 from llm_wire.demo.admission import CONVERT_TIME, GetWeather  # the same two tools as the admission section
+from llm_wire.demo.recorded import recorded_tools
 from llm_wire.message import Provider
-from llm_wire.outcome import ArgumentsDelta, ResponseError, Terminal
-from llm_wire.providers import (
-    anthropic_response,
-    google_response,
-    openai_chat_response,
-    openai_responses_response,
-)
-from llm_wire.providers._recorded import recorded_tools
-from llm_wire.providers._terminal import StreamDecoder
-from llm_wire.result import Err, Ok, Result, unwrap
+from llm_wire.providers.response import ArgumentsDelta
+from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import Tool, ToolCallChecks
-from llm_wire.value import Limits, Value, parse, render
+from llm_wire.value import Limits, parse, render
 
 __all__ = ["run"]
 
@@ -64,19 +57,6 @@ RESPONSES: dict[Provider, str] = {
         f'{{"functionCall":{{"name":"get_weather","args":{_WEATHER}}},"thoughtSignature":"c2ln"}},'
         f'{{"functionCall":{{"name":"convert_time","args":{_TIME}}}}}]}}}}]}}'
     ),
-}
-
-_Decode = Callable[[Value], Result[Terminal, ResponseError]]
-
-#: Each API's response decoders: a whole body, and a stream.
-DECODERS: dict[Provider, tuple[_Decode, type[StreamDecoder]]] = {
-    Provider.OPENAI_RESPONSES: (
-        openai_responses_response.decode_body,
-        openai_responses_response.StreamDecoder,
-    ),
-    Provider.OPENAI_CHAT: (openai_chat_response.decode_body, openai_chat_response.StreamDecoder),
-    Provider.ANTHROPIC: (anthropic_response.decode_body, anthropic_response.StreamDecoder),
-    Provider.GOOGLE: (google_response.decode_body, google_response.StreamDecoder),
 }
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "provider-responses"
@@ -116,7 +96,7 @@ def run() -> None:
     req = rq.request(
         "demo-model", [rq.system("Be brief."), rq.user("Weather in Oslo, and 14:30 UTC in Tokyo?")]
     )
-    req = rq.with_tools(req, [weather, convert])
+    req = req.with_tools([weather, convert])
     for provider, response in RESPONSES.items():
         config = (
             rq.config(provider)
@@ -137,14 +117,7 @@ def run() -> None:
             print(f"  {name}: sent {mode}, {len(projection.losses)} loss(es)")
             for loss in projection.losses:
                 print(f"    {loss.describe()}")
-        decode_body, _ = DECODERS[provider]
-        result = outcome.resolve(
-            decode_body(response),
-            prepared.tools,
-            checks=config.checks,
-            limits=config.admission_limits(),
-            adjust=prepared.adjust,
-        )
+        result = rq.resolve(prepared.decode_body(response), prepared)
         if not isinstance(result, outcome.NeedsTools):
             print("  hand-written response:", result)
             continue
@@ -157,7 +130,7 @@ def run() -> None:
             print(f"    issue: {admission.describe_issue(issue)}")
             failed = next(call for call in result.turn.calls if call.id == issue.call_id)
             answers.append(rq.tool_result(failed, admission.describe_issue(issue), is_error=True))
-        follow_up = unwrap(rq.prepare(config, rq.append(req, result.turn, *answers)))
+        follow_up = unwrap(rq.prepare(config, req.with_messages(result.turn, *answers)))
         print(f"  next request: {_short(follow_up.body_json())}")
         if CORPUS.is_dir():
             _replay(provider)
@@ -182,10 +155,17 @@ def _replay(provider: Provider) -> None:
             case Err(error):
                 print(f"    tool {declared.name} cannot be declared: {tool.describe_error(error)}")
     print(f"    tools re-declared from its request: {', '.join(map(repr, tools)) or 'none'}")
-    decode_body, stream_decoder = DECODERS[provider]
     sse = exchange.get("response_sse")
-    if exchange.get("stream") is True and isinstance(sse, str):
-        stream = stream_decoder()
+    streamed = exchange.get("stream") is True and isinstance(sse, str)
+    config = rq.config(provider).with_tool_call_checks(ToolCallChecks.REPORT).with_stream(streamed)
+    match rq.prepare(config, rq.request("recorded-model", [rq.user("(recorded)")]).with_tools(tools)):
+        case Err(problem):
+            print(f"    the re-declared tools cannot be prepared: {problem}")
+            return
+        case Ok(prepared):
+            pass
+    if streamed and isinstance(sse, str):
+        stream = prepared.decoder()
         deltas = 0
         data = sse.encode()
         for start in range(0, len(data), 64):  # as a network delivers it: boundaries fall anywhere
@@ -194,10 +174,10 @@ def _replay(provider: Provider) -> None:
         events = exchange.get("response_events")
         count = f"{len(events)} events" if isinstance(events, list) else f"{len(data)} bytes"
         print(f"    decoded: an SSE stream of {count}, fed in 64-byte chunks: {deltas} argument deltas")
-        result = outcome.resolve_stream(stream, tools, checks=ToolCallChecks.REPORT)
+        result = outcome.resolve_stream(stream, prepared)
     else:
         print("    decoded: a whole body")
-        result = outcome.resolve(decode_body(exchange.get("response")), tools, checks=ToolCallChecks.REPORT)
+        result = rq.resolve(prepared.decode_body(exchange.get("response")), prepared)
     print(f"    outcome: {type(result).__name__}")
     if not isinstance(result, outcome.NeedsTools):
         return

@@ -9,35 +9,62 @@ replays its parts from ``provider_data`` in order; each call is a ``functionCall
 an object, and its ``thoughtSignature`` from ``ToolCall.provider_state`` (a string, or an object whose
 members join the part). The results of one turn go together in one ``user`` content of
 ``functionResponse`` parts whose ``response`` is ``{"result": text}`` or, for an error, ``{"error": text}``.
+
+Responses: only the first candidate is read. Gemini sends call arguments as objects, so their text is the
+object rendered exactly (member order and numbers as sent). Gemini 3 may stream one call over several
+chunks: a ``functionCall`` with a name and ``willContinue``, then ``partialArgs`` (a JSON path and a value
+each; a string may continue over several), ended by a chunk without ``willContinue`` or an empty
+``functionCall``. A call without an ``id`` gets ``call_<n>`` and no ``provider_id``; a ``thoughtSignature``
+on a call's part becomes its ``provider_state``. Signatures, thoughts and hosted tool parts make the
+``parts`` the turn's replay data.
 """
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
+from attrs import evolve
+
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers import (
+from llm_wire.providers._http_errors import lenient, provider_error, seconds
+from llm_wire.providers._reduce import (
+    Call,
+    Fail,
+    Reducer,
+    array,
+    integer,
+    json_text,
+    member,
+    obj,
+    over,
+    protocol,
+    string,
+)
+from llm_wire.providers._replay import Kind, arguments_object, replay, system_texts
+from llm_wire.providers.projection import Profile, Refs, Values
+from llm_wire.providers.response import (
+    DEFAULT_LIMITS,
+    ErrorKind,
+    FinishReason,
+    Headers,
+    ProviderError,
+    ResponseError,
+    ResponseLimits,
+    RetryAdvice,
+    Terminal,
+    Usage,
+)
+from llm_wire.providers.wire import (
     EncodeError,
     InvalidReplay,
-    Kind,
     Outgoing,
     ToolChoice,
     UnsupportedSetting,
     UseTool,
-    arguments_object,
-    replay,
-    system_texts,
-)
-from llm_wire.providers.projection import (
-    Profile,
-    Projection,
-    ProjectionError,
-    Refs,
-    Values,
-)
-from llm_wire.providers.projection import (
-    project as _project,
+    Wire,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import Schema
 from llm_wire.value import Value
 
 __all__ = [
@@ -46,10 +73,13 @@ __all__ = [
     "OPENAPI",
     "PROVIDER",
     "VALIDATED",
+    "WIRE",
+    "Decoder",
+    "decode_body",
+    "decode_error",
     "encode",
     "function_call",
     "path",
-    "project",
 ]
 
 PROVIDER = Provider.GOOGLE
@@ -124,14 +154,6 @@ OPENAPI = Profile(
     enum_values=Values.STRING,
     openapi=True,
 )
-
-
-def project(schema: Schema, strict: bool, *, openapi: bool = False) -> Result[Projection, ProjectionError]:
-    """
-    ``schema`` for a Gemini function declaration: ``parametersJsonSchema`` (the ``VALIDATED`` subset when
-    ``strict``), or the legacy OpenAPI ``parameters`` when ``openapi``.
-    """
-    return _project(schema, OPENAPI if openapi else VALIDATED if strict else JSON)
 
 
 def path(model: str, stream: bool) -> str:
@@ -214,7 +236,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
     if out.tools:
         declarations: list[Value] = []
         for tool in out.tools:
-            key = "parameters" if tool.projection.profile == OPENAPI.name else "parametersJsonSchema"
+            key = "parameters" if tool.projection.profile.openapi else "parametersJsonSchema"
             declarations.append(
                 {"name": tool.name, "description": tool.description, key: tool.projection.wire_schema}
             )
@@ -263,3 +285,296 @@ def _calling(out: Outgoing) -> dict[str, Value] | None:
             return {"mode": "ANY"}
         case UseTool(name=name):
             return {"mode": "ANY", "allowedFunctionNames": [name]}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The response side.
+
+_KINDS = {
+    "INVALID_ARGUMENT": ErrorKind.INVALID_REQUEST,
+    "FAILED_PRECONDITION": ErrorKind.INVALID_REQUEST,
+    "OUT_OF_RANGE": ErrorKind.INVALID_REQUEST,
+    "UNAUTHENTICATED": ErrorKind.AUTHENTICATION,
+    "PERMISSION_DENIED": ErrorKind.PERMISSION,
+    "NOT_FOUND": ErrorKind.NOT_FOUND,
+    "RESOURCE_EXHAUSTED": ErrorKind.RATE_LIMITED,
+    "UNAVAILABLE": ErrorKind.OVERLOADED,
+    "INTERNAL": ErrorKind.SERVER,
+    "DEADLINE_EXCEEDED": ErrorKind.TIMEOUT,
+}
+_FILTERED = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "LANGUAGE",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+    }
+)
+_TEXT_PART = frozenset({"text", "thought", "thoughtSignature"})
+_SEGMENT = re.compile(r"\.([^.\[\]'\"]+)|\[(\d{1,9})\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _error(error: Value, status: int | None, headers: Headers | None) -> ProviderError:
+    code = member(error, "status")
+    message = member(error, "message")
+    code = code if isinstance(code, str) else None
+    kind = _KINDS.get(code or "")
+    delay = None
+    details = member(error, "details")
+    for detail in details if isinstance(details, list) else []:
+        retry_delay = member(detail, "retryDelay")
+        if isinstance(retry_delay, str):
+            delay = seconds(retry_delay)
+    text = message if isinstance(message, str) else None
+    return provider_error(status, headers, kind, code, text, delay=delay)
+
+
+def decode_error(status: int, body: bytes | str | Value, headers: Headers | None = None) -> ProviderError:
+    """
+    An HTTP error response as a ``ProviderError`` with retry advice; an unreadable body still gives one.
+    """
+    parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
+    if isinstance(parsed, list) and len(parsed) == 1:  # streamed endpoints wrap the error in an array
+        parsed = parsed[0]
+    return _error(member(parsed, "error"), status, headers)
+
+
+def _path(text: str | None) -> tuple[str | int, ...]:
+    if text is None or not text.startswith("$"):
+        protocol("a partial argument has no JSON path")
+    segments: list[str | int] = []
+    position = 1
+    while position < len(text):
+        match = _SEGMENT.match(text, position)
+        if match is None or len(segments) >= 64:
+            protocol("a partial argument's JSON path is not supported")
+        name, index, single, double = match.groups()
+        quoted = single if single is not None else double
+        segments.append(int(index) if index is not None else name or _ESCAPE.sub(r"\1", quoted or ""))
+        position = match.end()
+    if not segments:
+        protocol("a partial argument's JSON path names no member")
+    return tuple(segments)
+
+
+class _Streaming:
+    """A call whose arguments arrive as ``partialArgs``."""
+
+    __slots__ = ("args", "call", "continuing", "signature", "size", "source")
+
+    def __init__(self, call: Call, source: dict[str, Value], signature: str | None) -> None:
+        self.call = call
+        self.source = source
+        self.signature = signature
+        self.args: dict[str, Value] = {}
+        self.continuing: tuple[str | int, ...] | None = None
+        self.size = 0
+
+    def put(self, path: tuple[str | int, ...], value: Value, *, extend: bool) -> None:
+        node: Value = self.args
+        for depth, segment in enumerate(path):
+            last = depth == len(path) - 1
+            fresh: Value = value if last else ({} if isinstance(path[depth + 1], str) else [])
+            if isinstance(segment, str) and isinstance(node, dict):
+                if segment not in node or last:
+                    previous = node.get(segment)
+                    node[segment] = f"{previous}{value}" if extend and isinstance(previous, str) else fresh
+                node = node[segment]
+            elif isinstance(segment, int) and isinstance(node, list) and segment <= len(node):
+                if segment == len(node):
+                    node.append(fresh)
+                elif last:
+                    previous = node[segment]
+                    node[segment] = f"{previous}{value}" if extend and isinstance(previous, str) else fresh
+                node = node[segment]
+            else:
+                protocol("a partial argument's JSON path does not fit the arguments so far")
+
+
+class Decoder(Reducer):
+    """Decodes one GenerateContent stream (or, through ``decode_body``, one body)."""
+
+    provider = Provider.GOOGLE
+
+    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
+        super().__init__(limits)
+        self._streaming: _Streaming | None = None
+        self._finish: str | None = None
+        self._calls = 0
+
+    def _event(self, name: str | None, data: Value) -> None:
+        if isinstance(data, list):  # a chunk of the JSON-array form of a stream
+            for chunk in data:
+                self._event(name, chunk)
+            return
+        if not isinstance(data, dict):
+            protocol("a chunk is not an object")
+        if member(data, "error") is not None:
+            raise Fail(_error(data["error"], None, None))
+        self._b.response_id = string(data, "responseId", "a response id") or self._b.response_id
+        usage = obj(data, "usageMetadata", "usage")
+        if usage is not None:
+            prompt = integer(usage, "promptTokenCount")
+            output = integer(usage, "candidatesTokenCount")
+            self._b.usage = Usage(prompt, output, integer(usage, "totalTokenCount"), usage)
+        blocked = string(obj(data, "promptFeedback", "prompt feedback"), "blockReason", "a block reason")
+        candidates = array(data, "candidates", "candidates")
+        if blocked is not None and not candidates:
+            self._finish = f"PROMPT_{blocked}"
+            self._end()
+        candidate = candidates[0] if candidates else None
+        parts = array(obj(candidate, "content", "content"), "parts", "parts")
+        if self._finish is not None and parts:
+            protocol("content arrived after the finish reason")
+        for part in parts:
+            if not isinstance(part, dict):
+                protocol("a part is not an object")
+            self._part(part)
+        finish = string(candidate, "finishReason", "a finish reason")
+        if finish is not None and self._finish is None:
+            self._finish = finish
+            self._end()
+
+    def _body(self, body: Value) -> None:
+        self._event(None, body)
+
+    def _part(self, part: dict[str, Value]) -> None:
+        signature = string(part, "thoughtSignature", "a thought signature")
+        if "functionCall" in part:
+            self._function_call(part, obj(part, "functionCall", "a functionCall") or {}, signature)
+            return
+        if signature is not None or member(part, "thought") is True or not set(part) <= _TEXT_PART:
+            self._b.replay = True
+        text = string(part, "text", "text")
+        if text is not None and member(part, "thought") is not True:
+            self._b.text(text)
+        self._keep(part)
+
+    def _function_call(self, part: dict[str, Value], call: dict[str, Value], signature: str | None) -> None:
+        name = string(call, "name", "a function name")
+        partial = array(call, "partialArgs", "partial arguments")
+        going = member(call, "willContinue") is True
+        streaming = self._streaming
+        if streaming is None:
+            if not name:
+                protocol("function call arguments arrived with no call open")
+            self._b.block()
+            self._calls += 1
+            given = string(call, "id", "a call id")
+            call_id = given or f"call_{self._calls - 1}"
+            opened = self._b.open_call(
+                len(self._b.calls), call_id, name, provider_id=given or None, state=signature
+            )
+            if not going:
+                self._close(opened, call.get("args") if "args" in call else {}, part)
+                return
+            streaming = self._streaming = _Streaming(opened, call, signature)
+        elif name:
+            protocol("a function call started while another was still streaming")
+        for piece in partial:
+            self._partial(streaming, piece)
+        if not going:
+            whole = dict(streaming.source)
+            whole.pop("willContinue", None)
+            whole["args"] = streaming.args
+            kept: dict[str, Value] = {"functionCall": whole}
+            if streaming.signature is not None:
+                kept["thoughtSignature"] = streaming.signature
+            self._streaming = None
+            self._close(streaming.call, streaming.args, kept)
+
+    def _partial(self, streaming: _Streaming, piece: Value) -> None:
+        if not isinstance(piece, dict):
+            protocol("a partial argument is not an object")
+        path = _path(string(piece, "jsonPath", "a JSON path"))
+        if "stringValue" in piece:
+            value: Value = string(piece, "stringValue", "a string value")
+        elif "numberValue" in piece:
+            value = member(piece, "numberValue")
+            if isinstance(value, bool) or not isinstance(value, int | Decimal):
+                protocol("a partial argument's number is not a number")
+        elif "boolValue" in piece:
+            value = member(piece, "boolValue")
+            if not isinstance(value, bool):
+                protocol("a partial argument's boolean is not a boolean")
+        elif "nullValue" in piece:
+            value = None
+        else:
+            protocol("a partial argument has no value")
+        streaming.put(path, value, extend=streaming.continuing == path and isinstance(value, str))
+        streaming.continuing = (
+            path if isinstance(value, str) and member(piece, "willContinue") is True else None
+        )
+        streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
+        if streaming.size > self._limits.argument_bytes_per_call:
+            raise Fail(over(self._limits, "argument_bytes_per_call", streaming.size))
+
+    def _close(self, call: Call, args: Value, part: dict[str, Value]) -> None:
+        self._b.settle(call, json_text(args, "function call arguments"))
+        call.done = True
+        if call.state is not None:
+            self._b.replay = True
+        self._keep(part)
+
+    def _keep(self, part: dict[str, Value]) -> None:
+        last = self._b.items[-1] if self._b.items else None
+        mergeable = set(part) <= _TEXT_PART and "text" in part
+        if (
+            mergeable
+            and isinstance(last, dict)
+            and set(last) <= _TEXT_PART
+            and isinstance(last.get("text"), str)
+            and "thoughtSignature" not in last
+            and last.get("thought") == part.get("thought")
+        ):
+            merged = dict(last)
+            merged["text"] = f"{last['text']}{part['text']}"
+            if "thoughtSignature" in part:
+                merged["thoughtSignature"] = part["thoughtSignature"]
+            self._b.items[-1] = merged
+        elif not (mergeable and part.get("text") == "" and "thoughtSignature" not in part):
+            self._b.items.append(part)
+
+    def _complete(self) -> Terminal:
+        reason = self._finish or ""
+        if reason == "STOP":
+            finish = FinishReason.STOP
+        elif reason == "MAX_TOKENS":
+            finish = FinishReason.LENGTH
+        elif reason in _FILTERED or reason.startswith("PROMPT_"):
+            finish = FinishReason.CONTENT_FILTER
+        else:
+            error = provider_error(None, None, ErrorKind.RESPONSE_FAILED, reason, None)
+            if reason == "MALFORMED_FUNCTION_CALL":  # the model may well get it right next time
+                error = evolve(error, retry=RetryAdvice(True))
+            raise Fail(error)
+        if self._streaming is not None and finish is not FinishReason.LENGTH:
+            protocol("a function call was still streaming when the response finished")
+        return self._b.terminal(finish, reason)
+
+
+def decode_body(
+    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
+) -> Result[Terminal, ResponseError]:
+    """
+    A whole GenerateContent body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
+    """
+    return Decoder(limits).decode_body(body)
+
+
+WIRE = Wire(
+    provider=PROVIDER,
+    loose=JSON,
+    strict=VALIDATED,
+    legacy=OPENAPI,
+    encode=encode,
+    path=path,
+    decoder=Decoder,
+    decode_error=decode_error,
+)

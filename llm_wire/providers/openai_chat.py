@@ -1,32 +1,52 @@
 """
-OpenAI Chat Completions: schema projection and request encoding (``POST /v1/chat/completions``).
+OpenAI Chat Completions (``POST /v1/chat/completions``): schema projection, request encoding, and response
+decoding.
 
 Tools are ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``; the schema
-rules are OpenAI's, shared with the Responses API. An assistant turn with calls is one ``assistant``
-message with ``tool_calls`` (``arguments`` is the model's text, byte for byte) and each result one ``tool``
-message, in call order. Chat Completions has no replay data: ``provider_data`` is not sent.
+rules are OpenAI's, shared with the Responses API (``_openai``). An assistant turn with calls is one
+``assistant`` message with ``tool_calls`` (``arguments`` is the model's text, byte for byte) and each result
+one ``tool`` message, in call order. Chat Completions has no replay data: ``provider_data`` is not sent.
+
+Responses: only the first choice (``index`` 0) is read. Streamed calls are keyed by their ``index``; the
+first chunk of a call carries its id and name, later chunks append argument text exactly as sent. Chat has no
+per-call completion signal: calls complete with the choice's ``finish_reason``, so a response cut for length
+leaves every call incomplete. A stream ends with ``data: [DONE]``; a usage chunk may come between the two.
 """
 
 from __future__ import annotations
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolResult, UserMessage
-from llm_wire.providers import EncodeError, Outgoing, ToolChoice, UseTool
-from llm_wire.providers.openai_responses import LOOSE, STRICT
-from llm_wire.providers.projection import Projection, ProjectionError
-from llm_wire.providers.projection import project as _project
+from llm_wire.providers._http_errors import provider_error
+from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error
+from llm_wire.providers._reduce import Fail, Reducer, array, integer, member, obj, protocol, string
+from llm_wire.providers.response import (
+    DEFAULT_LIMITS,
+    ErrorKind,
+    FinishReason,
+    ResponseError,
+    ResponseLimits,
+    Terminal,
+    Usage,
+)
+from llm_wire.providers.wire import EncodeError, Outgoing, ToolChoice, UseTool, Wire
 from llm_wire.result import Ok, Result
-from llm_wire.schema import Schema
 from llm_wire.value import Value
 
-__all__ = ["LOOSE", "PATH", "PROVIDER", "STRICT", "encode", "path", "project"]
+__all__ = [
+    "LOOSE",
+    "PATH",
+    "PROVIDER",
+    "STRICT",
+    "WIRE",
+    "Decoder",
+    "decode_body",
+    "decode_error",
+    "encode",
+    "path",
+]
 
 PROVIDER = Provider.OPENAI_CHAT
 PATH = "/v1/chat/completions"
-
-
-def project(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
-    """``schema`` as a Chat Completions function's ``parameters`` (strict dialect when ``strict``)."""
-    return _project(schema, STRICT if strict else LOOSE)
 
 
 def path(model: str, stream: bool) -> str:
@@ -101,3 +121,128 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return Ok(body)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The response side.
+
+_FINISH = {
+    "stop": FinishReason.STOP,
+    "tool_calls": FinishReason.TOOL_CALLS,
+    "function_call": FinishReason.TOOL_CALLS,
+    "length": FinishReason.LENGTH,
+    "content_filter": FinishReason.CONTENT_FILTER,
+}
+
+
+class Decoder(Reducer):
+    """Decodes one Chat Completions stream (or, through ``decode_body``, one body)."""
+
+    provider = Provider.OPENAI_CHAT
+
+    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
+        super().__init__(limits)
+        self._finish: str | None = None
+        self._done = False
+
+    def _parse(self, data: str) -> Value:
+        return "[DONE]" if data.strip() == "[DONE]" else super()._parse(data)
+
+    def _event(self, name: str | None, data: Value) -> None:
+        if self._done:
+            protocol("an event arrived after [DONE]")
+        if data == "[DONE]":
+            if self._finish is None:
+                protocol("[DONE] arrived before a finish reason")
+            self._done = True
+            return
+        error = member(data, "error")
+        if error is not None:
+            raise Fail(openai_error(error, None, None))
+        if not isinstance(data, dict):
+            protocol("a chunk is not an object")
+        self._chunk(data, "delta")
+
+    def _body(self, body: Value) -> None:
+        if not isinstance(body, dict):
+            protocol("the body is not an object")
+        if isinstance(body.get("error"), dict) and "choices" not in body:
+            raise Fail(openai_error(body["error"], None, None))
+        self._chunk(body, "message")
+        if self._finish is None:
+            protocol("the first choice has no finish reason")
+
+    def _chunk(self, chunk: dict[str, Value], key: str) -> None:
+        self._b.response_id = string(chunk, "id", "a completion id") or self._b.response_id
+        usage = obj(chunk, "usage", "usage")
+        if usage is not None:
+            prompt = integer(usage, "prompt_tokens")
+            self._b.usage = Usage(
+                prompt, integer(usage, "completion_tokens"), integer(usage, "total_tokens"), usage
+            )
+        for choice in array(chunk, "choices", "choices"):
+            if integer(choice, "index") not in (0, None):
+                continue
+            delta = obj(choice, key, key)
+            if self._finish is not None:
+                if any(member(delta, field) for field in ("content", "refusal", "tool_calls")):
+                    protocol("the first choice continued after its finish reason")
+                continue
+            self._delta(delta, streamed=key == "delta")
+            self._finish = string(choice, "finish_reason", "a finish reason")
+            if self._finish is not None:
+                self._end()
+                for call in self._b.calls.values():
+                    call.done = self._finish != "length"
+
+    def _delta(self, delta: dict[str, Value] | None, *, streamed: bool) -> None:
+        content = member(delta, "content")
+        if isinstance(content, list):  # OpenAI-compatible servers may send content parts
+            for part in content:
+                self._b.text(string(part, "text", "text") or "")
+        elif content is not None:
+            self._b.text(string(delta, "content", "content") or "")
+        self._b.text(string(delta, "refusal", "a refusal") or "", refusal=True)
+        for position, raw in enumerate(array(delta, "tool_calls", "tool calls")):
+            index = integer(raw, "index") if streamed else position
+            if index is None:
+                protocol("a streamed tool call has no index")
+            function = obj(raw, "function", "a function")
+            call_id = string(raw, "id", "a call id")
+            name = string(function, "name", "a function name")
+            known = self._b.calls.get(index)
+            if known is None:
+                if string(raw, "type", "a call type") not in (None, "function"):
+                    protocol("only function tool calls are supported")
+                self._b.block()
+                known = self._b.open_call(index, call_id, name)
+            elif call_id not in (None, "", known.id) or name not in (None, "", known.name):
+                protocol("a streamed tool call changed its id or name")
+            self._b.append(known, string(function, "arguments", "arguments") or "")
+
+    def _complete(self) -> Terminal:
+        finish = _FINISH.get(self._finish or "")
+        if finish is None:
+            raise Fail(provider_error(None, None, ErrorKind.RESPONSE_FAILED, self._finish, None))
+        return self._b.terminal(finish, self._finish)
+
+
+def decode_body(
+    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
+) -> Result[Terminal, ResponseError]:
+    """
+    A whole Chat Completions body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
+    """
+    return Decoder(limits).decode_body(body)
+
+
+WIRE = Wire(
+    provider=PROVIDER,
+    loose=LOOSE,
+    strict=STRICT,
+    encode=encode,
+    path=path,
+    decoder=Decoder,
+    decode_error=decode_error,
+    loose_output=True,
+)

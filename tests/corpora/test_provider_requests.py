@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 import llm_wire as rq
+from llm_wire.demo.recorded import Recorded, lowercase_types, recorded_tools
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, ToolResult
-from llm_wire.providers._recorded import Recorded, lowercase_types, recorded_tools
 from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import Tool, from_json_schema
@@ -117,7 +117,7 @@ def check_tool(api: str, tool: Recorded, named: Counter[str]) -> str:
     if not isinstance(tool.description, str):
         named["description absent or null, sent as empty text"] += 1
     declared = declare(tool.name, description, source)
-    prepared = unwrap(rq.prepare(config_for(api, tool), rq.with_tools(rq.request("model"), [declared])))
+    prepared = unwrap(rq.prepare(config_for(api, tool), rq.request("model").with_tools([declared])))
     [ours] = wire_tools(api, prepared.body)
     projection = prepared.projections[tool.name]
     theirs = tool.schema

@@ -22,13 +22,8 @@ import pytest
 
 from llm_wire import outcome
 from llm_wire.error import ProtocolError
-from llm_wire.providers import (
-    anthropic_response,
-    google_response,
-    openai_chat_response,
-    openai_responses_response,
-)
-from llm_wire.providers._terminal import ErrorKind, ProviderError, StreamDecoder, Terminal
+from llm_wire.providers import anthropic, google, openai_chat, openai_responses
+from llm_wire.providers.response import ErrorKind, ProviderError, StreamDecoder, Terminal
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import frame
 from llm_wire.tool import ToolCallChecks
@@ -36,10 +31,10 @@ from llm_wire.value import Value, parse
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "provider-responses"
 MODULES: dict[str, ModuleType] = {
-    "openai-responses": openai_responses_response,
-    "openai-chat": openai_chat_response,
-    "anthropic": anthropic_response,
-    "gemini": google_response,
+    "openai-responses": openai_responses,
+    "openai-chat": openai_chat,
+    "anthropic": anthropic,
+    "gemini": google,
 }
 STARTS = {"response.created", "message_start"}
 ENDS = {"response.completed", "response.incomplete", "response.failed", "message_stop"}
@@ -272,7 +267,7 @@ def segments(events: list[Any]) -> list[list[Any]]:
 
 
 def decode_sse(module: ModuleType, text: str) -> tuple[Result[Terminal, Any], StreamDecoder]:
-    decoder: StreamDecoder = module.StreamDecoder()
+    decoder: StreamDecoder = module.Decoder()
     data = text.encode()
     for start in range(0, len(data), 61):  # odd chunks: boundaries fall inside lines, CRLFs and UTF-8
         decoder.feed_bytes(data[start : start + 61])
@@ -280,7 +275,7 @@ def decode_sse(module: ModuleType, text: str) -> tuple[Result[Terminal, Any], St
 
 
 def decode_events(module: ModuleType, events: list[Any]) -> tuple[Result[Terminal, Any], StreamDecoder]:
-    decoder: StreamDecoder = module.StreamDecoder()
+    decoder: StreamDecoder = module.Decoder()
     for event in events:
         decoder.feed_json(event if isinstance(event, str) else _exact(event))
     return decoder.finish(), decoder
@@ -364,9 +359,9 @@ def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> li
         calls = expected_calls(api, body, payloads)
         kind = expected_kind(api, body, payloads, bool(calls))
         if stream is None:
-            got = outcome.resolve(decoded, (), checks=ToolCallChecks.REPORT)
+            got = outcome.resolve_with(decoded, (), checks=ToolCallChecks.REPORT)
         else:
-            got = outcome.resolve_stream(stream, (), checks=ToolCallChecks.REPORT)
+            got = outcome.resolve_stream_with(stream, (), checks=ToolCallChecks.REPORT)
         got_kind = KINDS[type(got)]
         if got_kind != kind:
             problems.append(f"outcome {got_kind} ({getattr(got, 'error', '')}) != recorded {kind}")
@@ -430,6 +425,4 @@ def test_a_spliced_stream_never_yields_the_first_call() -> None:
     if not path.is_file():
         pytest.skip(f"recording not found: {path}")
     events = [e["data"] for e in _load(path)["response_events"]]
-    assert decode_events(anthropic_response, events)[0] == Err(
-        ProtocolError("a second message_start arrived")
-    )
+    assert decode_events(anthropic, events)[0] == Err(ProtocolError("a second message_start arrived"))

@@ -14,14 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import json_values
 
-from llm_wire.providers import anthropic, google, openai_chat, openai_responses
+from llm_wire.providers import anthropic, google, openai_chat, openai_responses, project
 from llm_wire.providers.projection import (
     Action,
     Loss,
     Profile,
     Projection,
     ProjectionError,
-    project,
     qualifies,
 )
 from llm_wire.result import Err, Ok, Result, unwrap
@@ -316,7 +315,7 @@ def test_openai_strict_keeps_recursion_through_defs() -> None:
 def test_chat_and_responses_share_the_openai_rules() -> None:
     document = {"type": "object", "properties": {"a": {"type": "integer"}}}
     for strict in (False, True):
-        assert openai_chat.project(schema(document), strict) == openai_responses.project(
+        assert openai_chat.WIRE.project(schema(document), strict) == openai_responses.WIRE.project(
             schema(document), strict
         )
 

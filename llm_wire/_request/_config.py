@@ -2,19 +2,21 @@
 Configuration for one provider: tool-call checks, limits, strict tools and provider choices.
 
 ``Config`` is immutable; each ``with_*`` method returns a copy. ``prepare`` checks its limits and reads its
-choices; ``Config.admission_limits`` gives the bounds admission enforces on a response's calls. Public
-through ``llm_wire`` (``llm_wire.Config``, ``llm_wire.config``, ``Limit``, ``Strictness``, ``GoogleSchema``).
+choices; ``Config.admission_limits`` and ``Config.response_limits`` give the bounds a response is held to
+(``Prepared`` carries both). Public through ``llm_wire`` (``llm_wire.Config``, ``llm_wire.config``,
+``Limit``, ``Strictness``, ``GoogleSchema``).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 
 from attrs import evolve, frozen
 
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
+from llm_wire.providers import WIRES
+from llm_wire.providers.response import ResponseLimits
 from llm_wire.tool import ToolCallChecks
 
 __all__ = ["Config", "GoogleSchema", "Limit", "Strictness", "config"]
@@ -62,7 +64,7 @@ class Config:
     strict: Strictness = Strictness.OFF
     google_schema: GoogleSchema = GoogleSchema.JSON_SCHEMA
     stream: bool = False
-    #: Sent when the request sets no ``max_tokens`` (Anthropic requires one).
+    #: Sent when the request sets no ``max_tokens`` (the provider's ``Wire.default_max_tokens`` by default).
     default_max_tokens: int | None = None
     request_bytes: int = 1024 * 1024
     argument_bytes_per_call: int = 1024 * 1024
@@ -74,22 +76,22 @@ class Config:
     @classmethod
     def openai_responses(cls) -> Config:
         """OpenAI Responses API."""
-        return cls(Provider.OPENAI_RESPONSES)
+        return config(Provider.OPENAI_RESPONSES)
 
     @classmethod
     def openai_chat(cls) -> Config:
         """OpenAI Chat Completions."""
-        return cls(Provider.OPENAI_CHAT)
+        return config(Provider.OPENAI_CHAT)
 
     @classmethod
     def anthropic(cls) -> Config:
         """Anthropic Messages; sends ``max_tokens`` 4096 when the request sets none."""
-        return cls(Provider.ANTHROPIC, default_max_tokens=4096)
+        return config(Provider.ANTHROPIC)
 
     @classmethod
     def google(cls) -> Config:
         """Google Gemini GenerateContent."""
-        return cls(Provider.GOOGLE)
+        return config(Provider.GOOGLE)
 
     def with_tool_call_checks(self, checks: ToolCallChecks) -> Config:
         """A copy with the policy for bad calls (``REJECT`` fails the response, ``REPORT`` lists issues)."""
@@ -127,15 +129,28 @@ class Config:
         """The bounds admission enforces on the calls of a response."""
         return AdmissionLimits(self.calls_per_turn, self.argument_bytes_per_call, self.total_argument_bytes)
 
+    def response_limits(self) -> ResponseLimits:
+        """The bounds a response decoder enforces: its size, one event, and the argument bytes."""
+        return ResponseLimits(
+            argument_bytes_per_call=self.argument_bytes_per_call,
+            total_argument_bytes=self.total_argument_bytes,
+            event_bytes=self.event_bytes,
+            line_bytes=self.event_bytes,
+            response_body_bytes=self.response_bytes,
+            settings=_RAISED_BY,
+        )
+
+
+#: The ``Config`` setting that raises each ``ResponseLimits`` field ``response_limits`` fills in.
+_RAISED_BY = {
+    "argument_bytes_per_call": "Config.with_limit(Limit.ARGUMENT_BYTES_PER_CALL, n)",
+    "total_argument_bytes": "Config.with_limit(Limit.TOTAL_ARGUMENT_BYTES, n)",
+    "event_bytes": "Config.with_limit(Limit.EVENT_BYTES, n)",
+    "line_bytes": "Config.with_limit(Limit.EVENT_BYTES, n)",
+    "response_body_bytes": "Config.with_limit(Limit.RESPONSE_BYTES, n)",
+}
+
 
 def config(provider: Provider) -> Config:
-    """The default configuration for ``provider``."""
-    return _CONSTRUCTORS[provider]()
-
-
-_CONSTRUCTORS: dict[Provider, Callable[[], Config]] = {
-    Provider.OPENAI_RESPONSES: Config.openai_responses,
-    Provider.OPENAI_CHAT: Config.openai_chat,
-    Provider.ANTHROPIC: Config.anthropic,
-    Provider.GOOGLE: Config.google,
-}
+    """The default configuration for ``provider`` (with its wire's default ``max_tokens``)."""
+    return Config(provider, default_max_tokens=WIRES[provider].default_max_tokens)

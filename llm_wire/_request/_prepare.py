@@ -1,24 +1,25 @@
 """
-Requests: a conversation with tools, checked once and encoded exactly for one provider.
+Prepare: a request checked once for one provider and encoded exactly, carrying what its response needs.
 
-Build a ``Request`` with the facade (``request``, ``user``, ``with_tools``, ``with_tool_choice`` ...; every
-builder returns a copy), choose a ``Config`` for a provider, then ``prepare(config, request)``. It is pure:
-it checks the settings, the tool names, each tool's schema against the provider (``Projection`` with its
-losses), the history (every call answered once, every result answering a call of the turn before it) and
-the body size, then returns the exact JSON body in a ``Prepared``, or a typed ``PrepareError``.
+``prepare(config, request)`` is pure: it checks the settings, the tool names, each tool's schema against the
+provider (``Projection`` with its losses), the history (every call answered once, every result answering a
+call of the turn before it) and the body size, then returns the exact JSON body in a ``Prepared``, or a typed
+``PrepareError``. Everything provider-specific comes from the provider's ``Wire`` (``WIRES``). ``Prepared``
+closes the round trip: it makes the response's decoder under the configured bounds, and carries the declared
+tools, checks, admission limits, restore functions and output tool that ``outcome.resolve`` needs.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import Protocol, TypeAlias
+from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
-from llm_wire._config import Config, GoogleSchema, Limit, Strictness, config
-from llm_wire._prepare_errors import (
+from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness
+from llm_wire._request._errors import (
     DuplicateCallId,
     DuplicateResult,
     DuplicateToolName,
@@ -32,224 +33,58 @@ from llm_wire._prepare_errors import (
     UnsupportedOutput,
     UnsupportedSchema,
 )
-from llm_wire.message import (
-    AssistantTurn,
-    Message,
-    Provider,
-    SystemMessage,
-    ToolCall,
-    ToolResult,
-    UserMessage,
-)
-from llm_wire.providers import (
-    Choice,
-    Declared,
-    EncodeError,
-    InvalidReplay,
-    Number,
-    Outgoing,
-    OutputSpec,
-    ToolChoice,
-    UnsupportedSetting,
-    UseTool,
-    anthropic,
-    google,
-    openai_chat,
-    openai_responses,
-)
+from llm_wire._request._model import Output, Request
+from llm_wire.admission import AdmissionLimits
+from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
+from llm_wire.providers import WIRES
 from llm_wire.providers.projection import Projection, ProjectionError, qualifies
+from llm_wire.providers.response import ResponseError, ResponseLimits, StreamDecoder, Terminal
+from llm_wire.providers.wire import Declared, Outgoing, OutputSpec, ToolChoice, UseTool, Wire
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
-from llm_wire.tool import Tool
+from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import NotJson, Value, render
 
-__all__ = [
-    "Choice",
-    "Config",
-    "DuplicateCallId",
-    "DuplicateResult",
-    "DuplicateToolName",
-    "GoogleSchema",
-    "InvalidReplay",
-    "InvalidSetting",
-    "Limit",
-    "MissingResult",
-    "NotEncodable",
-    "OrphanResult",
-    "Output",
-    "PrepareError",
-    "Prepared",
-    "Request",
-    "RequestTooLarge",
-    "Strictness",
-    "ToolChoice",
-    "UnknownToolChoice",
-    "UnsupportedOutput",
-    "UnsupportedSchema",
-    "UnsupportedSetting",
-    "UseTool",
-    "append",
-    "assistant",
-    "config",
-    "prepare",
-    "request",
-    "system",
-    "tool_result",
-    "user",
-    "with_max_tokens",
-    "with_output",
-    "with_parallel_tool_calls",
-    "with_stop",
-    "with_temperature",
-    "with_tool_choice",
-    "with_tools",
-    "with_top_p",
-]
+__all__ = ["Prepared", "prepare"]
 
-
-class CodecLike(Protocol):
-    """What structured output needs from a codec: its schema (``None`` for a codec without one)."""
-
-    @property
-    def schema(self) -> Schema | None: ...
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Requests and the facade.
-
-
-@frozen
-class Output:
-    """Structured output: the reply must be JSON of ``codec``'s schema, named ``name`` on the wire."""
-
-    name: str
-    codec: CodecLike
-
-
-@frozen
-class Request:
-    """
-    A conversation to send: model, messages, tools, tool choice, structured output and settings.
-    """
-
-    model: str
-    messages: tuple[Message, ...] = ()
-    tools: tuple[Tool, ...] = ()
-    #: ``None`` sends no choice (the provider's default, which is ``AUTO``).
-    tool_choice: Choice | None = None
-    parallel_tool_calls: bool | None = None
-    output: Output | None = None
-    max_tokens: int | None = None
-    temperature: Number | None = None
-    top_p: Number | None = None
-    stop: tuple[str, ...] = ()
-
-
-def request(model: str, messages: Iterable[Message] = ()) -> Request:
-    """A request to ``model`` with ``messages``; no tools, default settings."""
-    return Request(model, tuple(messages))
-
-
-def system(text: str) -> SystemMessage:
-    """Instructions for the model."""
-    return SystemMessage(text)
-
-
-def user(text: str) -> UserMessage:
-    """A user message."""
-    return UserMessage(text)
-
-
-def assistant(turn_or_text: AssistantTurn | str) -> AssistantTurn:
-    """A model turn: one returned by a provider (kept with its replay data), or text the application wrote."""
-    return turn_or_text if isinstance(turn_or_text, AssistantTurn) else AssistantTurn(text=turn_or_text)
-
-
-def tool_result(call: ToolCall, content: str, is_error: bool = False) -> ToolResult:
-    """The answer to ``call``: text for the model, and whether it reports a failure."""
-    return ToolResult(call.id, content, is_error, call.name)
-
-
-def with_tools(req: Request, tools: Iterable[Tool]) -> Request:
-    """A copy declaring exactly ``tools`` (replacing any declared before)."""
-    return evolve(req, tools=tuple(tools))
-
-
-def with_tool_choice(req: Request, choice: Choice) -> Request:
-    """A copy with a tool choice: ``ToolChoice.AUTO``/``NONE``/``REQUIRED`` or ``UseTool(name)``."""
-    return evolve(req, tool_choice=choice)
-
-
-def with_parallel_tool_calls(req: Request, parallel: bool) -> Request:
-    """A copy that allows (or forbids) several calls in one turn."""
-    return evolve(req, parallel_tool_calls=parallel)
-
-
-def with_output(req: Request, name: str, codec: CodecLike) -> Request:
-    """A copy asking for structured output of ``codec``'s schema, named ``name`` on the wire."""
-    return evolve(req, output=Output(name, codec))
-
-
-def append(req: Request, *messages: Message) -> Request:
-    """A copy with ``messages`` added to the conversation; tools, output and settings are kept."""
-    return evolve(req, messages=(*req.messages, *messages))
-
-
-def with_max_tokens(req: Request, max_tokens: int) -> Request:
-    """A copy with a cap on generated tokens."""
-    return evolve(req, max_tokens=max_tokens)
-
-
-def with_temperature(req: Request, temperature: float | Decimal | int) -> Request:
-    """A copy with a sampling temperature (a ``float`` is kept exactly as its shortest decimal form)."""
-    return evolve(req, temperature=_exact(temperature))
-
-
-def with_top_p(req: Request, top_p: float | Decimal | int) -> Request:
-    """A copy with nucleus sampling ``top_p``."""
-    return evolve(req, top_p=_exact(top_p))
-
-
-def with_stop(req: Request, *stop: str) -> Request:
-    """A copy with stop sequences."""
-    return evolve(req, stop=stop)
-
-
-def _exact(number: float | Decimal | int) -> Number:
-    if isinstance(number, float):
-        return Decimal(repr(number))
-    return number
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Prepare.
+#: A tool name to the function undoing its projection on parsed arguments.
+Adjust: TypeAlias = Mapping[str, Callable[[Value], Value]]
 
 
 @frozen
 class Prepared:
     """
-    A request checked and encoded for one provider: the exact body, and what the response side needs
-    (the tools, each tool's projection, the configuration).
+    A request checked and encoded for one provider: the exact body, and everything its response needs (the
+    wire, the bounds, the declared tools by name, the checks, the restore functions, the output tool).
     """
 
     config: Config
     request: Request
-    body: Value
+    wire: Wire = field(repr=False)
+    body: Value = field(repr=False)
     #: The endpoint path; for Gemini it carries the model and the streaming method.
     path: str
-    declared: tuple[Declared, ...]
-    output: OutputSpec | None
+    declared: tuple[Declared, ...] = field(repr=False)
+    output: OutputSpec | None = field(repr=False)
+    #: The declared tools by name, as admission takes them.
+    tools: Mapping[str, Tool] = field(repr=False)
+    #: Structured output declared as a tool of its own (its contract compiled once), or ``None``.
+    output_tool: Tool | None = field(repr=False)
+    #: Per tool name, and under the output name, the function undoing its projection (``Projection.restore``).
+    adjust: Adjust = field(repr=False)
+    admission_limits: AdmissionLimits = field(repr=False)
+    response_limits: ResponseLimits = field(repr=False)
     _text: str = field(alias="_text", repr=False)
 
     @property
     def provider(self) -> Provider:
         """The provider the body is for."""
-        return self.config.provider
+        return self.wire.provider
 
     @property
-    def tools(self) -> tuple[Tool, ...]:
-        """The declared tools, in order."""
-        return self.request.tools
+    def checks(self) -> ToolCallChecks:
+        """What a bad call does to the response (``REJECT`` fails it, ``REPORT`` lists issues)."""
+        return self.config.checks
 
     @property
     def projections(self) -> Mapping[str, Projection]:
@@ -261,17 +96,6 @@ class Prepared:
         """Whether each tool was sent strict, by tool name."""
         return {tool.name: tool.strict for tool in self.declared}
 
-    @property
-    def adjust(self) -> Mapping[str, Callable[[Value], Value]]:
-        """
-        For admission and output decoding (``outcome.resolve(adjust=...)``): per tool name, and under the
-        output's name, the function undoing its projection (``Projection.restore``).
-        """
-        undo = {tool.name: tool.projection.restore for tool in self.declared if tool.projection.nullable}
-        if self.output is not None and self.output.projection.nullable:
-            undo[self.output.name] = self.output.projection.restore
-        return undo
-
     def body_json(self) -> str:
         """The body as compact JSON text, exactly as sent."""
         return self._text
@@ -280,9 +104,16 @@ class Prepared:
         """The body as UTF-8 bytes, exactly as sent."""
         return self._text.encode("utf-8")
 
+    def decoder(self) -> StreamDecoder:
+        """A fresh decoder for this request's response (a stream, or ``decode_body``) under its bounds."""
+        return self.wire.decoder(self.response_limits)
+
+    def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
+        """This request's whole response body as a ``Terminal``; ``Err`` with a typed error if unusable."""
+        return self.wire.decoder(self.response_limits).decode_body(body)
+
 
 _Projector: TypeAlias = Callable[[Schema, bool], Result[Projection, ProjectionError]]
-_Encoder: TypeAlias = Callable[[Outgoing], Result[Value, EncodeError]]
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -290,20 +121,28 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     """
     Check ``request`` for ``config``'s provider and encode its exact body; the first problem is an ``Err``.
     """
-    projector, encoder, path = _wire(config)
+    wire = WIRES[config.provider]
+    legacy = config.google_schema is GoogleSchema.OPENAPI
+
+    def projector(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
+        return wire.project(schema, strict, legacy=legacy)
+
     problem = _settings(config, request)
     if problem is not None:
         return Err(problem)
-    match _declare(config, request, projector):
+    match _declare(config, request, wire, projector):
         case Err() as failed:
             return failed
         case Ok(declared):
             pass
-    match _output(config, request, projector):
-        case Err() as failed:
-            return failed
-        case Ok(output):
-            pass
+    output: OutputSpec | None = None
+    output_tool: Tool | None = None
+    if request.output is not None:
+        match _output(request.output, wire, projector):
+            case Err() as failed:
+                return failed
+            case Ok(output):
+                output_tool = new(request.output.name, "The structured output.", request.output.codec)
     match _history(config, request.messages):
         case Err() as failed:
             return failed
@@ -323,7 +162,7 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
         stop=request.stop,
         stream=config.stream,
     )
-    match encoder(outgoing):
+    match wire.encode(outgoing):
         case Err() as refused:
             return refused
         case Ok(body):
@@ -335,26 +174,26 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     size = len(text.encode("utf-8"))
     if size > config.request_bytes:
         return Err(RequestTooLarge(Limit.REQUEST_BYTES, config.request_bytes, size))
+    adjust = {tool.name: tool.projection.restore for tool in declared if tool.projection.nullable}
+    if output is not None and output.projection.nullable:
+        adjust[output.name] = output.projection.restore
     return Ok(
-        Prepared(config, request, body, path(outgoing.model, config.stream), declared, output, _text=text)
+        Prepared(
+            config,
+            request,
+            wire,
+            body,
+            wire.path(outgoing.model, config.stream),
+            declared,
+            output,
+            {tool.name: tool for tool in request.tools},
+            output_tool,
+            adjust,
+            config.admission_limits(),
+            config.response_limits(),
+            _text=text,
+        )
     )
-
-
-def _wire(config: Config) -> tuple[_Projector, _Encoder, Callable[[str, bool], str]]:
-    match config.provider:
-        case Provider.OPENAI_RESPONSES:
-            return openai_responses.project, openai_responses.encode, openai_responses.path
-        case Provider.OPENAI_CHAT:
-            return openai_chat.project, openai_chat.encode, openai_chat.path
-        case Provider.ANTHROPIC:
-            return anthropic.project, anthropic.encode, anthropic.path
-        case Provider.GOOGLE:
-            openapi = config.google_schema is GoogleSchema.OPENAPI
-
-            def project(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
-                return google.project(schema, strict, openapi=openapi)
-
-            return project, google.encode, google.path
 
 
 def _settings(config: Config, request: Request) -> PrepareError | None:
@@ -392,11 +231,10 @@ def _settings(config: Config, request: Request) -> PrepareError | None:
 
 
 def _declare(
-    config: Config, request: Request, projector: _Projector
+    config: Config, request: Request, wire: Wire, projector: _Projector
 ) -> Result[tuple[Declared, ...], PrepareError]:
     seen: set[str] = set()
     declared: list[Declared] = []
-    budget = anthropic.over_budget if config.provider is Provider.ANTHROPIC else None
     for tool in request.tools:
         if tool.name in seen:
             return Err(DuplicateToolName(tool.name))
@@ -406,8 +244,8 @@ def _declare(
                 return Err(UnsupportedSchema(tool.name, problem))
             case Ok((projection, strict)):
                 pass
-        if strict and budget is not None:
-            over = budget([*(d.projection for d in declared if d.strict), projection])
+        if strict:
+            over = wire.over_budget([*(d.projection for d in declared if d.strict), projection])
             if over is not None and config.strict is Strictness.ON:
                 return Err(InvalidSetting("strict tools", f"exceed the provider's limits: {over}"))
             if over is not None:
@@ -441,17 +279,12 @@ def _project_tool(
             return failed
 
 
-def _output(
-    config: Config, request: Request, projector: _Projector
-) -> Result[OutputSpec | None, PrepareError]:
-    output = request.output
-    if output is None:
-        return Ok(None)
+def _output(output: Output, wire: Wire, projector: _Projector) -> Result[OutputSpec, PrepareError]:
     schema = output.codec.schema
     if schema is None:
         return Err(UnsupportedOutput(output.name, None))
     strict = projector(schema, True)
-    if config.provider in (Provider.OPENAI_RESPONSES, Provider.OPENAI_CHAT):
+    if wire.loose_output:
         if isinstance(strict, Ok) and qualifies(strict.value):
             return Ok(OutputSpec(output.name, strict.value, True))
         strict = projector(schema, False)

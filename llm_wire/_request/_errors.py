@@ -11,9 +11,9 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._config import Limit
-from llm_wire.providers import EncodeError
+from llm_wire._request._config import Limit
 from llm_wire.providers.projection import ProjectionError
+from llm_wire.providers.wire import EncodeError
 from llm_wire.value import Path, render_path
 
 __all__ = [
@@ -43,6 +43,9 @@ class InvalidSetting:
         """Which setting, and what it must be."""
         return f"{self.setting} {self.reason}"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class DuplicateToolName:
@@ -53,6 +56,9 @@ class DuplicateToolName:
     def describe(self) -> str:
         """Names the tool."""
         return f"tool {self.name} is declared twice"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 @frozen
@@ -65,6 +71,9 @@ class UnknownToolChoice:
         """Names the tool."""
         return f"the tool choice names {self.name}, which is not declared"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class UnsupportedSchema:
@@ -76,6 +85,9 @@ class UnsupportedSchema:
     def describe(self) -> str:
         """Names the tool and where its schema fails."""
         return f"tool {self.tool}: {self.problem.describe()}"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 @frozen
@@ -91,6 +103,9 @@ class UnsupportedOutput:
             return f"output {self.name}: the codec has no schema"
         return f"output {self.name}: {self.problem.describe()}"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class OrphanResult:
@@ -103,6 +118,9 @@ class OrphanResult:
         """Which message."""
         return f"message {self.index}: a tool result answers no call of the assistant turn before it"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class DuplicateResult:
@@ -114,6 +132,9 @@ class DuplicateResult:
     def describe(self) -> str:
         """Which message."""
         return f"message {self.index}: a second result for the same call"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 @frozen
@@ -128,6 +149,9 @@ class MissingResult:
         """Which turn, and the tool of the unanswered call."""
         return f"message {self.index}: a call to {self.name} has no result"
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class DuplicateCallId:
@@ -139,6 +163,9 @@ class DuplicateCallId:
     def describe(self) -> str:
         """Which turn."""
         return f"message {self.index}: two calls share one id"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 @frozen
@@ -156,6 +183,9 @@ class RequestTooLarge:
             f"(raise it with Config.with_limit(Limit.{self.limit.name}, n))"
         )
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @frozen
 class NotEncodable:
@@ -167,6 +197,9 @@ class NotEncodable:
     def describe(self) -> str:
         """Where in the body, and what."""
         return f"body {render_path(self.path)}: {self.problem}"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 PrepareError: TypeAlias = (

@@ -1,167 +1,50 @@
 """
-The one terminal shape every provider decoder produces, and the skeleton the four decoders share.
+The reducer skeleton the four API decoders share: reading provider JSON, accumulating one response, and
+driving a stream or a body to its ``Terminal``.
 
-A provider's response, whole body or SSE stream, reduces to a ``Terminal``: the text, the calls in provider
-order (``llm_wire.message.ToolCall``, argument text byte-exact where the provider sends text), calls that
-never finished (``PartialCall``, kept apart and never callable), why the response ended, usage, the response
-id and the provider's replay data. A stream also yields ``Progress`` as it goes. Failures are values:
-``ResponseError`` is a protocol violation, a reached bound, or a typed ``ProviderError`` with retry advice
-(``_errors``, re-exported here).
-
-``StreamDecoder`` is the shared reducer: a provider module only says what each of its events means.
+``Reducer`` implements ``response.StreamDecoder``; an API module subclasses it and only says what each of its
+events means (``_event``, ``_body``, ``_complete``), through the readers here and a ``Builder``. ``Fail``
+stops a reducer with a typed error and never leaves this package.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
-from typing import ClassVar, NoReturn, TypeAlias
-
-from attrs import field, frozen
+from typing import NoReturn
 
 from llm_wire.error import LimitExceeded, ProtocolError
-from llm_wire.message import AssistantTurn, Provider, ToolCall
-from llm_wire.providers._errors import ErrorKind, Headers, ProviderError, ResponseError, RetryAdvice
+from llm_wire.message import Provider, ToolCall
+from llm_wire.providers.response import (
+    DEFAULT_LIMITS,
+    ArgumentsDelta,
+    FinishReason,
+    PartialCall,
+    Progress,
+    ResponseError,
+    ResponseLimits,
+    Terminal,
+    TextDelta,
+    ToolCallStarted,
+    Usage,
+)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import Event, Framer
 from llm_wire.value import Limits, NotJson, Value, is_limit_exceeded, parse, render
 
 __all__ = [
-    "DEFAULT_LIMITS",
-    "ArgumentsDelta",
-    "ErrorKind",
-    "FinishReason",
-    "Headers",
-    "PartialCall",
-    "Progress",
-    "ProviderError",
-    "ResponseError",
-    "ResponseLimits",
-    "RetryAdvice",
-    "StreamDecoder",
-    "Terminal",
-    "TextDelta",
-    "ToolCallStarted",
-    "Usage",
+    "Builder",
+    "Call",
+    "Fail",
+    "Reducer",
+    "array",
+    "integer",
+    "json_text",
+    "member",
+    "obj",
+    "over",
+    "protocol",
+    "string",
 ]
-
-
-class FinishReason(enum.Enum):
-    """Why a response ended, in one vocabulary for every provider."""
-
-    STOP = "stop"
-    TOOL_CALLS = "tool_calls"
-    LENGTH = "length"
-    CONTENT_FILTER = "content_filter"
-    REFUSAL = "refusal"
-
-
-@frozen
-class Usage:
-    """
-    Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
-    """
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    raw: Value = field(default=None, eq=False, hash=False)
-
-
-@frozen
-class PartialCall:
-    """
-    A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
-    """
-
-    id: str
-    name: str
-    #: The argument text received so far; usually not valid JSON.
-    arguments_text: str
-
-
-@frozen
-class Terminal:
-    """
-    A finished response from any provider, before admission.
-    """
-
-    provider: Provider
-    finish: FinishReason
-    text: str = ""
-    #: Complete calls in provider order.
-    calls: tuple[ToolCall, ...] = ()
-    #: Calls that never finished; only a cut response (length, content filter, refusal) may have them.
-    incomplete: tuple[PartialCall, ...] = ()
-    refusal: str | None = None
-    usage: Usage | None = None
-    response_id: str | None = None
-    #: The provider's own output list (items, blocks or parts) when replay needs more than text and calls.
-    provider_data: Value = field(default=None, eq=False, hash=False)
-    #: The provider's own finish reason, as sent.
-    finish_detail: str | None = None
-
-    @property
-    def turn(self) -> AssistantTurn:
-        """The assistant turn to append to the conversation."""
-        return AssistantTurn(self.text, self.calls, self.provider, self.response_id, self.provider_data)
-
-
-@frozen
-class TextDelta:
-    """A piece of answer text."""
-
-    text: str
-
-
-@frozen
-class ToolCallStarted:
-    """The model started a call; arguments follow as ``ArgumentsDelta``."""
-
-    call_id: str
-    name: str
-
-
-@frozen
-class ArgumentsDelta:
-    """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
-
-    call_id: str
-    text: str
-
-
-Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
-
-
-def _positive(_: object, attribute: object, n: int) -> None:
-    if type(n) is not int or n < 1:
-        msg = f"{getattr(attribute, 'name', 'limit')} must be a positive integer"
-        raise ValueError(msg)
-
-
-_MIB = 1024 * 1024
-
-
-@frozen
-class ResponseLimits:
-    """
-    Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
-    """
-
-    argument_bytes_per_call: int = field(default=_MIB, validator=_positive)
-    total_argument_bytes: int = field(default=4 * _MIB, validator=_positive)
-    #: Output items, content blocks or calls in one response.
-    active_blocks: int = field(default=64, validator=_positive)
-    #: Answer text and refusal text together.
-    total_text_bytes: int = field(default=4 * _MIB, validator=_positive)
-    #: One SSE event (its data is also parsed with this byte cap).
-    event_bytes: int = field(default=_MIB, validator=_positive)
-    line_bytes: int = field(default=_MIB, validator=_positive)
-    #: A whole body, or all event data of a stream.
-    response_body_bytes: int = field(default=8 * _MIB, validator=_positive)
-
-
-DEFAULT_LIMITS = ResponseLimits()
 
 _LIMIT_TEXT = {
     "argument_bytes_per_call": "argument bytes of one call",
@@ -174,13 +57,10 @@ _LIMIT_TEXT = {
 }
 
 
-def over(limit: str, value: int, measured: int) -> LimitExceeded:
-    """The error for a ``ResponseLimits`` field ``limit`` whose bound ``value`` was passed."""
-    return LimitExceeded(f"ResponseLimits({limit}=)", value, measured, what=_LIMIT_TEXT.get(limit, limit))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The skeleton: reading provider JSON, accumulating a response, and driving a stream.
+def over(limits: ResponseLimits, limit: str, measured: int | None) -> LimitExceeded:
+    """The error for the ``ResponseLimits`` field ``limit`` passed, naming the setting that raises it."""
+    value: int = getattr(limits, limit)
+    return LimitExceeded(limits.setting(limit), value, measured, what=_LIMIT_TEXT.get(limit, limit))
 
 
 class Fail(Exception):
@@ -278,7 +158,7 @@ class Builder:
         """Count one output item, content block or call against ``active_blocks``."""
         self.blocks += 1
         if self.blocks > self.limits.active_blocks:
-            raise Fail(over("active_blocks", self.limits.active_blocks, self.blocks))
+            raise Fail(over(self.limits, "active_blocks", self.blocks))
 
     def text(self, piece: str, *, refusal: bool = False) -> None:
         """Add answer (or refusal) text."""
@@ -286,7 +166,7 @@ class Builder:
             return
         self.text_bytes += len(piece.encode("utf-8", "surrogatepass"))
         if self.text_bytes > self.limits.total_text_bytes:
-            raise Fail(over("total_text_bytes", self.limits.total_text_bytes, self.text_bytes))
+            raise Fail(over(self.limits, "total_text_bytes", self.text_bytes))
         if refusal:
             self.refusal_parts.append(piece)
         else:
@@ -332,10 +212,9 @@ class Builder:
         call.size += size
         self.argument_bytes += size
         if call.size > self.limits.argument_bytes_per_call:
-            raise Fail(over("argument_bytes_per_call", self.limits.argument_bytes_per_call, call.size))
+            raise Fail(over(self.limits, "argument_bytes_per_call", call.size))
         if self.argument_bytes > self.limits.total_argument_bytes:
-            limit = self.limits.total_argument_bytes
-            raise Fail(over("total_argument_bytes", limit, self.argument_bytes))
+            raise Fail(over(self.limits, "total_argument_bytes", self.argument_bytes))
 
     def settle(self, call: Call, whole: str) -> None:
         """The provider repeated the whole argument text: take it if nothing streamed, else it must agree."""
@@ -373,16 +252,13 @@ class Builder:
         )
 
 
-class StreamDecoder:
+class Reducer:
     """
-    Decodes one response from its SSE events into ``Progress`` and, at the end, a ``Terminal``.
-
-    Feed it framed ``sse.Event``s (``feed``), raw body chunks (``feed_bytes``, framed inside) or parsed event
-    payloads (``feed_json``); then call ``finish``. The first error ends the stream: every later call
-    returns it again. Nothing raises on any input.
+    The shared ``response.StreamDecoder``: framing, bounds, the first-error latch and the body path. A
+    subclass sets ``provider`` and fills in the three hooks.
     """
 
-    provider: ClassVar[Provider]
+    provider: Provider
 
     def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
         self._limits = limits
@@ -456,7 +332,15 @@ class StreamDecoder:
         def whole() -> None:
             if isinstance(body, bytes | bytearray | str):
                 text = bytes(body) if isinstance(body, bytearray) else body
-                self._body(_read(text, self._limits.response_body_bytes, "response_body_bytes", "the body"))
+                self._body(
+                    _read(
+                        text,
+                        self._limits.response_body_bytes,
+                        self._limits,
+                        "response_body_bytes",
+                        "the body",
+                    )
+                )
             else:
                 self._body(body)
 
@@ -488,17 +372,21 @@ class StreamDecoder:
             protocol("an event arrived after the response finished")
 
     def _parse(self, data: str) -> Value:
-        return _read(data, self._limits.event_bytes, "event_bytes", "an event")
+        return _read(data, self._limits.event_bytes, self._limits, "event_bytes", "an event")
 
     def _raw(self, name: str | None, data: str) -> None:
         self._bytes += len(data.encode("utf-8", "surrogatepass"))
         if self._bytes > self._limits.response_body_bytes:
-            raise Fail(over("response_body_bytes", self._limits.response_body_bytes, self._bytes))
+            raise Fail(over(self._limits, "response_body_bytes", self._bytes))
         self._event(name, self._parse(data))
 
     def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
         match framed:
             case Err(error):
+                # The framer names its own parameter; name the bound a caller of this decoder raises.
+                limit = error.setting.removeprefix("Framer(max_").removesuffix("=)")
+                if limit in ("event_bytes", "line_bytes"):
+                    error = over(self._limits, limit, error.measured)
                 self._error = error
                 return Err(error)
             case Ok(events):
@@ -524,7 +412,7 @@ class StreamDecoder:
         return Ok(progress)
 
 
-def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
+def _read(text: bytes | str, max_bytes: int, limits: ResponseLimits, limit: str, what: str) -> Value:
     """``text`` parsed under a byte cap: over it is ``LimitExceeded(limit)``, bad JSON a protocol error."""
     match parse(text, Limits(max_bytes=max_bytes)):
         case Ok(parsed):
@@ -532,5 +420,5 @@ def _read(text: bytes | str, max_bytes: int, limit: str, what: str) -> Value:
         case Err(error):
             if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "Limits.with_max_bytes":
                 size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
-                raise Fail(over(limit, max_bytes, size))
+                raise Fail(over(limits, limit, size))
             protocol(f"{what} is not JSON: {error.describe()}")

@@ -1,0 +1,193 @@
+"""
+A provider wire as data: what ``prepare`` hands an API module, and the ``Wire`` record each module ends with.
+
+``llm_wire.prepare`` checks a request once, provider-neutrally (tool names, schemas, history pairing, sizes),
+then hands the provider's ``Wire.encode`` an ``Outgoing`` record: the checked history, each tool with its
+``Projection``, the tool choice and the generation settings; ``encode`` writes the exact JSON body or refuses
+with an ``EncodeError``. A ``Wire`` holds everything that differs between APIs, as data and functions (like
+referencing's ``Specification``): the projection profiles, the encoder, the endpoint path, the response
+decoder, the error decoder and the budgets. Shared code reads a ``Wire``; it never branches on the provider.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import TypeAlias
+
+from attrs import frozen
+
+from llm_wire.message import Message, Provider
+from llm_wire.providers import _project
+from llm_wire.providers.projection import Profile, Projection, ProjectionError
+from llm_wire.providers.response import (
+    DEFAULT_LIMITS,
+    Headers,
+    ProviderError,
+    ResponseError,
+    ResponseLimits,
+    StreamDecoder,
+    Terminal,
+)
+from llm_wire.result import Result
+from llm_wire.schema import Schema
+from llm_wire.value import Value
+
+__all__ = [
+    "Choice",
+    "Declared",
+    "EncodeError",
+    "InvalidReplay",
+    "Number",
+    "Outgoing",
+    "OutputSpec",
+    "ToolChoice",
+    "UnsupportedSetting",
+    "UseTool",
+    "Wire",
+]
+
+#: A generation setting's number, exact (a ``float`` from the caller is converted through its shortest repr).
+Number: TypeAlias = int | Decimal
+
+
+class ToolChoice(enum.Enum):
+    """Whether the model may, must not, or must call a tool."""
+
+    AUTO = "auto"
+    NONE = "none"
+    REQUIRED = "required"
+
+
+@frozen
+class UseTool:
+    """The model must call this one tool."""
+
+    name: str
+
+
+Choice: TypeAlias = ToolChoice | UseTool
+
+
+@frozen
+class Declared:
+    """A tool as one provider receives it: its wire schema, and whether it is sent strict."""
+
+    name: str
+    description: str
+    projection: Projection
+    strict: bool
+
+
+@frozen
+class OutputSpec:
+    """Structured output as one provider receives it."""
+
+    name: str
+    projection: Projection
+    strict: bool
+
+
+@frozen
+class Outgoing:
+    """
+    A checked request for one provider: results follow their turn in call order, each with its tool name.
+    """
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[Declared, ...] = ()
+    choice: Choice | None = None
+    parallel: bool | None = None
+    output: OutputSpec | None = None
+    max_tokens: int | None = None
+    temperature: Number | None = None
+    top_p: Number | None = None
+    stop: tuple[str, ...] = ()
+    stream: bool = False
+
+
+@frozen
+class UnsupportedSetting:
+    """A request setting this provider's API cannot express."""
+
+    setting: str
+    provider: Provider
+    reason: str
+
+    def describe(self) -> str:
+        """What cannot be sent, and why."""
+        return f"{self.setting} cannot be sent to {self.provider.value}: {self.reason}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class InvalidReplay:
+    """An assistant turn whose replay data does not fit its provider or its calls."""
+
+    index: int
+    reason: str
+
+    def describe(self) -> str:
+        """Which message, and what is wrong with its replay data."""
+        return f"message {self.index}: replay data {self.reason}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+EncodeError: TypeAlias = UnsupportedSetting | InvalidReplay
+
+
+def _within_budget(strict: Sequence[Projection]) -> str | None:
+    return None
+
+
+@frozen
+class Wire:
+    """
+    One API's wire: its projection profiles, request encoder, endpoint, response and error decoders, budgets.
+    """
+
+    provider: Provider
+    #: The schema dialect of non-strict tools.
+    loose: Profile
+    #: The strict dialect (strict tools, and structured output).
+    strict: Profile
+    #: ``Outgoing`` to the exact request body; ``Err`` for a setting or replay data the API cannot take.
+    encode: Callable[[Outgoing], Result[Value, EncodeError]]
+    #: The endpoint path for a model, streamed or not.
+    path: Callable[[str, bool], str]
+    #: A fresh decoder for one response under the given bounds.
+    decoder: Callable[[ResponseLimits], StreamDecoder]
+    #: An HTTP error response (status, body, headers) as a ``ProviderError`` with retry advice.
+    decode_error: Callable[[int, bytes | str | Value, Headers | None], ProviderError]
+    #: The legacy dialect a configuration may choose instead of both (Gemini's OpenAPI ``parameters``).
+    legacy: Profile | None = None
+    #: Why strict projections together exceed the API's limits across one request, or ``None``.
+    over_budget: Callable[[Sequence[Projection]], str | None] = _within_budget
+    #: Structured output may go non-strict when its strict projection would change its meaning.
+    loose_output: bool = False
+    #: The ``max_tokens`` a default configuration sends when a request sets none (required by some APIs).
+    default_max_tokens: int | None = None
+
+    def profile(self, strict: bool, *, legacy: bool = False) -> Profile:
+        """The dialect for a tool: the legacy one when asked for and the API has one, else strict or loose."""
+        if legacy and self.legacy is not None:
+            return self.legacy
+        return self.strict if strict else self.loose
+
+    def project(
+        self, schema: Schema, strict: bool, *, legacy: bool = False
+    ) -> Result[Projection, ProjectionError]:
+        """``schema`` in this API's dialect (``profile(strict, legacy=legacy)``)."""
+        return _project.project(schema, self.profile(strict, legacy=legacy))
+
+    def decode_body(
+        self, body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
+    ) -> Result[Terminal, ResponseError]:
+        """A whole response body as a ``Terminal``; ``Err`` with a typed error for anything unusable."""
+        return self.decoder(limits).decode_body(body)
