@@ -922,8 +922,23 @@ def test_arbitrary_values_never_raise(module: ModuleType, body: Value) -> None:
 
 
 def test_foreign_values_are_refused_not_raised() -> None:
-    """A float or a non-JSON object inside a parsed body is a protocol error, not an exception."""
+    """A NaN or a non-JSON object inside a parsed body is a protocol error, not an exception."""
     body: Any = {
-        "candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": 0.5}}}]}}]
+        "candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": float("nan")}}}]}}]
     }
     assert GOOGLE.decode_body(body) == Err(ProtocolError("function call arguments is not a JSON value"))
+
+
+def test_python_floats_in_a_parsed_body_are_read_exactly() -> None:
+    """A body parsed by ``json.loads`` or an SDK holds floats: each is written as its shortest repr."""
+    body: Any = {
+        "candidates": [
+            {
+                "content": {"parts": [{"functionCall": {"name": "f", "args": {"x": 0.5, "y": 1e-7}}}]},
+                "finishReason": "STOP",
+            }
+        ]
+    }
+    decoded = GOOGLE.decode_body(body)
+    assert isinstance(decoded, Ok)
+    assert [call.arguments_json for call in decoded.value.calls] == ['{"x":0.5,"y":1e-07}']
