@@ -238,7 +238,7 @@ class TestFailures:
 
     def test_cut_stream(self) -> None:
         """A stream cut midway may have cost a response; the text so far and the usage are kept."""
-        stream = openai_chat.Decoder()
+        stream = openai_chat.ChatDecoder()
         chunk: Value = {"choices": [{"index": 0, "delta": {"content": "Hel"}}], "usage": None}
         stream.feed_bytes(f"data: {render(chunk)}\n\n")
         got = resolve_stream_with(stream, TOOLS)
@@ -253,7 +253,7 @@ class TestFailures:
 
     def test_error_event_mid_stream(self) -> None:
         """An overloaded event mid-stream may have cost a response, whatever came before."""
-        stream = anthropic.Decoder()
+        stream = anthropic.AnthropicDecoder()
         start: Value = {
             "type": "message_start",
             "message": {"id": "m", "content": [], "usage": {"input_tokens": 3}},
@@ -292,7 +292,7 @@ def test_body_and_stream_resolve_alike() -> None:
         {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
         {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
     ]
-    stream = openai_responses.Decoder()
+    stream = openai_responses.ResponsesDecoder()
     stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
     body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
     streamed = resolve_stream_with(stream, TOOLS)

@@ -14,6 +14,7 @@ from attrs import frozen
 from llm_wire._request._config import Limit
 from llm_wire.providers.projection import ProjectionError
 from llm_wire.providers.wire import EncodeError
+from llm_wire.tool import DuplicateToolName
 from llm_wire.value import Path, render_path
 
 __all__ = [
@@ -42,20 +43,6 @@ class InvalidSetting:
     def describe(self) -> str:
         """Which setting, and what it must be."""
         return f"{self.setting} {self.reason}"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class DuplicateToolName:
-    """Two declared tools share a name."""
-
-    name: str
-
-    def describe(self) -> str:
-        """Names the tool."""
-        return f"tool {self.name} is declared twice"
 
     def __str__(self) -> str:
         return self.describe()

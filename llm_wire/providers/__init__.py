@@ -9,9 +9,9 @@ Provider wires: one module per API, each ending in one ``Wire`` record; ``WIRES`
 | Google Gemini GenerateContent | ``google`` |
 
 Each module holds its request side (projection profiles, ``encode``, ``path``) and its response side
-(``Decoder``, ``decode_body``, ``decode_error``). What goes in is in ``wire`` (``Outgoing``, ``Wire``), what
-comes out in ``response`` (``Terminal``, ``Progress``, ``ProviderError``, ``StreamDecoder``...), and schema
-projection in ``projection`` (``Profile``, ``Projection``, ``Loss``) with ``project`` here.
+(a ``*Decoder``, ``decode_body``, ``decode_error``). What goes in is in ``wire`` (``Outgoing``, ``Wire``),
+what comes out in ``response`` (``Terminal``, ``Progress``, ``ProviderError``, ``StreamDecoder``...), and
+schema projection in ``projection`` (``Profile``, ``Projection``, ``Loss``) with ``project`` here.
 """
 
 from __future__ import annotations

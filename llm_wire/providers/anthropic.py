@@ -69,7 +69,7 @@ __all__ = [
     "PROVIDER",
     "STRICT",
     "WIRE",
-    "Decoder",
+    "AnthropicDecoder",
     "decode_body",
     "decode_error",
     "encode",
@@ -364,7 +364,7 @@ def _str(value: Value) -> str:
     return value if isinstance(value, str) else ""
 
 
-class Decoder(Reducer):
+class AnthropicDecoder(Reducer):
     """Decodes one Messages API stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.ANTHROPIC
@@ -512,7 +512,7 @@ def decode_body(
     """
     A whole Messages API body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
     """
-    return Decoder(limits).decode_body(body)
+    return AnthropicDecoder(limits).decode_body(body)
 
 
 WIRE = Wire(
@@ -521,7 +521,7 @@ WIRE = Wire(
     strict=STRICT,
     encode=encode,
     path=path,
-    decoder=Decoder,
+    decoder=AnthropicDecoder,
     decode_error=decode_error,
     over_budget=over_budget,
     default_max_tokens=DEFAULT_MAX_TOKENS,

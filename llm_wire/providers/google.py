@@ -74,7 +74,7 @@ __all__ = [
     "PROVIDER",
     "VALIDATED",
     "WIRE",
-    "Decoder",
+    "GoogleDecoder",
     "decode_body",
     "decode_error",
     "encode",
@@ -162,7 +162,7 @@ def path(model: str, stream: bool) -> str:
     return f"/v1beta/models/{model}:{method}"
 
 
-def wire_id(call: ToolCall) -> str:
+def _wire_id(call: ToolCall) -> str:
     """The id sent back for a call: the provider's own when it gave one, else the call's id."""
     return call.provider_id if call.provider_id is not None else call.id
 
@@ -171,7 +171,7 @@ def function_call(call: ToolCall) -> dict[str, Value]:
     """A ``functionCall`` part with the call's thought signature."""
     part: dict[str, Value] = {
         "functionCall": {
-            "id": wire_id(call),
+            "id": _wire_id(call),
             "name": call.name,
             "args": arguments_object(call.arguments_json),
         }
@@ -214,7 +214,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             case UserMessage(text=text):
                 contents.append({"role": "user", "parts": [{"text": text}]})
             case AssistantTurn() as turn:
-                ids.update((call.id, wire_id(call)) for call in turn.calls)
+                ids.update((call.id, _wire_id(call)) for call in turn.calls)
                 match replay(turn, PROVIDER, KIND, function_call):
                     case Err(reason):
                         return Err(InvalidReplay(index, reason))
@@ -397,7 +397,7 @@ class _Streaming:
                 protocol("a partial argument's JSON path does not fit the arguments so far")
 
 
-class Decoder(Reducer):
+class GoogleDecoder(Reducer):
     """Decodes one GenerateContent stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.GOOGLE
@@ -565,7 +565,7 @@ def decode_body(
     """
     A whole GenerateContent body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
     """
-    return Decoder(limits).decode_body(body)
+    return GoogleDecoder(limits).decode_body(body)
 
 
 WIRE = Wire(
@@ -575,6 +575,6 @@ WIRE = Wire(
     legacy=OPENAPI,
     encode=encode,
     path=path,
-    decoder=Decoder,
+    decoder=GoogleDecoder,
     decode_error=decode_error,
 )

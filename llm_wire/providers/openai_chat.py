@@ -38,7 +38,7 @@ __all__ = [
     "PROVIDER",
     "STRICT",
     "WIRE",
-    "Decoder",
+    "ChatDecoder",
     "decode_body",
     "decode_error",
     "encode",
@@ -135,7 +135,7 @@ _FINISH = {
 }
 
 
-class Decoder(Reducer):
+class ChatDecoder(Reducer):
     """Decodes one Chat Completions stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.OPENAI_CHAT
@@ -233,7 +233,7 @@ def decode_body(
     """
     A whole Chat Completions body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
     """
-    return Decoder(limits).decode_body(body)
+    return ChatDecoder(limits).decode_body(body)
 
 
 WIRE = Wire(
@@ -242,7 +242,7 @@ WIRE = Wire(
     strict=STRICT,
     encode=encode,
     path=path,
-    decoder=Decoder,
+    decoder=ChatDecoder,
     decode_error=decode_error,
     loose_output=True,
 )

@@ -51,7 +51,7 @@ __all__ = [
     "PROVIDER",
     "STRICT",
     "WIRE",
-    "Decoder",
+    "ResponsesDecoder",
     "decode_body",
     "decode_error",
     "encode",
@@ -167,7 +167,7 @@ def _replayed_call(call: ToolCall) -> dict[str, Value]:
 _PLAIN = frozenset({"message", "function_call"})
 
 
-class _Item:
+class _OutputItem:
     __slots__ = ("call", "done", "final", "kind", "text_seen")
 
     def __init__(self, kind: str, call: Call | None) -> None:
@@ -178,14 +178,14 @@ class _Item:
         self.text_seen = False
 
 
-class Decoder(Reducer):
+class ResponsesDecoder(Reducer):
     """Decodes one Responses API stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.OPENAI_RESPONSES
 
     def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
         super().__init__(limits)
-        self._items: dict[int, _Item] = {}
+        self._items: dict[int, _OutputItem] = {}
         self._by_id: dict[str, int] = {}
         self._response: dict[str, Value] | None = None
 
@@ -246,7 +246,7 @@ class Decoder(Reducer):
             name = string(item, "name", "a function name")
             call = self._b.open_call(index, call_id, name, provider_id=item_id)
             self._b.append(call, string(item, "arguments", "arguments") or "")
-        self._items[index] = _Item(kind, call)
+        self._items[index] = _OutputItem(kind, call)
         if item_id is not None:
             self._by_id[item_id] = index
 
@@ -275,7 +275,7 @@ class Decoder(Reducer):
                 elif part_kind == "refusal":
                     self._b.text(string(part, "refusal", "a refusal") or "", refusal=True)
 
-    def _find(self, index: int | None, item_id: str | None) -> _Item:
+    def _find(self, index: int | None, item_id: str | None) -> _OutputItem:
         by_id = self._by_id.get(item_id) if item_id is not None else None
         if item_id is not None and by_id is None:
             protocol("an event names an output item that was never added")
@@ -287,7 +287,7 @@ class Decoder(Reducer):
             protocol("an event names an output item that was never added")
         return found
 
-    def _route(self, data: Value) -> _Item:
+    def _route(self, data: Value) -> _OutputItem:
         return self._find(integer(data, "output_index"), string(data, "item_id", "an item id"))
 
     def _call(self, data: Value) -> Call:
@@ -333,7 +333,7 @@ def decode_body(
     """
     A whole Responses API body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
     """
-    return Decoder(limits).decode_body(body)
+    return ResponsesDecoder(limits).decode_body(body)
 
 
 WIRE = Wire(
@@ -342,7 +342,7 @@ WIRE = Wire(
     strict=STRICT,
     encode=encode,
     path=path,
-    decoder=Decoder,
+    decoder=ResponsesDecoder,
     decode_error=decode_error,
     loose_output=True,
 )

@@ -23,7 +23,7 @@ import pytest
 from llm_wire import outcome
 from llm_wire.error import ProtocolError
 from llm_wire.providers import anthropic, google, openai_chat, openai_responses
-from llm_wire.providers.response import ErrorKind, ProviderError, StreamDecoder, Terminal
+from llm_wire.providers.response import ErrorKind, ProviderError, ResponseLimits, StreamDecoder, Terminal
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import frame
 from llm_wire.tool import ToolCallChecks
@@ -267,7 +267,7 @@ def segments(events: list[Any]) -> list[list[Any]]:
 
 
 def decode_sse(module: ModuleType, text: str) -> tuple[Result[Terminal, Any], StreamDecoder]:
-    decoder: StreamDecoder = module.Decoder()
+    decoder: StreamDecoder = module.WIRE.decoder(ResponseLimits())
     data = text.encode()
     for start in range(0, len(data), 61):  # odd chunks: boundaries fall inside lines, CRLFs and UTF-8
         decoder.feed_bytes(data[start : start + 61])
@@ -275,7 +275,7 @@ def decode_sse(module: ModuleType, text: str) -> tuple[Result[Terminal, Any], St
 
 
 def decode_events(module: ModuleType, events: list[Any]) -> tuple[Result[Terminal, Any], StreamDecoder]:
-    decoder: StreamDecoder = module.Decoder()
+    decoder: StreamDecoder = module.WIRE.decoder(ResponseLimits())
     for event in events:
         decoder.feed_json(event if isinstance(event, str) else _exact(event))
     return decoder.finish(), decoder

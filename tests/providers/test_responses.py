@@ -50,7 +50,7 @@ def sse(events: list[Value]) -> bytes:
 def run(
     module: ModuleType, events: list[Value], **limits: Any
 ) -> tuple[list[Progress], Result[Terminal, Any]]:
-    decoder = module.Decoder(ResponseLimits(**limits))
+    decoder = module.WIRE.decoder(ResponseLimits(**limits))
     progress: list[Progress] = []
     got = decoder.feed_bytes(sse(events))
     if isinstance(got, Ok):
@@ -200,7 +200,7 @@ class TestOpenAIResponses:
 
     def test_cut_stream(self) -> None:
         """A stream that stops before its final event fails, and may have cost a response."""
-        decoder = RESPONSES.Decoder()
+        decoder = RESPONSES.ResponsesDecoder()
         decoder.feed_bytes(sse(RESPONSES_STREAM[:-1]))
         assert decoder.finish() == Err(ProtocolError("the stream ended before the response finished"))
         assert not decoder.completed
@@ -501,7 +501,7 @@ class TestAnthropic:
 
     def test_overloaded_mid_stream(self) -> None:
         """An overloaded error event is retryable, and the response may have cost tokens."""
-        decoder = ANTHROPIC.Decoder()
+        decoder = ANTHROPIC.AnthropicDecoder()
         event: Value = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         got = decoder.feed_bytes(sse([message_start(), event]))
         assert isinstance(got, Err)
@@ -787,7 +787,7 @@ def test_any_split_decodes_alike(module: ModuleType, cuts: list[int]) -> None:
     """Feeding a stream in any chunks gives the same progress and terminal as feeding it whole."""
     body = sse(SAMPLES[module])
     whole_progress, whole = run(module, SAMPLES[module])
-    decoder = module.Decoder()
+    decoder = module.WIRE.decoder(ResponseLimits())
     progress: list[Progress] = []
     start = 0
     for cut in [*sorted({c for c in cuts if c <= len(body)}), len(body)]:
@@ -804,7 +804,7 @@ def test_a_cut_stream_never_yields_a_partial_call(module: ModuleType, cut: int) 
     """A stream cut anywhere fails or returns only calls the whole stream also returns, text intact."""
     body = sse(SAMPLES[module])
     full = ok(run(module, SAMPLES[module])[1])
-    decoder = module.Decoder()
+    decoder = module.WIRE.decoder(ResponseLimits())
     decoder.feed_bytes(body[:cut])
     result = decoder.finish()
     if isinstance(result, Ok):
@@ -842,7 +842,7 @@ def mutated_events(draw: st.DrawFn) -> tuple[ModuleType, list[Value]]:
 def test_mutated_streams_never_raise(case: tuple[ModuleType, list[Value]]) -> None:
     """Whatever events arrive, in whatever order, the decoder returns values and never raises."""
     module, events = case
-    decoder = module.Decoder()
+    decoder = module.WIRE.decoder(ResponseLimits())
     for event in events:
         decoder.feed_json(event)
     result = decoder.finish()
@@ -907,7 +907,7 @@ def test_a_cut_body_never_raises(module: ModuleType, cut: int) -> None:
 def test_arbitrary_bytes_never_raise(module: ModuleType, body: bytes) -> None:
     """Any bytes as a body, or as a stream, decode to a value."""
     assert isinstance(module.decode_body(body), Ok | Err)
-    decoder = module.Decoder()
+    decoder = module.WIRE.decoder(ResponseLimits())
     decoder.feed_bytes(body)
     assert isinstance(decoder.finish(), Ok | Err)
 
@@ -916,7 +916,7 @@ def test_arbitrary_bytes_never_raise(module: ModuleType, body: bytes) -> None:
 def test_arbitrary_values_never_raise(module: ModuleType, body: Value) -> None:
     """Any JSON value as a body or as an event decodes to a value."""
     assert isinstance(module.decode_body(body), Ok | Err)
-    decoder = module.Decoder()
+    decoder = module.WIRE.decoder(ResponseLimits())
     decoder.feed_json(body)
     assert isinstance(decoder.finish(), Ok | Err)
 
