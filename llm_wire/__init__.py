@@ -5,40 +5,49 @@ Declare tools from typed codecs (``llm_wire.codec``) or runtime JSON Schemas (``
 ``request`` (each ``with_*`` method returns a copy), ``prepare`` it for OpenAI, Anthropic or Gemini, decode
 the response with the prepared request (``prepared.decode_body`` or ``prepared.decoder()``), and ``resolve``
 it: every call a model returns is admitted before your code sees it.
+
+The names load on first use, so ``import llm_wire.value`` (or any other part) loads only that part and what
+it stands on.
 """
 
-from llm_wire._request import (
-    Config,
-    DuplicateCallId,
-    DuplicateResult,
-    DuplicateToolName,
-    GoogleSchema,
-    InvalidSetting,
-    Limit,
-    MissingResult,
-    NotEncodable,
-    OrphanResult,
-    Output,
-    Prepared,
-    PrepareError,
-    Request,
-    RequestTooLarge,
-    Strictness,
-    UnknownToolChoice,
-    UnsupportedOutput,
-    UnsupportedSchema,
-    assistant,
-    config,
-    prepare,
-    request,
-    system,
-    tool_result,
-    user,
-)
-from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused, resolve
-from llm_wire.providers import Choice, InvalidReplay, ToolChoice, UnsupportedSetting, UseTool
-from llm_wire.result import Err, Ok, Result
-from llm_wire.tool import Tool, ToolCallChecks
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llm_wire._request import (
+        Config,
+        DuplicateCallId,
+        DuplicateResult,
+        DuplicateToolName,
+        GoogleSchema,
+        InvalidSetting,
+        Limit,
+        MissingResult,
+        NotEncodable,
+        OrphanResult,
+        Output,
+        Prepared,
+        PrepareError,
+        Request,
+        RequestTooLarge,
+        Strictness,
+        UnknownToolChoice,
+        UnsupportedOutput,
+        UnsupportedSchema,
+        assistant,
+        config,
+        prepare,
+        request,
+        system,
+        tool_result,
+        user,
+    )
+    from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused, resolve
+    from llm_wire.providers import Choice, InvalidReplay, ToolChoice, UnsupportedSetting, UseTool
+    from llm_wire.result import Err, Ok, Result
+    from llm_wire.tool import Tool, ToolCallChecks
 
 __all__ = [
     "Answer",
@@ -84,3 +93,63 @@ __all__ = [
     "tool_result",
     "user",
 ]
+
+#: Where each name of the facade lives.
+_HOMES = {
+    "Answer": "llm_wire.outcome",
+    "Choice": "llm_wire.providers",
+    "Config": "llm_wire._request",
+    "DuplicateCallId": "llm_wire._request",
+    "DuplicateResult": "llm_wire._request",
+    "DuplicateToolName": "llm_wire._request",
+    "Err": "llm_wire.result",
+    "Failure": "llm_wire.outcome",
+    "GoogleSchema": "llm_wire._request",
+    "InvalidReplay": "llm_wire.providers",
+    "InvalidSetting": "llm_wire._request",
+    "Limit": "llm_wire._request",
+    "MissingResult": "llm_wire._request",
+    "NeedsTools": "llm_wire.outcome",
+    "NotEncodable": "llm_wire._request",
+    "Ok": "llm_wire.result",
+    "OrphanResult": "llm_wire._request",
+    "Output": "llm_wire._request",
+    "OutputLimited": "llm_wire.outcome",
+    "PrepareError": "llm_wire._request",
+    "Prepared": "llm_wire._request",
+    "Refused": "llm_wire.outcome",
+    "Request": "llm_wire._request",
+    "RequestTooLarge": "llm_wire._request",
+    "Result": "llm_wire.result",
+    "Strictness": "llm_wire._request",
+    "Tool": "llm_wire.tool",
+    "ToolCallChecks": "llm_wire.tool",
+    "ToolChoice": "llm_wire.providers",
+    "UnknownToolChoice": "llm_wire._request",
+    "UnsupportedOutput": "llm_wire._request",
+    "UnsupportedSchema": "llm_wire._request",
+    "UnsupportedSetting": "llm_wire.providers",
+    "UseTool": "llm_wire.providers",
+    "assistant": "llm_wire._request",
+    "config": "llm_wire._request",
+    "prepare": "llm_wire._request",
+    "request": "llm_wire._request",
+    "resolve": "llm_wire.outcome",
+    "system": "llm_wire._request",
+    "tool_result": "llm_wire._request",
+    "user": "llm_wire._request",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        msg = f"module 'llm_wire' has no attribute {name!r}"
+        raise AttributeError(msg)
+    found = getattr(importlib.import_module(home), name)
+    globals()[name] = found
+    return found
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
