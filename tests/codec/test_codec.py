@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from llm_wire import codec as c
-from llm_wire._codec_scalars import is_multiple
+from llm_wire.codec._scalars import is_multiple
 from llm_wire.result import Err, Ok
 from llm_wire.schema import make
 from llm_wire.value import DEFAULT, LimitExceeded, Limits, ParseError, Syntax

@@ -31,11 +31,9 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import value as _value
-from llm_wire._compile import Budget, Check, compile_plan
-from llm_wire._document import Dialect, Plan, prepare_document, prepare_schema
-from llm_wire._formats import FORMATS
-from llm_wire._keywords import KEYWORDS
-from llm_wire._problems import (
+from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.contract._compile import Budget, Check, compile_plan
+from llm_wire.contract._errors import (
     AboveMaximum,
     BelowMinimum,
     DuplicateItems,
@@ -79,7 +77,9 @@ from llm_wire._problems import (
     ValidationError,
     WrongType,
 )
-from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.contract._formats import FORMATS
+from llm_wire.contract._keywords import KEYWORDS
+from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_schema
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Value

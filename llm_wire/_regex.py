@@ -1,18 +1,32 @@
 """
-ECMA-262 regular expressions (what JSON Schema's ``pattern`` means) rewritten for RE2.
+Regular expressions for ``pattern`` and ``patternProperties`` (codec string patterns and contracts alike):
+ECMA-262 meaning, linear time, never a hang.
 
-Most syntax is shared. What differs is rewritten so that RE2 gives ECMA's answer: ``\\s``/``\\S`` (ECMA's
-white space and line terminators, not RE2's ASCII set), ``.`` (no line terminator), ``\\uXXXX`` and
-``\\u{...}`` escapes (surrogate pairs joined), ``\\cX`` control escapes, ``\\0``, ``\\/``, ``[^]`` and
-``[]``, ``(?<name>``, and ``\\p{...}`` with ECMA's long property names. What RE2 cannot run in linear time
-(lookaround, backreferences) or what ECMA's Unicode mode calls an error is refused with a reason.
+Patterns run on RE2 (google-re2), whose matching time is linear in the input whatever the pattern, so a
+hostile pattern such as ``^(a+)+$`` cannot backtrack. RE2 refuses what needs backtracking (lookaround,
+backreferences); such a pattern is refused, never run on a backtracking engine. Matching is a search
+(unanchored), as JSON Schema requires. ``compile_pattern`` is the entry point.
+
+ECMA-262 syntax is mostly shared with RE2. What differs is rewritten by ``translate`` so that RE2 gives
+ECMA's answer: ``\\s``/``\\S`` (ECMA's white space and line terminators, not RE2's ASCII set), ``.`` (no line
+terminator), ``\\uXXXX`` and ``\\u{...}`` escapes (surrogate pairs joined), ``\\cX`` control escapes, ``\\0``,
+``\\/``, ``[^]`` and ``[]``, ``(?<name>``, and ``\\p{...}`` with ECMA's long property names. What RE2
+cannot run in linear time (lookaround, backreferences) or what ECMA's Unicode mode calls an error is refused
+with a reason. An anchored, deterministic pattern runs on Python's faster ``re``, on which
+``linear_python`` proves it linear.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Callable
+
+import re2
+
 from llm_wire.result import Err, Ok, Result
 
-__all__ = ["linear_python", "translate"]
+__all__ = ["MAX_PATTERN_LENGTH", "compile_pattern", "linear_python", "translate"]
 
 # ECMA-262 WhiteSpace and LineTerminator: what \s matches.
 _SPACES = (
@@ -413,3 +427,58 @@ def _first(items: list[_Item], follow: _Set) -> _Set:
 
 def _nullable(items: list[_Item]) -> bool:
     return all(item.low == 0 or (item.body is not None and _nullable(item.body)) for item in items)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Compiling: the predicate a pattern keyword runs.
+
+#: Longest pattern source accepted, in characters.
+MAX_PATTERN_LENGTH = 4096
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+_OPTIONS.max_mem = 8 << 20  # bounds the compiled program, so a pattern cannot exhaust memory
+_OPTIONS.never_capture = True  # a yes/no search needs no groups, and RE2 is fastest without them
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> Result[Callable[[str], bool], str]:
+    """
+    A search predicate for ``pattern``, or ``Err`` with why it cannot be honoured in linear time.
+    """
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return Err(f"pattern longer than {MAX_PATTERN_LENGTH} characters")
+    match translate(pattern):
+        case Err(why):
+            return Err(why)
+        case Ok(translated):
+            pass
+    try:
+        compiled = re2.compile(translated, _OPTIONS)
+    except re2.error:
+        return Err("pattern uses syntax the linear-time engine cannot run")
+    except (TypeError, ValueError):
+        return Err("pattern cannot be compiled")
+    simple = linear_python(pattern)
+    if simple is not None:  # anchored and deterministic: Python's engine is linear on it, and faster
+        match = re.compile(simple).match
+        return Ok(lambda text: match(text) is not None)
+    return Ok(_searcher(compiled))
+
+
+def _searcher(compiled: re2._Regexp) -> Callable[[str], bool]:
+    # re2's Python ``search`` builds match objects and maps offsets (~14 us a call); the compiled program's
+    # own ``Match`` on UTF-8 bytes answers the same question several times faster.
+    program = getattr(compiled, "_regexp", None)
+    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    no_match = getattr(re2, "_NULL_SPAN", None)
+    if program is None or anchor is None or no_match is None:
+        search = compiled.search
+        return lambda text: search(text) is not None
+    match = program.Match
+
+    def fast(text: str) -> bool:
+        data = text.encode("utf-8", "surrogatepass")
+        return bool(match(anchor, data, 0, len(data))[0] != no_match)
+
+    return fast

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from llm_wire._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
-from llm_wire._pattern import compile_pattern
-from llm_wire._problems import (
+from llm_wire._regex import compile_pattern
+from llm_wire.contract._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
+from llm_wire.contract._errors import (
     InvalidPropertyName,
     MissingDependency,
     MissingProperty,

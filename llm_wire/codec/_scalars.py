@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar, cast, overload
 
-from llm_wire._codec import (
+from llm_wire._regex import compile_pattern
+from llm_wire.codec._core import (
     EXPECTED_BOOLEAN,
     EXPECTED_INTEGER,
     EXPECTED_NUMBER,
@@ -25,7 +26,7 @@ from llm_wire._codec import (
     _Ctx,
     _fixed,
 )
-from llm_wire._codec_errors import (
+from llm_wire.codec._errors import (
     Bounds,
     FloatOutOfRange,
     IntegerTooLarge,
@@ -41,7 +42,6 @@ from llm_wire._codec_errors import (
     UnknownLabel,
     _Fail,
 )
-from llm_wire._pattern import compile_pattern
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value, render

@@ -19,8 +19,8 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from llm_wire import schema as _schema
-from llm_wire._pattern import compile_pattern
-from llm_wire._problems import (
+from llm_wire._regex import compile_pattern
+from llm_wire.contract._errors import (
     InvalidShape,
     LoadError,
     RemoteReference,

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 
 from attrs import frozen
 
-from llm_wire._codec import (
+from llm_wire.codec._core import (
     EXPECTED_OBJECT,
     EXPECTED_STRING,
     MISSING,
@@ -27,7 +27,7 @@ from llm_wire._codec import (
     described,
     tagged_node,
 )
-from llm_wire._codec_errors import (
+from llm_wire.codec._errors import (
     Custom,
     MissingField,
     Refused,

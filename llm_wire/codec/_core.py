@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import attrs
 
-from llm_wire._codec_errors import (
+from llm_wire.codec._errors import (
     Custom,
     DecodeError,
     EncodeError,

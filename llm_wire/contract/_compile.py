@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, TypeAlias
 
-from llm_wire._document import Node, Plan
-from llm_wire._problems import (
+from llm_wire.contract._errors import (
     Hidden,
     InvalidShape,
     LoadError,
@@ -34,6 +33,7 @@ from llm_wire._problems import (
     WrongType,
     failure,
 )
+from llm_wire.contract._load import Node, Plan
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 

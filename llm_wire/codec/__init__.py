@@ -10,9 +10,10 @@ with a typed reason and a text that never contains input. Mistakes in a definiti
 
 from __future__ import annotations
 
-from llm_wire._codec import Codec, custom, describe, lazy, map, try_map
-from llm_wire._codec_containers import dict_of, list_of, nullable, tuple_of
-from llm_wire._codec_errors import (
+from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
+from llm_wire.codec._core import Codec, custom, describe, lazy, map, try_map
+from llm_wire.codec._derive import Meta, dataclass_field, derive, field, meta
+from llm_wire.codec._errors import (
     Bounds,
     ContractMismatch,
     Custom,
@@ -43,7 +44,7 @@ from llm_wire._codec_errors import (
     WrongLength,
     WrongType,
 )
-from llm_wire._codec_records import (
+from llm_wire.codec._records import (
     ABSENT,
     Absent,
     Field,
@@ -56,7 +57,7 @@ from llm_wire._codec_records import (
     unit,
     variant,
 )
-from llm_wire._codec_scalars import (
+from llm_wire.codec._scalars import (
     boolean,
     decimal,
     enum_of,
@@ -67,7 +68,6 @@ from llm_wire._codec_scalars import (
     number,
     string,
 )
-from llm_wire._derive import Meta, dataclass_field, derive, field, meta
 from llm_wire.schema import DefinitionError
 
 __all__ = [

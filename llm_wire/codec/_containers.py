@@ -8,8 +8,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from llm_wire._codec import EXPECTED_ARRAY, EXPECTED_OBJECT, Codec, _codec, _count_pair, _Ctx
-from llm_wire._codec_errors import ItemCount, NullInsideNullable, UnexpectedType, WrongLength, _Fail
+from llm_wire.codec._core import EXPECTED_ARRAY, EXPECTED_OBJECT, Codec, _codec, _count_pair, _Ctx
+from llm_wire.codec._errors import ItemCount, NullInsideNullable, UnexpectedType, WrongLength, _Fail
 from llm_wire.schema import Schema, make
 from llm_wire.value import Value
 
