@@ -256,10 +256,10 @@ class _NotSimple(Exception):
     """The pattern is outside the subset ``linear_python`` proves linear."""
 
 
-class _Item:
+class _Term:
     __slots__ = ("body", "chars", "high", "low", "text")
 
-    def __init__(self, text: str, chars: _Set | None, body: list[_Item] | None) -> None:
+    def __init__(self, text: str, chars: _Set | None, body: list[_Term] | None) -> None:
         self.text = text
         self.chars = chars
         self.body = body
@@ -301,8 +301,8 @@ def linear_python(pattern: str) -> str | None:
     return "".join(item.text for item in items) + ("\\Z" if ends else "")
 
 
-def _sequence(p: str, i: int, depth: int) -> tuple[list[_Item], int]:
-    items: list[_Item] = []
+def _sequence(p: str, i: int, depth: int) -> tuple[list[_Term], int]:
+    items: list[_Term] = []
     while i < len(p):
         c = p[i]
         if c == ")" and depth:
@@ -314,10 +314,10 @@ def _sequence(p: str, i: int, depth: int) -> tuple[list[_Item], int]:
         elif c == "\\":
             e = p[i + 1 : i + 2]
             if e in _CLASS_TEXT:
-                item = _Item(f"[{_CLASS_TEXT[e]}]", _DIGITS if e == "d" else _WORD, None)
+                item = _Term(f"[{_CLASS_TEXT[e]}]", _DIGITS if e == "d" else _WORD, None)
             elif e and e in "^$\\.*+?()[]{}|/-":
                 text, chars = _literal(e)
-                item = _Item(text, chars, None)
+                item = _Term(text, chars, None)
             else:
                 raise _NotSimple
             i += 2
@@ -327,13 +327,13 @@ def _sequence(p: str, i: int, depth: int) -> tuple[list[_Item], int]:
             body, i = _sequence(p, i + 3, depth + 1)
             if i >= len(p) or p[i] != ")" or not body:
                 raise _NotSimple
-            item = _Item("(?:" + "".join(b.text for b in body) + ")", None, body)
+            item = _Term("(?:" + "".join(b.text for b in body) + ")", None, body)
             i += 1
         elif c in ".|^$*+?{}]":
             raise _NotSimple
         else:
             text, chars = _literal(c)
-            item = _Item(text, chars, None)
+            item = _Term(text, chars, None)
             i += 1
         i = _quantifier(p, i, item)
         items.append(item)
@@ -342,7 +342,7 @@ def _sequence(p: str, i: int, depth: int) -> tuple[list[_Item], int]:
     return items, i
 
 
-def _class(p: str, i: int) -> tuple[_Item, int]:
+def _class(p: str, i: int) -> tuple[_Term, int]:
     negated = p.startswith("^", i)
     i += negated
     mask, other = 0, False
@@ -381,10 +381,10 @@ def _class(p: str, i: int) -> tuple[_Item, int]:
         raise _NotSimple
     text = "[" + ("^" if negated else "") + "".join(parts) + "]"
     chars: _Set = (_ASCII_ALL & ~mask, True) if negated else (mask, other)
-    return _Item(text, chars, None), i + 1
+    return _Term(text, chars, None), i + 1
 
 
-def _quantifier(p: str, i: int, item: _Item) -> int:
+def _quantifier(p: str, i: int, item: _Term) -> int:
     c = p[i : i + 1]
     if c in ("?", "*", "+"):
         item.low, item.high = {"?": (0, 1), "*": (0, -1), "+": (1, -1)}[c]
@@ -406,7 +406,7 @@ def _quantifier(p: str, i: int, item: _Item) -> int:
     return i
 
 
-def _first(items: list[_Item], follow: _Set) -> _Set:
+def _first(items: list[_Term], follow: _Set) -> _Set:
     """The characters that can start ``items`` followed by ``follow``; raises when a choice is ambiguous."""
     for item in reversed(items):
         if item.body is not None:
@@ -425,7 +425,7 @@ def _first(items: list[_Item], follow: _Set) -> _Set:
     return follow
 
 
-def _nullable(items: list[_Item]) -> bool:
+def _nullable(items: list[_Term]) -> bool:
     return all(item.low == 0 or (item.body is not None and _nullable(item.body)) for item in items)
 
 

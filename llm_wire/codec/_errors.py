@@ -1,42 +1,54 @@
 """
-Decode and encode failures of codecs: typed reasons, errors with paths, and their texts.
+Decode and encode failures of codecs: the errors with their paths, and the reasons only codecs have.
 
-Re-exported by ``llm_wire.codec``; the reasons are::
+The reasons a codec shares with contracts (wrong type, bounds, lengths, pattern, enum, missing and unexpected
+members, depth, invalid JSON) are ``llm_wire.reasons``; the codec-only ones are::
 
     DecodeReason
-    ├── InvalidJson(error)               decode_json only, at the root
-    ├── WrongType(expected)              expected a string / an integer / ...
-    ├── MissingField, UnknownField       records and unions
-    ├── UnknownLabel(labels)             enums and literals
-    ├── UnknownTag(tags)                 unions
-    ├── WrongLength(expected)            tuples
-    ├── ItemCount, StringLength          min/max items, min/max length
-    ├── PatternMismatch(pattern)
-    ├── OutsideRange(kind, bounds), NotMultipleOf(kind, multiple_of)
-    ├── FloatOutOfRange, IntegerTooLarge
-    ├── Refused(by)                      a constructor or conversion function raised (TypeError...)
-    ├── LimitExceeded, TooDeep           nesting depth
+    ├── the shared reasons of llm_wire.reasons
+    ├── LimitExceeded                    nesting depth beyond ``Limits`` (decode_json)
+    ├── UnknownTag(tags)                 a union's tag names no variant
+    ├── FloatOutOfRange                  a number too large for a binary64 float
+    ├── IntegerTooLarge                  an integral number with too many digits for ``int``
+    ├── ConversionRefused(by)                      a constructor or conversion function raised (TypeError...)
     ├── ContractMismatch                 the contract layer's ``decode(codec, validated)``
     ├── UnexpectedType(expected)         a hand-built value that is not JSON (``json_value``)
     └── Custom(message)                  try_map and custom codecs
 
-    EncodeReason: UnexpectedType, UnknownEnumValue, UnknownVariant, NullInsideNullable, NonFiniteNumber,
-    MissingField and UnknownField (``record(dict, ...)``), the range/length/pattern reasons, TooDeep, Custom.
+    EncodeReason
+    ├── UnexpectedType, UnknownEnumValue, UnknownVariant, NullInsideNullable, NonFiniteNumber
+    ├── MissingProperty, UnexpectedProperty (``record(dict, ...)``), the bound, length and pattern reasons
+    └── TooDeep, ConversionRefused, Custom
 """
 
 from __future__ import annotations
 
-import enum
-from decimal import Decimal
 from typing import TypeAlias
 
 from attrs import field, frozen
 
 from llm_wire.error import LimitExceeded
-from llm_wire.value import ParseError, Path, render, render_path
+from llm_wire.reasons import (
+    AboveMaximum,
+    BelowMinimum,
+    Described,
+    InvalidJson,
+    MissingProperty,
+    NotInEnum,
+    NotMultipleOf,
+    PatternMismatch,
+    TooDeep,
+    TooFewItems,
+    TooLong,
+    TooManyItems,
+    TooShort,
+    UnexpectedProperty,
+    WrongType,
+    render_redacted,
+)
+from llm_wire.value import Path, render
 
 __all__ = [
-    "Bounds",
     "ContractMismatch",
     "Custom",
     "DecodeError",
@@ -45,224 +57,33 @@ __all__ = [
     "EncodeReason",
     "FloatOutOfRange",
     "IntegerTooLarge",
-    "InvalidJson",
-    "ItemCount",
-    "JsonType",
-    "MissingField",
     "NonFiniteNumber",
-    "NotMultipleOf",
     "NullInsideNullable",
-    "OutsideRange",
-    "PatternMismatch",
-    "Refused",
-    "StringLength",
-    "TooDeep",
+    "ConversionRefused",
     "UnexpectedType",
     "UnknownEnumValue",
-    "UnknownField",
-    "UnknownLabel",
     "UnknownTag",
     "UnknownVariant",
-    "WrongLength",
-    "WrongType",
 ]
 
-#: How many labels or tags a text lists before it says "...".
+#: How many tags a text lists before it says "...".
 _LISTED = 12
 
 
-class JsonType(enum.Enum):
-    """A kind of JSON value, as an error names it."""
-
-    NULL = "null"
-    BOOLEAN = "a boolean"
-    STRING = "a string"
-    INTEGER = "an integer"
-    NUMBER = "a number"
-    ARRAY = "an array"
-    OBJECT = "an object"
-
-
 @frozen
-class InvalidJson:
-    """The text given to ``decode_json`` is not strict JSON (or is too large)."""
-
-    error: ParseError
-
-    def describe(self) -> str:
-        """The parse error's own text."""
-        return self.error.describe()
-
-
-@frozen
-class WrongType:
-    """The value is not the kind of JSON value the codec reads."""
-
-    expected: JsonType
-
-    def describe(self) -> str:
-        """``expected an integer``."""
-        return f"expected {self.expected.value}"
-
-
-@frozen
-class MissingField:
-    """A required member is absent (decode), or a required attribute is absent (encode)."""
-
-    def describe(self) -> str:
-        """``missing field``."""
-        return "missing field"
-
-
-@frozen
-class UnknownField:
-    """An object has a member the codec does not declare; its name stays out of the text."""
-
-    def describe(self) -> str:
-        """``unknown field``."""
-        return "unknown field"
-
-
-def _listing(items: tuple[str | int | bool | None, ...]) -> str:
-    shown = ", ".join(render(item) for item in items[:_LISTED])
-    return shown + (", ..." if len(items) > _LISTED else "")
-
-
-@frozen
-class UnknownLabel:
-    """The value is not one of an enum's labels or literals (they come from source, never from input)."""
-
-    labels: tuple[str | int | bool | None, ...]
-
-    def describe(self) -> str:
-        """``expected one of "celsius", "fahrenheit"``."""
-        return f"expected one of {_listing(self.labels)}"
-
-
-@frozen
-class UnknownTag:
-    """A union's tag names no variant."""
+class UnknownTag(Described):
+    """A union's tag names no variant; ``tags`` are the variants' tags (from source, never from input)."""
 
     tags: tuple[str, ...]
 
     def describe(self) -> str:
-        """``unknown tag, expected one of "circle", "square"``."""
-        return f"unknown tag, expected one of {_listing(self.tags)}"
+        """``expected one of the tags "circle", "square"``."""
+        shown = ", ".join(render(tag) for tag in self.tags[:_LISTED])
+        return f"expected one of the tags {shown}" + (", ..." if len(self.tags) > _LISTED else "")
 
 
 @frozen
-class WrongLength:
-    """A tuple has the wrong number of items."""
-
-    expected: int
-
-    def describe(self) -> str:
-        """``expected exactly 2 items``."""
-        return f"expected exactly {self.expected} item{'' if self.expected == 1 else 's'}"
-
-
-def _count_range(minimum: int | None, maximum: int | None, unit: str) -> str:
-    if minimum is not None and minimum == maximum:
-        return f"exactly {minimum} {unit}{'' if minimum == 1 else 's'}"
-    if minimum is not None and maximum is not None:
-        return f"{minimum} to {maximum} {unit}s"
-    if minimum is not None:
-        return f"at least {minimum} {unit}{'' if minimum == 1 else 's'}"
-    return f"at most {maximum} {unit}{'' if maximum == 1 else 's'}"
-
-
-@frozen
-class ItemCount:
-    """An array has too few or too many items."""
-
-    minimum: int | None
-    maximum: int | None
-
-    def describe(self) -> str:
-        """``expected 1 to 5 items``."""
-        return f"expected {_count_range(self.minimum, self.maximum, 'item')}"
-
-
-@frozen
-class StringLength:
-    """A string is too short or too long (counted in code points)."""
-
-    minimum: int | None
-    maximum: int | None
-
-    def describe(self) -> str:
-        """``expected a string of at least 1 character``."""
-        return f"expected a string of {_count_range(self.minimum, self.maximum, 'character')}"
-
-
-@frozen
-class PatternMismatch:
-    """A string does not match the codec's pattern."""
-
-    pattern: str
-
-    def describe(self) -> str:
-        """``string does not match the pattern "^[a-z]+$"``."""
-        return f"string does not match the pattern {render(self.pattern)}"
-
-
-#: A number bound as written in source.
-Number: TypeAlias = int | Decimal
-
-
-@frozen
-class Bounds:
-    """The range of a numeric codec; ``None`` means unbounded on that side."""
-
-    minimum: Number | None = None
-    exclusive_minimum: Number | None = None
-    maximum: Number | None = None
-    exclusive_maximum: Number | None = None
-
-    def describe(self, kind: str) -> str:
-        """``integer outside range 0 to 150`` or ``number must be greater than 0 and at most 1``."""
-        inclusive = self.exclusive_minimum is None and self.exclusive_maximum is None
-        if inclusive and self.minimum is not None and self.maximum is not None:
-            return f"{kind} outside range {self.minimum} to {self.maximum}"
-        parts = []
-        if self.minimum is not None:
-            parts.append(f"at least {self.minimum}")
-        if self.exclusive_minimum is not None:
-            parts.append(f"greater than {self.exclusive_minimum}")
-        if self.maximum is not None:
-            parts.append(f"at most {self.maximum}")
-        if self.exclusive_maximum is not None:
-            parts.append(f"less than {self.exclusive_maximum}")
-        return f"{kind} must be {' and '.join(parts)}"
-
-
-@frozen
-class OutsideRange:
-    """A number lies outside the codec's bounds."""
-
-    kind: JsonType
-    bounds: Bounds
-
-    def describe(self) -> str:
-        """``integer outside range 0 to 150``."""
-        return self.bounds.describe("integer" if self.kind is JsonType.INTEGER else "number")
-
-
-@frozen
-class NotMultipleOf:
-    """A number is not a multiple of the codec's ``multiple_of``."""
-
-    kind: JsonType
-    multiple_of: Number
-
-    def describe(self) -> str:
-        """``integer is not a multiple of 5``."""
-        kind = "integer" if self.kind is JsonType.INTEGER else "number"
-        return f"{kind} is not a multiple of {self.multiple_of}"
-
-
-@frozen
-class FloatOutOfRange:
+class FloatOutOfRange(Described):
     """A number is too large in magnitude for a binary64 float."""
 
     def describe(self) -> str:
@@ -271,7 +92,7 @@ class FloatOutOfRange:
 
 
 @frozen
-class IntegerTooLarge:
+class IntegerTooLarge(Described):
     """An integral number has more digits than an ``int`` codec converts (a guard against huge exponents)."""
 
     def describe(self) -> str:
@@ -280,7 +101,7 @@ class IntegerTooLarge:
 
 
 @frozen
-class Refused:
+class ConversionRefused(Described):
     """A class constructor or a conversion function raised on the value; ``by`` names it (from source)."""
 
     by: str
@@ -291,16 +112,7 @@ class Refused:
 
 
 @frozen
-class TooDeep:
-    """The value is nested too deeply for Python's recursion limit (or is cyclic, on encode)."""
-
-    def describe(self) -> str:
-        """``value nested too deeply``."""
-        return "value nested too deeply"
-
-
-@frozen
-class ContractMismatch:
+class ContractMismatch(Described):
     """The codec's schema differs from the contract's, so the contract's witness cannot be decoded."""
 
     def describe(self) -> str:
@@ -309,7 +121,7 @@ class ContractMismatch:
 
 
 @frozen
-class Custom:
+class Custom(Described):
     """A ``try_map`` or ``custom`` function refused the value; its message is rendered verbatim."""
 
     message: str
@@ -320,7 +132,7 @@ class Custom:
 
 
 @frozen
-class UnexpectedType:
+class UnexpectedType(Described):
     """The native value given to ``encode`` is not of the type the codec encodes."""
 
     expected: str
@@ -331,7 +143,7 @@ class UnexpectedType:
 
 
 @frozen
-class UnknownEnumValue:
+class UnknownEnumValue(Described):
     """The native value given to an enum's ``encode`` is none of its values."""
 
     def describe(self) -> str:
@@ -340,7 +152,7 @@ class UnknownEnumValue:
 
 
 @frozen
-class UnknownVariant:
+class UnknownVariant(Described):
     """The native value given to a union's ``encode`` matches none of its variants."""
 
     def describe(self) -> str:
@@ -349,7 +161,7 @@ class UnknownVariant:
 
 
 @frozen
-class NullInsideNullable:
+class NullInsideNullable(Described):
     """A nullable's inner codec encoded a value as ``null``, which would decode back as ``None``."""
 
     def describe(self) -> str:
@@ -358,7 +170,7 @@ class NullInsideNullable:
 
 
 @frozen
-class NonFiniteNumber:
+class NonFiniteNumber(Described):
     """A float or Decimal to encode is NaN or infinite; JSON has no such numbers."""
 
     def describe(self) -> str:
@@ -369,19 +181,21 @@ class NonFiniteNumber:
 DecodeReason: TypeAlias = (
     InvalidJson
     | WrongType
-    | MissingField
-    | UnknownField
-    | UnknownLabel
+    | MissingProperty
+    | UnexpectedProperty
+    | NotInEnum
     | UnknownTag
-    | WrongLength
-    | ItemCount
-    | StringLength
+    | TooFewItems
+    | TooManyItems
+    | TooShort
+    | TooLong
     | PatternMismatch
-    | OutsideRange
+    | BelowMinimum
+    | AboveMaximum
     | NotMultipleOf
     | FloatOutOfRange
     | IntegerTooLarge
-    | Refused
+    | ConversionRefused
     | LimitExceeded
     | TooDeep
     | ContractMismatch
@@ -395,75 +209,60 @@ EncodeReason: TypeAlias = (
     | UnknownVariant
     | NullInsideNullable
     | NonFiniteNumber
-    | MissingField
-    | UnknownField
-    | WrongLength
-    | ItemCount
-    | StringLength
+    | MissingProperty
+    | UnexpectedProperty
+    | TooFewItems
+    | TooManyItems
+    | TooShort
+    | TooLong
     | PatternMismatch
-    | OutsideRange
+    | BelowMinimum
+    | AboveMaximum
     | NotMultipleOf
-    | Refused
+    | ConversionRefused
     | TooDeep
     | Custom
 )
 
-
-def _shown(path: Path, reason: object, keys: tuple[int, ...]) -> str:
-    """The path as text: map keys taken from input become ``[*]``; an unknown member's name is dropped."""
-    if isinstance(reason, UnknownField) and path:
-        path = path[:-1]
-    if not keys:
-        return render_path(path)
-    hidden = set(keys)
-    out = ["$"]
-    for n, segment in enumerate(path):
-        out.append("[*]" if n in hidden else render_path((segment,))[1:])
-    return "".join(out)
+_SHOWN: frozenset[int] = frozenset()
 
 
 @frozen
-class DecodeError:
+class DecodeError(Described):
     """
     Why a value did not decode: where (``path``, outermost first) and why (a typed ``reason``).
 
-    ``keys`` lists the positions in ``path`` that are keys of a string map, taken from the input; the text
-    shows them as ``[*]``.
+    ``hidden`` lists the positions in ``path`` of member names taken from the input that the codec does not
+    declare (string-map keys, an unexpected member); the text shows them as ``[*]``.
     """
 
     path: Path
     reason: DecodeReason
-    keys: tuple[int, ...] = field(default=(), kw_only=True)
+    hidden: frozenset[int] = field(default=_SHOWN, kw_only=True)
 
     def describe(self) -> str:
-        """``$["user"]["age"]: integer outside range 0 to 150``; never contains an input value."""
+        """``$["user"]["age"]: expected at most 150``; never contains an input value."""
         if isinstance(self.reason, InvalidJson):
             return self.reason.describe()
-        return f"{_shown(self.path, self.reason, self.keys)}: {self.reason.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
+        return f"{render_redacted(self.path, self.hidden)}: {self.reason.describe()}"
 
 
 @frozen
-class EncodeError:
+class EncodeError(Described):
     """
     Why a native value did not encode: where (``path`` in the JSON it would have become) and why.
     """
 
     path: Path
     reason: EncodeReason
-    keys: tuple[int, ...] = field(default=(), kw_only=True)
+    hidden: frozenset[int] = field(default=_SHOWN, kw_only=True)
 
     def describe(self) -> str:
-        """``$["location"]["latitude"]: float is not finite``."""
-        return f"{_shown(self.path, self.reason, self.keys)}: {self.reason.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
+        """``$["location"]["latitude"]: number is not finite``."""
+        return f"{render_redacted(self.path, self.hidden)}: {self.reason.describe()}"
 
 
-class _Fail(Exception):
+class _CodecFailure(Exception):
     """
     Internal: unwinds a decode or encode from the failing value to the codec's entry point.
 
@@ -475,39 +274,41 @@ class _Fail(Exception):
         self.rpath: list[str | int] = []
         self.rkeys: list[int] = []
 
-    def at(self, segment: str | int) -> _Fail:
+    def at(self, segment: str | int) -> _CodecFailure:
         """Append one segment (outer to this failure); returns ``self`` for ``raise``."""
         self.rpath.append(segment)
         return self
 
-    def at_key(self, key: str) -> _Fail:
-        """Append a string-map key taken from the input."""
+    def at_key(self, key: str) -> _CodecFailure:
+        """Append a member name taken from the input that the codec does not declare (shown as ``[*]``)."""
         self.rkeys.append(len(self.rpath))
         self.rpath.append(key)
         return self
 
     @classmethod
-    def of(cls, path: Path, reason: DecodeReason | EncodeReason, keys: tuple[int, ...] = ()) -> _Fail:
+    def of(
+        cls, path: Path, reason: DecodeReason | EncodeReason, hidden: frozenset[int] = _SHOWN
+    ) -> _CodecFailure:
         """A failure that already carries a path (from a ``custom`` callback's error)."""
         fail = cls(reason)
         n = len(path)
         fail.rpath = list(reversed(path))
-        fail.rkeys = [n - 1 - k for k in keys]
+        fail.rkeys = [n - 1 - k for k in hidden]
         return fail
 
-    def path(self) -> tuple[Path, tuple[int, ...]]:
-        """The path outermost first, and the positions of input keys in it."""
+    def path(self) -> tuple[Path, frozenset[int]]:
+        """The path outermost first, and the positions of hidden segments in it."""
         n = len(self.rpath)
-        return tuple(reversed(self.rpath)), tuple(sorted(n - 1 - k for k in self.rkeys))
+        return tuple(reversed(self.rpath)), frozenset(n - 1 - k for k in self.rkeys) if self.rkeys else _SHOWN
 
 
-def decode_error(fail: _Fail) -> DecodeError:
+def decode_error(fail: _CodecFailure) -> DecodeError:
     """The public error for an internal decode failure."""
-    path, keys = fail.path()
-    return DecodeError(path, fail.reason, keys=keys)  # type: ignore[arg-type]
+    path, hidden = fail.path()
+    return DecodeError(path, fail.reason, hidden=hidden)  # type: ignore[arg-type]
 
 
-def encode_error(fail: _Fail) -> EncodeError:
+def encode_error(fail: _CodecFailure) -> EncodeError:
     """The public error for an internal encode failure."""
-    path, keys = fail.path()
-    return EncodeError(path, fail.reason, keys=keys)  # type: ignore[arg-type]
+    path, hidden = fail.path()
+    return EncodeError(path, fail.reason, hidden=hidden)  # type: ignore[arg-type]

@@ -19,25 +19,15 @@ from llm_wire.contract._compile import (
     more,
 )
 from llm_wire.contract._errors import (
-    AboveMaximum,
-    BelowMinimum,
     DuplicateItems,
     FormatMismatch,
     InvalidShape,
     MatchesNot,
     NoMatch,
     NotConst,
-    NotInEnum,
-    NotMultipleOf,
-    PatternMismatch,
     SeveralMatch,
-    TooFewItems,
     TooFewMatches,
-    TooLong,
-    TooManyItems,
     TooManyMatches,
-    TooShort,
-    WrongType,
     failure,
 )
 from llm_wire.contract._formats import FORMATS
@@ -51,6 +41,18 @@ from llm_wire.contract._object_keywords import (
     propertyNames,
 )
 from llm_wire.contract._unevaluated import unevaluatedItems, unevaluatedProperties
+from llm_wire.reasons import (
+    AboveMaximum,
+    BelowMinimum,
+    NotInEnum,
+    NotMultipleOf,
+    PatternMismatch,
+    TooFewItems,
+    TooLong,
+    TooManyItems,
+    TooShort,
+    WrongType,
+)
 from llm_wire.schema import Schema
 from llm_wire.value import NotJson as _Unrenderable
 from llm_wire.value import render

@@ -14,12 +14,14 @@ from llm_wire.contract._compile import Check, Compiler, Fail, Hidden, Out, Res, 
 from llm_wire.contract._errors import (
     InvalidPropertyName,
     MissingDependency,
-    MissingProperty,
     TooFewProperties,
     TooManyProperties,
-    UnexpectedProperty,
     UnsupportedPattern,
     failure,
+)
+from llm_wire.reasons import (
+    MissingProperty,
+    UnexpectedProperty,
 )
 from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema

@@ -23,7 +23,13 @@ from llm_wire.contract._compile import (
     more,
     reject,
 )
-from llm_wire.contract._errors import UnexpectedItem, UnexpectedProperty, failure
+from llm_wire.contract._errors import (
+    UnexpectedItem,
+    failure,
+)
+from llm_wire.reasons import (
+    UnexpectedProperty,
+)
 from llm_wire.result import Ok
 from llm_wire.schema import Schema
 
