@@ -18,38 +18,26 @@ import pytest
 
 from llm_wire import codec, contract
 from llm_wire.contract import (
-    AboveMaximum,
-    BelowMinimum,
     Contract,
     Dialect,
     DuplicateItems,
     FormatMismatch,
-    InvalidJson,
     InvalidPropertyName,
     InvalidShape,
     LoadError,
     MatchesNot,
     MissingDependency,
-    MissingProperty,
     NoMatch,
     NotAllowed,
-    NotJson,
-    PatternMismatch,
+    NotJsonValue,
     ReferenceLoop,
     RemoteReference,
     SeveralMatch,
-    TooDeep,
-    TooFewItems,
     TooFewMatches,
     TooFewProperties,
-    TooLarge,
-    TooLong,
-    TooManyItems,
     TooManyMatches,
     TooManyProperties,
-    TooShort,
     UnexpectedItem,
-    UnexpectedProperty,
     UnknownFormat,
     UnresolvableReference,
     UnsupportedDialect,
@@ -57,6 +45,19 @@ from llm_wire.contract import (
     UnsupportedPattern,
     Validated,
     ValidationError,
+)
+from llm_wire.reasons import (
+    AboveMaximum,
+    BelowMinimum,
+    InvalidJson,
+    MissingProperty,
+    PatternMismatch,
+    TooDeep,
+    TooFewItems,
+    TooLong,
+    TooManyItems,
+    TooShort,
+    UnexpectedProperty,
     WrongType,
 )
 from llm_wire.result import Err, Ok
@@ -318,7 +319,7 @@ class TestRefusals:
         defs["d40"] = {"type": "integer"}
         schema: Any = {"$defs": defs, "$ref": "#/$defs/d0"}
         error = refused(schema)
-        assert error.reason == TooLarge("max_ref_depth", 32)
+        assert error.reason == LimitExceeded("contract.load(max_ref_depth=)", 32)
         assert "max_ref_depth=" in error.describe()
         assert isinstance(contract.load(schema, max_ref_depth=64), Ok)
 
@@ -333,7 +334,7 @@ class TestRefusals:
         for _ in range(10_000):
             deep = {"not": deep}
         error = refused(deep)
-        assert error.reason == TooLarge("max_depth", 128)
+        assert error.reason == LimitExceeded("contract.load(max_depth=)", 128)
 
     def test_values_built_too_deep_in_a_keyword_are_refused(self) -> None:
         """A ``const`` or ``enum`` value nested beyond the stack (built in code) is refused, not raised."""
@@ -347,7 +348,7 @@ class TestRefusals:
     def test_too_many_nodes_are_refused(self) -> None:
         """``max_nodes`` bounds the number of schema objects."""
         wide: Any = {"properties": {f"p{n}": {} for n in range(50)}}
-        assert refused(wide, max_nodes=20).reason == TooLarge("max_nodes", 20)
+        assert refused(wide, max_nodes=20).reason == LimitExceeded("contract.load(max_nodes=)", 20)
         assert loaded(wide, max_nodes=60)
 
     @pytest.mark.parametrize("pattern", ["(?=a)b", "(a)\\1", "(?<!x)y", "[", "(?i)a", "\\p{Nope}", "\\ud800"])
@@ -448,9 +449,9 @@ class TestTypes:
 
     def test_values_that_are_not_json(self) -> None:
         """Floats, tuples and other objects are not JSON: a typed failure, never an exception."""
-        assert failure({"type": "number"}, 1.5).reason == NotJson()
+        assert failure({"type": "number"}, 1.5).reason == NotJsonValue()
         assert failure({"properties": {"a": {"const": 1}}}, {"a": (1,)}).path == ("a",)
-        assert failure({"type": "object"}, object()).reason == NotJson()
+        assert failure({"type": "object"}, object()).reason == NotJsonValue()
 
     def test_subclasses_of_json_types_validate_as_their_base(self) -> None:
         """An ``IntEnum``, a ``str`` subclass or an ``OrderedDict`` validates like its base class."""
@@ -651,7 +652,9 @@ class TestObjects:
         assert error == ValidationError(
             ("password",), UnexpectedProperty(("city", "days", "unit")), frozenset({0})
         )
-        assert error.describe() == '$: unexpected property; the allowed properties are "city", "days", "unit"'
+        assert (
+            error.describe() == '$[*]: unexpected property; the allowed properties are "city", "days", "unit"'
+        )
 
     def test_pattern_and_additional_properties(self) -> None:
         """``patternProperties`` applies to every matching member; ``additionalProperties`` to the rest."""
@@ -664,13 +667,13 @@ class TestObjects:
         assert failure(schema, {"x-a": 1}).path == ("x-a",)
         error = failure(schema, {"token": "secret"})
         assert error == ValidationError(("token",), WrongType(("boolean",)), frozenset({0}))
-        assert error.describe() == "$: expected a boolean"
+        assert error.describe() == "$[*]: expected a boolean"
 
     def test_property_names_and_counts(self) -> None:
         """``propertyNames``, ``minProperties`` and ``maxProperties``."""
         error = failure({"propertyNames": {"maxLength": 3}}, {"abcd": 1})
         assert error == ValidationError(("abcd",), InvalidPropertyName(TooLong(3)), frozenset({0}))
-        assert error.describe() == "$: invalid property name: expected at most 3 characters"
+        assert error.describe() == "$[*]: invalid property name: expected at most 3 characters"
         assert failure({"minProperties": 1}, {}).reason == TooFewProperties(1)
         assert failure({"maxProperties": 1}, {"a": 1, "b": 2}).reason == TooManyProperties(1)
 
@@ -856,12 +859,12 @@ class TestOrderAndAll:
         )
 
     def test_texts_never_carry_values_or_undeclared_keys(self) -> None:
-        """Paths keep undeclared keys for code; texts leave them out, and never quote the value."""
+        """Paths keep undeclared keys for code; texts show them as ``[*]``, and never quote the value."""
         schema = {"additionalProperties": {"properties": {"n": {"type": "integer"}}}}
         error = failure(schema, {"SECRET-KEY": {"n": "SECRET-VALUE"}})
         assert error.path == ("SECRET-KEY", "n")
-        assert error.redacted == frozenset({0})
-        assert error.describe() == '$["n"]: expected an integer'
+        assert error.hidden == frozenset({0})
+        assert error.describe() == '$[*]["n"]: expected an integer'
         assert "SECRET" not in str(error)
 
 

@@ -1,77 +1,89 @@
 """
 The typed failures of ``llm_wire.contract``: why a schema document was refused (``LoadError``) and why a value
-was refused (``ValidationError``). ``contract`` re-exports every public name.
+was refused (``ValidationError``), with the reasons only contracts have. ``contract`` re-exports them.
 
-::
+The reasons a contract shares with codecs (wrong type, enum, bounds, lengths, pattern, items, missing and
+unexpected members, depth, invalid JSON) are ``llm_wire.reasons``; bounds on a document are
+``llm_wire.error.LimitExceeded``::
 
     LoadError(path, keyword, reason)      a schema document that cannot be honoured
-    └── reason: InvalidJson | InvalidShape | UnsupportedKeyword | UnsupportedDialect | RemoteReference
-                | UnresolvableReference | ReferenceLoop | UnsupportedPattern | UnknownFormat | TooLarge
+    └── LoadReason
+        ├── InvalidJson                       (llm_wire.reasons) the text is not strict JSON
+        ├── LimitExceeded                     (llm_wire.error) max_nodes, max_depth or max_ref_depth
+        ├── InvalidShape(problem), UnsupportedKeyword(why), UnsupportedDialect
+        ├── RemoteReference, UnresolvableReference(why), ReferenceLoop
+        └── UnsupportedPattern(why), UnknownFormat
 
     ValidationError(path, reason)         a value outside the contract
-    └── reason: WrongType | NotJson | NotInEnum | NotConst | BelowMinimum | AboveMaximum | NotMultipleOf
-                | TooShort | TooLong | PatternMismatch | FormatMismatch | TooFewItems | TooManyItems
-                | DuplicateItems | TooFewMatches | TooManyMatches | UnexpectedItem | TooFewProperties
-                | TooManyProperties | MissingProperty | MissingDependency | UnexpectedProperty
-                | InvalidPropertyName | NotAllowed | NoMatch | SeveralMatch | MatchesNot | TooDeep
+    └── Reason
+        ├── the shared reasons of llm_wire.reasons
+        ├── NotJsonValue                      a Python object that is not JSON (a float, a tuple)
+        ├── NotConst(expected), FormatMismatch(format)
+        ├── DuplicateItems, TooFewMatches, TooManyMatches, UnexpectedItem  (arrays)
+        ├── TooFewProperties, TooManyProperties, MissingDependency, InvalidPropertyName  (objects)
+        └── NotAllowed, NoMatch, SeveralMatch, MatchesNot  (false, anyOf/oneOf, not)
 
 Texts name paths, keywords and what the schema expects; they never contain a value taken from the instance,
-nor an instance key that the schema does not declare.
+and an instance key that the schema does not declare shows as ``[*]`` (``llm_wire.reasons.render_hidden``).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TypeAlias
 
 from attrs import frozen
 from attrs.exceptions import FrozenInstanceError
 
-from llm_wire.value import ParseError, Path, render_path
+from llm_wire.error import LimitExceeded
+from llm_wire.reasons import (
+    AboveMaximum,
+    BelowMinimum,
+    Described,
+    InvalidJson,
+    MissingProperty,
+    NotInEnum,
+    NotMultipleOf,
+    PatternMismatch,
+    TooDeep,
+    TooFewItems,
+    TooLong,
+    TooManyItems,
+    TooShort,
+    UnexpectedProperty,
+    WrongType,
+    render_redacted,
+)
+from llm_wire.value import Path, render_path
 
 __all__ = [
-    "AboveMaximum",
-    "BelowMinimum",
     "DuplicateItems",
     "FormatMismatch",
-    "InvalidJson",
     "InvalidPropertyName",
     "InvalidShape",
     "LoadError",
     "LoadReason",
     "MatchesNot",
     "MissingDependency",
-    "MissingProperty",
     "NoMatch",
     "NotAllowed",
     "NotConst",
-    "NotInEnum",
-    "NotJson",
-    "NotMultipleOf",
-    "PatternMismatch",
+    "NotJsonValue",
     "Reason",
     "ReferenceLoop",
     "RemoteReference",
     "SeveralMatch",
-    "TooDeep",
-    "TooFewItems",
     "TooFewMatches",
     "TooFewProperties",
-    "TooLarge",
-    "TooLong",
-    "TooManyItems",
     "TooManyMatches",
     "TooManyProperties",
-    "TooShort",
     "UnexpectedItem",
-    "UnexpectedProperty",
     "UnknownFormat",
     "UnresolvableReference",
     "UnsupportedDialect",
     "UnsupportedKeyword",
     "UnsupportedPattern",
     "ValidationError",
-    "WrongType",
+    "too_large",
 ]
 
 # ---------------------------------------------------------------------------------------------------------
@@ -79,18 +91,7 @@ __all__ = [
 
 
 @frozen
-class InvalidJson:
-    """The schema text is not strict JSON within the parser's limits."""
-
-    error: ParseError
-
-    def describe(self) -> str:
-        """The parse error's text."""
-        return self.error.describe()
-
-
-@frozen
-class InvalidShape:
+class InvalidShape(Described):
     """A keyword's value does not have the shape the keyword requires (``problem`` says which)."""
 
     problem: str
@@ -101,7 +102,7 @@ class InvalidShape:
 
 
 @frozen
-class UnsupportedKeyword:
+class UnsupportedKeyword(Described):
     """A keyword that this contract cannot enforce, so the document is refused rather than half-enforced."""
 
     why: str
@@ -112,7 +113,7 @@ class UnsupportedKeyword:
 
 
 @frozen
-class UnsupportedDialect:
+class UnsupportedDialect(Described):
     """``$schema`` names a dialect other than Draft 2020-12 or draft-07."""
 
     def describe(self) -> str:
@@ -121,7 +122,7 @@ class UnsupportedDialect:
 
 
 @frozen
-class RemoteReference:
+class RemoteReference(Described):
     """A reference to another document: it is refused, never fetched."""
 
     def describe(self) -> str:
@@ -130,7 +131,7 @@ class RemoteReference:
 
 
 @frozen
-class UnresolvableReference:
+class UnresolvableReference(Described):
     """A reference into this document that leads nowhere, or to something that is not a schema."""
 
     why: str
@@ -141,7 +142,7 @@ class UnresolvableReference:
 
 
 @frozen
-class ReferenceLoop:
+class ReferenceLoop(Described):
     """References that loop back to where they started without descending into the value: endless."""
 
     def describe(self) -> str:
@@ -150,7 +151,7 @@ class ReferenceLoop:
 
 
 @frozen
-class UnsupportedPattern:
+class UnsupportedPattern(Described):
     """A regular expression that cannot run in linear time (or at all)."""
 
     why: str
@@ -161,32 +162,13 @@ class UnsupportedPattern:
 
 
 @frozen
-class UnknownFormat:
+class UnknownFormat(Described):
     """With ``assert_formats``, a ``format`` whose name this contract does not know how to assert."""
 
     def describe(self) -> str:
         """The refusal."""
         return "names a format that cannot be asserted"
 
-
-@frozen
-class TooLarge:
-    """The document exceeds a bound; ``setting`` is the ``load`` argument that raises it."""
-
-    setting: str
-    maximum: int
-
-    def describe(self) -> str:
-        """What exceeded which bound."""
-        what = _LIMITS.get(self.setting, "size")
-        return f"{what} exceeds {self.maximum} (raise it with {self.setting}=)"
-
-
-_LIMITS = {
-    "max_nodes": "number of schema nodes",
-    "max_depth": "nesting of subschemas",
-    "max_ref_depth": "chain of references followed in place",
-}
 
 LoadReason: TypeAlias = (
     InvalidJson
@@ -198,12 +180,23 @@ LoadReason: TypeAlias = (
     | ReferenceLoop
     | UnsupportedPattern
     | UnknownFormat
-    | TooLarge
+    | LimitExceeded
 )
+
+_LIMITS = {
+    "max_nodes": "number of schema nodes",
+    "max_depth": "nesting of subschemas",
+    "max_ref_depth": "chain of references followed in place",
+}
+
+
+def too_large(setting: str, limit: int) -> LimitExceeded:
+    """The bound ``setting`` (a ``load`` argument, ``max_nodes`` say) at ``limit``, reached by a document."""
+    return LimitExceeded(f"contract.load({setting}=)", limit, what=_LIMITS[setting])
 
 
 @frozen
-class LoadError:
+class LoadError(Described):
     """
     A schema document that ``load`` refused: where (``path`` in the document, ``keyword``) and why.
     """
@@ -221,28 +214,9 @@ class LoadError:
             return f"{where}: {self.reason.describe()}"
         return f'{where}: "{self.keyword}" {self.reason.describe()}'
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 # ---------------------------------------------------------------------------------------------------------
 # Validation
-
-_ARTICLES = {
-    "null": "null",
-    "boolean": "a boolean",
-    "object": "an object",
-    "array": "an array",
-    "number": "a number",
-    "string": "a string",
-    "integer": "an integer",
-}
-
-
-def _either(words: list[str]) -> str:
-    if len(words) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _plural(n: int, word: str) -> str:
@@ -250,18 +224,7 @@ def _plural(n: int, word: str) -> str:
 
 
 @frozen
-class WrongType:
-    """The value's JSON type is not among ``expected`` (JSON Schema type names, in schema order)."""
-
-    expected: tuple[str, ...]
-
-    def describe(self) -> str:
-        """``expected a string or null``."""
-        return "expected " + _either([_ARTICLES.get(name, name) for name in self.expected])
-
-
-@frozen
-class NotJson:
+class NotJsonValue(Described):
     """A Python object that is not a JSON value (a float, a tuple, ...) where the schema looks at one."""
 
     def describe(self) -> str:
@@ -270,20 +233,7 @@ class NotJson:
 
 
 @frozen
-class NotInEnum:
-    """The value is none of the ``enum`` values; ``options`` holds them as JSON text, from the schema."""
-
-    options: tuple[str, ...]
-
-    def describe(self) -> str:
-        """``expected one of "a", "b"`` (or the count when the list is long)."""
-        if len(self.options) <= 8 and sum(len(o) for o in self.options) <= 160:
-            return "expected one of " + ", ".join(self.options)
-        return f"expected one of the {len(self.options)} allowed values"
-
-
-@frozen
-class NotConst:
+class NotConst(Described):
     """The value differs from ``const``; ``expected`` is the constant as JSON text, from the schema."""
 
     expected: str
@@ -296,77 +246,7 @@ class NotConst:
 
 
 @frozen
-class BelowMinimum:
-    """A number below ``minimum`` (or not above ``exclusiveMinimum`` when ``exclusive``)."""
-
-    limit: int | Decimal
-    exclusive: bool = False
-
-    def describe(self) -> str:
-        """``expected at least 1`` or ``expected more than 0``."""
-        return f"expected {'more than' if self.exclusive else 'at least'} {self.limit}"
-
-
-@frozen
-class AboveMaximum:
-    """A number above ``maximum`` (or not below ``exclusiveMaximum`` when ``exclusive``)."""
-
-    limit: int | Decimal
-    exclusive: bool = False
-
-    def describe(self) -> str:
-        """``expected at most 10`` or ``expected less than 10``."""
-        return f"expected {'less than' if self.exclusive else 'at most'} {self.limit}"
-
-
-@frozen
-class NotMultipleOf:
-    """A number that is not an exact multiple of ``divisor``."""
-
-    divisor: int | Decimal
-
-    def describe(self) -> str:
-        """``expected a multiple of 0.5``."""
-        return f"expected a multiple of {self.divisor}"
-
-
-@frozen
-class TooShort:
-    """A string with fewer than ``minimum`` characters (code points)."""
-
-    minimum: int
-
-    def describe(self) -> str:
-        """``expected at least 3 characters``."""
-        return f"expected at least {_plural(self.minimum, 'character')}"
-
-
-@frozen
-class TooLong:
-    """A string with more than ``maximum`` characters (code points)."""
-
-    maximum: int
-
-    def describe(self) -> str:
-        """``expected at most 3 characters``."""
-        return f"expected at most {_plural(self.maximum, 'character')}"
-
-
-@frozen
-class PatternMismatch:
-    """A string that the schema's ``pattern`` does not match."""
-
-    pattern: str
-
-    def describe(self) -> str:
-        """``expected a string matching the pattern "^[a-z]+$"``."""
-        if len(self.pattern) <= 120:
-            return f"expected a string matching the pattern {_quote(self.pattern)}"
-        return "expected a string matching the schema's pattern"
-
-
-@frozen
-class FormatMismatch:
+class FormatMismatch(Described):
     """A string that is not valid in the asserted ``format``."""
 
     format: str
@@ -377,29 +257,7 @@ class FormatMismatch:
 
 
 @frozen
-class TooFewItems:
-    """An array with fewer than ``minimum`` items."""
-
-    minimum: int
-
-    def describe(self) -> str:
-        """``expected at least 1 item``."""
-        return f"expected at least {_plural(self.minimum, 'item')}"
-
-
-@frozen
-class TooManyItems:
-    """An array with more than ``maximum`` items."""
-
-    maximum: int
-
-    def describe(self) -> str:
-        """``expected at most 3 items``."""
-        return f"expected at most {_plural(self.maximum, 'item')}"
-
-
-@frozen
-class DuplicateItems:
+class DuplicateItems(Described):
     """Items ``first`` and ``second`` are equal, and ``uniqueItems`` forbids it."""
 
     first: int
@@ -411,7 +269,7 @@ class DuplicateItems:
 
 
 @frozen
-class TooFewMatches:
+class TooFewMatches(Described):
     """Fewer than ``minimum`` items match ``contains``."""
 
     minimum: int
@@ -422,7 +280,7 @@ class TooFewMatches:
 
 
 @frozen
-class TooManyMatches:
+class TooManyMatches(Described):
     """More than ``maximum`` items match ``contains``."""
 
     maximum: int
@@ -433,7 +291,7 @@ class TooManyMatches:
 
 
 @frozen
-class UnexpectedItem:
+class UnexpectedItem(Described):
     """An item that no ``prefixItems``/``items``/``contains`` evaluated, and ``unevaluatedItems`` refuses."""
 
     def describe(self) -> str:
@@ -442,7 +300,7 @@ class UnexpectedItem:
 
 
 @frozen
-class TooFewProperties:
+class TooFewProperties(Described):
     """An object with fewer than ``minimum`` members."""
 
     minimum: int
@@ -453,7 +311,7 @@ class TooFewProperties:
 
 
 @frozen
-class TooManyProperties:
+class TooManyProperties(Described):
     """An object with more than ``maximum`` members."""
 
     maximum: int
@@ -464,16 +322,7 @@ class TooManyProperties:
 
 
 @frozen
-class MissingProperty:
-    """A required property is absent; the error's path ends with its name."""
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return "required property is missing"
-
-
-@frozen
-class MissingDependency:
+class MissingDependency(Described):
     """A property that ``dependentRequired`` requires because ``trigger`` is present is absent."""
 
     trigger: str
@@ -484,22 +333,7 @@ class MissingDependency:
 
 
 @frozen
-class UnexpectedProperty:
-    """A member the schema does not allow; ``allowed`` lists the declared names (from the schema)."""
-
-    allowed: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        """``unexpected property; the allowed properties are "a", "b"``."""
-        if not self.allowed:
-            return "unexpected property"
-        if len(self.allowed) <= 12:
-            return "unexpected property; the allowed properties are " + ", ".join(map(_quote, self.allowed))
-        return f"unexpected property; {len(self.allowed)} properties are allowed"
-
-
-@frozen
-class InvalidPropertyName:
+class InvalidPropertyName(Described):
     """A member name that ``propertyNames`` refuses, for ``reason``."""
 
     reason: Reason
@@ -510,7 +344,7 @@ class InvalidPropertyName:
 
 
 @frozen
-class NotAllowed:
+class NotAllowed(Described):
     """A ``false`` schema: no value is allowed at this place."""
 
     def describe(self) -> str:
@@ -519,7 +353,7 @@ class NotAllowed:
 
 
 @frozen
-class NoMatch:
+class NoMatch(Described):
     """The value matches none of the ``alternatives`` of ``anyOf``/``oneOf``."""
 
     alternatives: int
@@ -530,7 +364,7 @@ class NoMatch:
 
 
 @frozen
-class SeveralMatch:
+class SeveralMatch(Described):
     """The value matches alternatives ``first`` and ``second`` of a ``oneOf``, which allows only one."""
 
     first: int
@@ -542,7 +376,7 @@ class SeveralMatch:
 
 
 @frozen
-class MatchesNot:
+class MatchesNot(Described):
     """The value matches the schema under ``not``."""
 
     def describe(self) -> str:
@@ -550,18 +384,9 @@ class MatchesNot:
         return 'matches the schema under "not", which it must not'
 
 
-@frozen
-class TooDeep:
-    """The value (or the schema's recursion over it) is nested too deeply to validate."""
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return "nested too deeply to validate"
-
-
 Reason: TypeAlias = (
     WrongType
-    | NotJson
+    | NotJsonValue
     | NotInEnum
     | NotConst
     | BelowMinimum
@@ -606,33 +431,33 @@ class Hidden(tuple[str]):
         return self[0]
 
 
-_NOTHING_REDACTED: frozenset[int] = frozenset()
+_SHOWN: frozenset[int] = frozenset()
 
 
 class ValidationError:
     """
     Why a value is outside a contract: ``path`` in the value and a typed ``reason``. Immutable.
 
-    ``redacted`` holds the positions in ``path`` of member names that came from the value without being
-    declared by the schema; they stay in ``path`` for code and are left out of ``describe()``.
+    ``hidden`` holds the positions in ``path`` of member names that came from the value without being
+    declared by the schema; they stay in ``path`` for code and show as ``[*]`` in ``describe()``.
 
     (Written by hand rather than with attrs: validation builds one per failure on its hot path, with its
     path reversed in ``rpath`` while the failure travels up; ``path`` is settled on first use.)
     """
 
-    __slots__ = ("_path", "_redacted", "reason", "rpath")
-    __match_args__ = ("path", "reason", "redacted")
+    __slots__ = ("_hidden", "_path", "reason", "rpath")
+    __match_args__ = ("path", "reason", "hidden")
 
     reason: Reason
     rpath: list[str | int | Hidden]
     _path: Path
-    _redacted: frozenset[int]
+    _hidden: frozenset[int]
 
-    def __init__(self, path: Path, reason: Reason, redacted: frozenset[int] = _NOTHING_REDACTED) -> None:
+    def __init__(self, path: Path, reason: Reason, hidden: frozenset[int] = _SHOWN) -> None:
         _set_reason(self, reason)
         _set_rpath(self, [])
         _set_path(self, tuple(path))
-        _set_redacted(self, frozenset(redacted))
+        _set_hidden(self, frozenset(hidden))
 
     @property
     def path(self) -> Path:
@@ -643,21 +468,21 @@ class ValidationError:
             return self._settle()[0]
 
     @property
-    def redacted(self) -> frozenset[int]:
-        """Positions in ``path`` that ``describe()`` leaves out."""
+    def hidden(self) -> frozenset[int]:
+        """Positions in ``path`` that ``describe()`` shows as ``[*]``."""
         try:
-            return self._redacted
+            return self._hidden
         except AttributeError:
             return self._settle()[1]
 
     def _settle(self) -> tuple[Path, frozenset[int]]:
         segments = self.rpath[::-1]
-        hidden = [n for n, segment in enumerate(segments) if isinstance(segment, Hidden)]
+        positions = [n for n, segment in enumerate(segments) if isinstance(segment, Hidden)]
         path: Path = tuple(segment.key if isinstance(segment, Hidden) else segment for segment in segments)
-        redacted = frozenset(hidden) if hidden else _NOTHING_REDACTED
+        hidden = frozenset(positions) if positions else _SHOWN
         _set_path(self, path)
-        _set_redacted(self, redacted)
-        return path, redacted
+        _set_hidden(self, hidden)
+        return path, hidden
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError
@@ -668,20 +493,17 @@ class ValidationError:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ValidationError):
             return NotImplemented
-        return (self.path, self.reason, self.redacted) == (other.path, other.reason, other.redacted)
+        return (self.path, self.reason, self.hidden) == (other.path, other.reason, other.hidden)
 
     def __hash__(self) -> int:
-        return hash((self.path, self.reason, self.redacted))
+        return hash((self.path, self.reason, self.hidden))
 
     def __repr__(self) -> str:
-        return f"ValidationError(path={self.path!r}, reason={self.reason!r}, redacted={self.redacted!r})"
+        return f"ValidationError(path={self.path!r}, reason={self.reason!r}, hidden={self.hidden!r})"
 
     def describe(self) -> str:
-        """``$["city"]: expected a string``."""
-        path = self.path
-        if self.redacted:
-            path = tuple(segment for n, segment in enumerate(path) if n not in self.redacted)
-        return f"{render_path(path)}: {self.reason.describe()}"
+        """``$["city"]: expected a string``; a hidden segment shows as ``[*]``."""
+        return f"{render_redacted(self.path, self.hidden)}: {self.reason.describe()}"
 
     def __str__(self) -> str:
         return self.describe()
@@ -690,7 +512,7 @@ class ValidationError:
 _set_reason = ValidationError.__dict__["reason"].__set__
 _set_rpath = ValidationError.__dict__["rpath"].__set__
 _set_path = ValidationError.__dict__["_path"].__set__
-_set_redacted = ValidationError.__dict__["_redacted"].__set__
+_set_hidden = ValidationError.__dict__["_hidden"].__set__
 _new = object.__new__
 
 

@@ -9,17 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from llm_wire._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
-from llm_wire._pattern import compile_pattern
-from llm_wire._problems import (
+from llm_wire._regex import compile_pattern
+from llm_wire.contract._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
+from llm_wire.contract._errors import (
     InvalidPropertyName,
     MissingDependency,
-    MissingProperty,
     TooFewProperties,
     TooManyProperties,
-    UnexpectedProperty,
     UnsupportedPattern,
     failure,
+)
+from llm_wire.reasons import (
+    MissingProperty,
+    UnexpectedProperty,
 )
 from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema

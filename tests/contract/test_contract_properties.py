@@ -21,9 +21,8 @@ from jsonschema.exceptions import ValidationError as OracleError
 from strategies import json_values
 
 from llm_wire import contract
-from llm_wire._ecma import linear_python, translate
-from llm_wire._keywords import KEYWORDS
-from llm_wire._pattern import _OPTIONS, _searcher, compile_pattern
+from llm_wire._regex import _OPTIONS, _searcher, compile_pattern, linear_python, translate
+from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.result import Err, Ok
 from llm_wire.value import Value
 

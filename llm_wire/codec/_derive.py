@@ -21,10 +21,11 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
-from llm_wire._codec import Codec, describe, lazy, map
-from llm_wire._codec_containers import dict_of, list_of, nullable, tuple_of
-from llm_wire._codec_records import ABSENT, Absent, Field, build_record, internal_union, variant
-from llm_wire._codec_scalars import boolean, decimal, enum_of, floating, integer, literal, string
+from llm_wire.codec._choices import enum_of, literal
+from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
+from llm_wire.codec._core import Codec, describe, lazy, map
+from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
+from llm_wire.codec._scalars import boolean, decimal, floating, integer, string
 from llm_wire.schema import DefinitionError
 
 T = TypeVar("T")

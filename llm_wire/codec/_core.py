@@ -2,8 +2,8 @@
 The ``Codec`` type, schema rendering, and the wrapping combinators (re-exported by ``llm_wire.codec``).
 
 A codec is three things built once: a decode closure and an encode closure that raise an internal
-``_Fail`` (turned into ``Err`` at the entry points, so the happy path allocates no results), and a schema
-builder. A codec without recursion renders its schema when it is built, so definition mistakes raise
+``_CodecFailure`` (turned into ``Err`` at the entry points, so the happy path allocates no results), and a
+schema builder. A codec without recursion renders its schema when it is built, so definition mistakes raise
 ``DefinitionError`` at once; a codec containing ``lazy`` renders on first use. Schemas render into a
 ``_Ctx`` that collects ``$defs`` for the document root, wherever the recursive codec sits.
 """
@@ -15,19 +15,16 @@ from typing import Any, Generic, TypeVar, cast
 
 import attrs
 
-from llm_wire._codec_errors import (
+from llm_wire.codec._errors import (
+    ConversionRefused,
     Custom,
     DecodeError,
     EncodeError,
-    InvalidJson,
-    JsonType,
-    Refused,
-    TooDeep,
-    WrongType,
-    _Fail,
+    _CodecFailure,
     decode_error,
     encode_error,
 )
+from llm_wire.reasons import InvalidJson, TooDeep, WrongType
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError, Schema, make, walk
 from llm_wire.value import DEFAULT, LimitExceeded, Limits, Value, parse, pointer, render
@@ -38,12 +35,12 @@ U = TypeVar("U")
 #: Internal: a member that is not there.
 MISSING: Any = object()
 
-EXPECTED_BOOLEAN = WrongType(JsonType.BOOLEAN)
-EXPECTED_STRING = WrongType(JsonType.STRING)
-EXPECTED_INTEGER = WrongType(JsonType.INTEGER)
-EXPECTED_NUMBER = WrongType(JsonType.NUMBER)
-EXPECTED_ARRAY = WrongType(JsonType.ARRAY)
-EXPECTED_OBJECT = WrongType(JsonType.OBJECT)
+EXPECTED_BOOLEAN = WrongType(("boolean",))
+EXPECTED_STRING = WrongType(("string",))
+EXPECTED_INTEGER = WrongType(("integer",))
+EXPECTED_NUMBER = WrongType(("number",))
+EXPECTED_ARRAY = WrongType(("array",))
+EXPECTED_OBJECT = WrongType(("object",))
 
 #: What a constructor or conversion function raises for a value it cannot take: the value is refused. Any
 #: other exception is a bug in the function and propagates.
@@ -245,7 +242,7 @@ class Codec(Generic[T]):
             return Err(DecodeError((), too_deep))
         try:
             return Ok(self._dec(value))
-        except _Fail as fail:
+        except _CodecFailure as fail:
             return Err(decode_error(fail))
         except RecursionError:
             return Err(DecodeError((), TooDeep()))
@@ -266,7 +263,7 @@ class Codec(Generic[T]):
         """
         try:
             return Ok(self._enc(value))
-        except _Fail as fail:
+        except _CodecFailure as fail:
             return Err(encode_error(fail))
         except RecursionError:
             return Err(EncodeError((), TooDeep()))
@@ -357,15 +354,15 @@ def _same_schema(codec: Codec[Any]) -> Callable[[_Ctx], Schema | None]:
 
 
 def _guarded(fn: Callable[[Any], U], role: str) -> Callable[[Any], U]:
-    """``fn``, whose ``REFUSALS`` become ``Refused`` at the codec's path."""
+    """``fn``, whose ``REFUSALS`` become ``ConversionRefused`` at the codec's path."""
     name = getattr(fn, "__name__", "")
-    refused = Refused(name if name.isidentifier() else f"the {role} function")
+    refused = ConversionRefused(name if name.isidentifier() else f"the {role} function")
 
     def call(x: Any) -> U:
         try:
             return fn(x)
         except REFUSALS:
-            raise _Fail(refused) from None
+            raise _CodecFailure(refused) from None
 
     return call
 
@@ -374,7 +371,7 @@ def map(codec: Codec[T], decode: Callable[[T], U], encode: Callable[[U], T]) -> 
     """
     ``codec`` seen through two conversions; the schema is unchanged.
 
-    A conversion raising ``TypeError``, ``ValueError`` and the like gives ``Refused`` at this path.
+    A conversion raising ``TypeError``, ``ValueError`` and the like gives ``ConversionRefused`` at this path.
     """
     inner_dec, inner_enc = codec._dec, codec._enc
     convert_in, convert_out = _guarded(decode, "decode"), _guarded(encode, "encode")
@@ -392,7 +389,7 @@ def _unwrap(result: Result[Any, str]) -> Any:
     if isinstance(result, Ok):
         return result.value
     if isinstance(result, Err):
-        raise _Fail(Custom(str(result.error)))
+        raise _CodecFailure(Custom(str(result.error)))
     msg = f"a try_map function must return Ok or Err, not {type(result).__name__}"
     raise TypeError(msg)
 
@@ -452,8 +449,8 @@ def custom(
             return result.value
         error = result.error
         if isinstance(error, DecodeError):
-            raise _Fail.of(error.path, error.reason, error.keys)
-        raise _Fail(Custom(str(error)))
+            raise _CodecFailure.of(error.path, error.reason, error.hidden)
+        raise _CodecFailure(Custom(str(error)))
 
     def enc(x: Any) -> Value:
         result = write(x)
@@ -461,8 +458,8 @@ def custom(
             return result.value
         error = result.error
         if isinstance(error, EncodeError):
-            raise _Fail.of(error.path, error.reason, error.keys)
-        raise _Fail(Custom(str(error)))
+            raise _CodecFailure.of(error.path, error.reason, error.hidden)
+        raise _CodecFailure(Custom(str(error)))
 
     if schema is None:
         return Codec(dec=dec, enc=enc, node=None, kind="custom")

@@ -19,17 +19,17 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from llm_wire import schema as _schema
-from llm_wire._pattern import compile_pattern
-from llm_wire._problems import (
+from llm_wire._regex import compile_pattern
+from llm_wire.contract._errors import (
     InvalidShape,
     LoadError,
     RemoteReference,
-    TooLarge,
     UnknownFormat,
     UnresolvableReference,
     UnsupportedDialect,
     UnsupportedKeyword,
     UnsupportedPattern,
+    too_large,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
@@ -172,9 +172,9 @@ def prepare_schema(
             continue
         nodes += 1
         if nodes > max_nodes:
-            return Err(LoadError(path, None, TooLarge("max_nodes", max_nodes)))
+            return Err(LoadError(path, None, too_large("max_nodes", max_nodes)))
         if depth > max_depth:
-            return Err(LoadError(path, None, TooLarge("max_depth", max_depth)))
+            return Err(LoadError(path, None, too_large("max_depth", max_depth)))
         stack.extend((child, child_path, depth + 1) for child, child_path in _children(node, path))
     declared = root.get("$schema")
     if isinstance(declared, str) and _dialect_of(declared) is not Dialect.DRAFT_2020_12:
@@ -186,9 +186,9 @@ def prepare_schema(
 
 def _shape_error(problem: _schema.SchemaProblem, max_nodes: int, max_depth: int) -> LoadError:
     if problem.limit == "max_nodes":
-        return LoadError(problem.path, None, TooLarge("max_nodes", max_nodes))
+        return LoadError(problem.path, None, too_large("max_nodes", max_nodes))
     if problem.limit == "max_depth":
-        return LoadError(problem.path, None, TooLarge("max_depth", max_depth))
+        return LoadError(problem.path, None, too_large("max_depth", max_depth))
     return LoadError(problem.path, problem.keyword, InvalidShape(problem.problem))
 
 

@@ -31,55 +31,41 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import value as _value
-from llm_wire._compile import Budget, Check, compile_plan
-from llm_wire._document import Dialect, Plan, prepare_document, prepare_schema
-from llm_wire._formats import FORMATS
-from llm_wire._keywords import KEYWORDS
-from llm_wire._problems import (
-    AboveMaximum,
-    BelowMinimum,
+from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.contract._compile import Budget, Check, compile_plan
+from llm_wire.contract._errors import (
     DuplicateItems,
     FormatMismatch,
-    InvalidJson,
     InvalidPropertyName,
     InvalidShape,
     LoadError,
     LoadReason,
     MatchesNot,
     MissingDependency,
-    MissingProperty,
     NoMatch,
     NotAllowed,
     NotConst,
-    NotInEnum,
-    NotJson,
-    NotMultipleOf,
-    PatternMismatch,
+    NotJsonValue,
     Reason,
     ReferenceLoop,
     RemoteReference,
     SeveralMatch,
-    TooDeep,
-    TooFewItems,
     TooFewMatches,
     TooFewProperties,
-    TooLarge,
-    TooLong,
-    TooManyItems,
     TooManyMatches,
     TooManyProperties,
-    TooShort,
     UnexpectedItem,
-    UnexpectedProperty,
     UnknownFormat,
     UnresolvableReference,
     UnsupportedDialect,
     UnsupportedKeyword,
     UnsupportedPattern,
     ValidationError,
-    WrongType,
 )
-from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.contract._formats import FORMATS
+from llm_wire.contract._keywords import KEYWORDS
+from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_schema
+from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Value
@@ -94,7 +80,6 @@ __all__ = [
     "parse",
     "LoadError",
     "LoadReason",
-    "InvalidJson",
     "InvalidShape",
     "UnsupportedKeyword",
     "UnsupportedDialect",
@@ -103,8 +88,7 @@ __all__ = [
     "ReferenceLoop",
     "UnsupportedPattern",
     "UnknownFormat",
-    "TooLarge",
-    # validating
+    # validating (the reasons shared with codecs are in llm_wire.reasons)
     "Validated",
     "Decoder",
     "decode",
@@ -112,34 +96,21 @@ __all__ = [
     "validate_all",
     "ValidationError",
     "Reason",
-    "WrongType",
-    "NotJson",
-    "NotInEnum",
+    "NotJsonValue",
     "NotConst",
-    "BelowMinimum",
-    "AboveMaximum",
-    "NotMultipleOf",
-    "TooShort",
-    "TooLong",
-    "PatternMismatch",
     "FormatMismatch",
-    "TooFewItems",
-    "TooManyItems",
     "DuplicateItems",
     "TooFewMatches",
     "TooManyMatches",
     "UnexpectedItem",
     "TooFewProperties",
     "TooManyProperties",
-    "MissingProperty",
     "MissingDependency",
-    "UnexpectedProperty",
     "InvalidPropertyName",
     "NotAllowed",
     "NoMatch",
     "SeveralMatch",
     "MatchesNot",
-    "TooDeep",
 ]
 
 T = TypeVar("T", covariant=True)

@@ -8,8 +8,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from llm_wire._codec import EXPECTED_ARRAY, EXPECTED_OBJECT, Codec, _codec, _count_pair, _Ctx
-from llm_wire._codec_errors import ItemCount, NullInsideNullable, UnexpectedType, WrongLength, _Fail
+from llm_wire.codec._core import EXPECTED_ARRAY, EXPECTED_OBJECT, Codec, _codec, _count_pair, _Ctx
+from llm_wire.codec._errors import NullInsideNullable, UnexpectedType, _CodecFailure
+from llm_wire.reasons import TooFewItems, TooManyItems, WrongType
 from llm_wire.schema import Schema, make
 from llm_wire.value import Value
 
@@ -25,28 +26,30 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
     An array whose every item decodes with ``item``, as a ``list``; encodes lists and tuples.
     """
     _count_pair("list_of", "min_items", min_items, "max_items", max_items)
-    count = None if min_items is None and max_items is None else ItemCount(min_items, max_items)
+    counted = min_items is not None or max_items is not None
     lo = 0 if min_items is None else min_items
     hi = math.inf if max_items is None else max_items
+    too_few = TooFewItems(lo)
+    too_many = TooManyItems(max_items if max_items is not None else 0)
     item_dec, item_enc, exact = item._dec, item._enc, item._exact
 
     def locate(v: list[Any], decode: Callable[[Any], Any]) -> None:
         for i, x in enumerate(v):
             try:
                 decode(x)
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.rpath.append(i)
                 raise
 
     def dec(v: Any) -> list[T]:
         if v.__class__ is not list and not isinstance(v, list):
-            raise _Fail(EXPECTED_ARRAY)
-        if count is not None and not lo <= len(v) <= hi:
-            raise _Fail(count)
+            raise _CodecFailure(EXPECTED_ARRAY)
+        if counted and not lo <= len(v) <= hi:
+            raise _CodecFailure(too_few if len(v) < lo else too_many)
         if exact is not None:
             try:
                 return [cast(T, x) if x.__class__ is exact else item_dec(x) for x in v]
-            except _Fail:  # ``item`` is a built-in scalar: running it again to find the index is safe
+            except _CodecFailure:  # ``item`` is a built-in scalar: running it again to find the index is safe
                 locate(v, item_dec)
         out = []
         i = 0
@@ -54,23 +57,23 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
             for x in v:
                 out.append(item_dec(x))
                 i += 1
-        except _Fail as fail:
+        except _CodecFailure as fail:
             fail.rpath.append(i)
             raise
         return out
 
     def enc(x: Any) -> Value:
         if not isinstance(x, list | tuple):
-            raise _Fail(UnexpectedType("list"))
-        if count is not None and not lo <= len(x) <= hi:
-            raise _Fail(count)
+            raise _CodecFailure(UnexpectedType("list"))
+        if counted and not lo <= len(x) <= hi:
+            raise _CodecFailure(too_few if len(x) < lo else too_many)
         out = []
         i = 0
         try:
             for y in x:
                 out.append(item_enc(y))
                 i += 1
-        except _Fail as fail:
+        except _CodecFailure as fail:
             fail.rpath.append(i)
             raise
         return out
@@ -102,32 +105,32 @@ def tuple_of(*items: Codec[Any]) -> Codec[tuple[Any, ...]]:
     n = len(items)
     decs = [c._dec for c in items]
     encs = [c._enc for c in items]
-    wrong = WrongLength(n)
+    too_few, too_many = TooFewItems(n), TooManyItems(n)
 
     def dec(v: Any) -> tuple[Any, ...]:
         if not isinstance(v, list):
-            raise _Fail(EXPECTED_ARRAY)
+            raise _CodecFailure(EXPECTED_ARRAY)
         if len(v) != n:
-            raise _Fail(wrong)
+            raise _CodecFailure(too_few if len(v) < n else too_many)
         out = []
         for i in range(n):
             try:
                 out.append(decs[i](v[i]))
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.rpath.append(i)
                 raise
         return tuple(out)
 
     def enc(x: Any) -> Value:
         if not isinstance(x, tuple | list):
-            raise _Fail(UnexpectedType("tuple"))
+            raise _CodecFailure(UnexpectedType("tuple"))
         if len(x) != n:
-            raise _Fail(wrong)
+            raise _CodecFailure(too_few if len(x) < n else too_many)
         out = []
         for i in range(n):
             try:
                 out.append(encs[i](x[i]))
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.rpath.append(i)
                 raise
         return out
@@ -152,28 +155,28 @@ def dict_of(value: Codec[T]) -> Codec[dict[str, T]]:
 
     def dec(v: Any) -> dict[str, T]:
         if not isinstance(v, dict):
-            raise _Fail(EXPECTED_OBJECT)
+            raise _CodecFailure(EXPECTED_OBJECT)
         out = {}
         for k, x in v.items():
             if not isinstance(k, str):
-                raise _Fail(EXPECTED_OBJECT)
+                raise _CodecFailure(EXPECTED_OBJECT)
             try:
                 out[k] = value_dec(x)
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.at_key(k)
                 raise
         return out
 
     def enc(x: Any) -> Value:
         if not isinstance(x, Mapping):
-            raise _Fail(UnexpectedType("dict"))
+            raise _CodecFailure(UnexpectedType("dict"))
         out: dict[str, Value] = {}
         for k, y in x.items():
             if not isinstance(k, str):
-                raise _Fail(UnexpectedType("dict with str keys"))
+                raise _CodecFailure(UnexpectedType("dict with str keys"))
             try:
                 out[k] = value_enc(y)
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.at_key(k)
                 raise
         return out
@@ -192,14 +195,21 @@ def nullable(inner: Codec[T]) -> Codec[T | None]:
     inner_dec, inner_enc = inner._dec, inner._enc
 
     def dec(v: Any) -> T | None:
-        return None if v is None else inner_dec(v)
+        if v is None:
+            return None
+        try:
+            return inner_dec(v)
+        except _CodecFailure as fail:  # as a contract merges the types of failed alternatives
+            if not fail.rpath and isinstance(fail.reason, WrongType):
+                fail.reason = WrongType((*fail.reason.expected, "null"))
+            raise
 
     def enc(x: Any) -> Value:
         if x is None:
             return None
         out = inner_enc(x)
         if out is None:
-            raise _Fail(NullInsideNullable())
+            raise _CodecFailure(NullInsideNullable())
         return out
 
     null = make(("type", "null"))

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 
 from attrs import frozen
 
-from llm_wire._codec import (
+from llm_wire.codec._core import (
     EXPECTED_OBJECT,
     EXPECTED_STRING,
     MISSING,
@@ -27,16 +27,15 @@ from llm_wire._codec import (
     described,
     tagged_node,
 )
-from llm_wire._codec_errors import (
+from llm_wire.codec._errors import (
+    ConversionRefused,
     Custom,
-    MissingField,
-    Refused,
     UnexpectedType,
-    UnknownField,
     UnknownTag,
     UnknownVariant,
-    _Fail,
+    _CodecFailure,
 )
+from llm_wire.reasons import MissingProperty, UnexpectedProperty
 from llm_wire.schema import DefinitionError, Schema, make
 from llm_wire.value import Value, render
 
@@ -55,7 +54,7 @@ ABSENT: Final = _Absent.ABSENT
 Absent: TypeAlias = Literal[_Absent.ABSENT]
 
 _FALSE = Schema(boolean=False)
-_MISSING_FIELD = MissingField()
+_MISSING_FIELD = MissingProperty()
 
 
 @frozen
@@ -101,12 +100,16 @@ def optional(
     return Field(name, codec, False, default, factory, description, attribute or name)
 
 
-def _unknown(v: dict[Any, Any], names: frozenset[str]) -> _Fail:
+def _unknown(v: dict[Any, Any], names: frozenset[str], unexpected: UnexpectedProperty) -> _CodecFailure:
     """The failure for the first member of ``v`` not in ``names`` (a non-string key: not an object)."""
     for key in v:
         if key not in names:
-            return _Fail(UnknownField()).at(key) if isinstance(key, str) else _Fail(EXPECTED_OBJECT)
-    return _Fail(EXPECTED_OBJECT)
+            return (
+                _CodecFailure(unexpected).at_key(key)
+                if isinstance(key, str)
+                else _CodecFailure(EXPECTED_OBJECT)
+            )
+    return _CodecFailure(EXPECTED_OBJECT)
 
 
 @overload
@@ -169,12 +172,13 @@ def build_record(
     all_keywords = not by_position
     plan = tuple((f.name, f.codec._dec, f.codec._exact, f.required, f.default, f.factory) for f in fields)
     known = frozenset(names)
+    unexpected = UnexpectedProperty(tuple(names))
     n_fields = len(plan)
-    refused = Refused(f"the constructor of {title}")
+    refused = ConversionRefused(f"the constructor of {title}")
 
     def dec(v: Any) -> Any:
         if v.__class__ is not dict and not isinstance(v, dict):
-            raise _Fail(EXPECTED_OBJECT)
+            raise _CodecFailure(EXPECTED_OBJECT)
         args: list[Any] = []
         append = args.append
         absent = 0
@@ -185,17 +189,17 @@ def build_record(
                 append(raw)
             elif raw is MISSING:
                 if needed:
-                    raise _Fail(_MISSING_FIELD).at(key)
+                    raise _CodecFailure(_MISSING_FIELD).at(key)
                 append(default if factory is None else factory())
                 absent += 1
             else:
                 try:
                     append(decode(raw))
-                except _Fail as fail:
+                except _CodecFailure as fail:
                     fail.rpath.append(key)
                     raise
         if n_fields - absent != len(v):
-            raise _unknown(v, known)
+            raise _unknown(v, known, unexpected)
         if is_dict:  # an absent member without a default is left out of the dict
             return {k: a for k, a in zip(names_passed, args, strict=True) if a is not ABSENT}
         try:
@@ -205,23 +209,24 @@ def build_record(
                 return target(**dict(zip(names_passed, args, strict=True)))
             return target(*[args[i] for i in by_position], **{k: args[i] for i, k in by_keyword})
         except REFUSALS:  # a validator of the target refused the fields
-            raise _Fail(refused) from None
+            raise _CodecFailure(refused) from None
 
     encode_plan = tuple((f.name, f.attribute, f.codec._enc, f.required) for f in fields)
     wrong_type = UnexpectedType("dict" if is_dict else title)
     known_attributes = frozenset(attributes)
+    unexpected_attribute = UnexpectedProperty(tuple(attributes))
 
     def enc(x: Any) -> Value:
         read: Callable[[str, Any], Any]
         if is_dict:
             if not isinstance(x, dict):
-                raise _Fail(wrong_type)
+                raise _CodecFailure(wrong_type)
             if not known_attributes.issuperset(x):
-                raise _unknown(x, known_attributes)
+                raise _unknown(x, known_attributes, unexpected_attribute)
             read = x.get
         else:
             if cls is not None and not isinstance(x, cls):
-                raise _Fail(wrong_type)
+                raise _CodecFailure(wrong_type)
             read = functools.partial(getattr, x)
 
         out: dict[str, Value] = {}
@@ -229,11 +234,11 @@ def build_record(
             value = read(attribute, MISSING)
             if value is MISSING or value is ABSENT:
                 if needed:
-                    raise _Fail(_MISSING_FIELD).at(key)
+                    raise _CodecFailure(_MISSING_FIELD).at(key)
                 continue
             try:
                 out[key] = encode(value)
-            except _Fail as fail:
+            except _CodecFailure as fail:
                 fail.rpath.append(key)
                 raise
         return out
@@ -247,7 +252,9 @@ def build_record(
             if f.description is not None:
                 member = described(member, f.description)
             if not f.required and f.factory is None and f.default is not ABSENT:
-                with contextlib.suppress(_Fail):  # a default outside the codec (often None) is not shown
+                with contextlib.suppress(
+                    _CodecFailure
+                ):  # a default outside the codec (often None) is not shown
                     member = member.with_keyword("default", f.codec._enc(f.default))
             properties.append((f.name, member))
         head = (("description", description),) if description is not None else ()
@@ -344,7 +351,7 @@ def _chooser(variants: Sequence[Variant]) -> Callable[[Any], Variant]:
         for cls, v in by_class.items():
             if isinstance(x, cls):
                 return v
-        raise _Fail(UnknownVariant())
+        raise _CodecFailure(UnknownVariant())
 
     return choose
 
@@ -379,32 +386,33 @@ def union(*variants: Variant, tag: str = "tag", value: str = "value") -> Codec[A
     by_tag = _check_variants("union", variants, [tag, value])
     tags = tuple(by_tag)
     unknown_tag = UnknownTag(tags)
+    envelope = frozenset((tag, value))
+    unexpected, unit_payload = UnexpectedProperty((tag, value)), UnexpectedProperty((tag,))
     choose = _chooser(variants)
 
     def dec(v: Any) -> Any:
         if not isinstance(v, dict):
-            raise _Fail(EXPECTED_OBJECT)
-        for key in v:
-            if key != tag and key != value:
-                raise _Fail(UnknownField()).at(key) if isinstance(key, str) else _Fail(EXPECTED_OBJECT)
+            raise _CodecFailure(EXPECTED_OBJECT)
+        if not envelope.issuperset(v):
+            raise _unknown(v, envelope, unexpected)
         t = v.get(tag, MISSING)
         if t is MISSING:
-            raise _Fail(_MISSING_FIELD).at(tag)
+            raise _CodecFailure(_MISSING_FIELD).at(tag)
         if not isinstance(t, str):
-            raise _Fail(EXPECTED_STRING).at(tag)
+            raise _CodecFailure(EXPECTED_STRING).at(tag)
         case = by_tag.get(t)
         if case is None:
-            raise _Fail(unknown_tag).at(tag)
+            raise _CodecFailure(unknown_tag).at(tag)
         if case.codec is None:
             if value in v:
-                raise _Fail(UnknownField()).at(value)
+                raise _CodecFailure(unit_payload).at(value)
             return case.value
         payload = v.get(value, MISSING)
         if payload is MISSING:
-            raise _Fail(_MISSING_FIELD).at(value)
+            raise _CodecFailure(_MISSING_FIELD).at(value)
         try:
             return case.codec._dec(payload)
-        except _Fail as fail:
+        except _CodecFailure as fail:
             fail.rpath.append(value)
             raise
 
@@ -414,7 +422,7 @@ def union(*variants: Variant, tag: str = "tag", value: str = "value") -> Codec[A
             return {tag: case.tag}
         try:
             return {tag: case.tag, value: case.codec._enc(x)}
-        except _Fail as fail:
+        except _CodecFailure as fail:
             fail.rpath.append(value)
             raise
 
@@ -444,22 +452,23 @@ def internal_union(*variants: Variant, tag: str = "type") -> Codec[Any]:
     by_tag = _check_variants("internal_union", variants, [tag])
     tags = tuple(by_tag)
     unknown_tag = UnknownTag(tags)
+    only_tag, unexpected = frozenset((tag,)), UnexpectedProperty((tag,))
     choose = _chooser(variants)
 
     def dec(v: Any) -> Any:
         if not isinstance(v, dict):
-            raise _Fail(EXPECTED_OBJECT)
+            raise _CodecFailure(EXPECTED_OBJECT)
         t = v.get(tag, MISSING)
         if t is MISSING:
-            raise _Fail(_MISSING_FIELD).at(tag)
+            raise _CodecFailure(_MISSING_FIELD).at(tag)
         if not isinstance(t, str):
-            raise _Fail(EXPECTED_STRING).at(tag)
+            raise _CodecFailure(EXPECTED_STRING).at(tag)
         case = by_tag.get(t)
         if case is None:
-            raise _Fail(unknown_tag).at(tag)
+            raise _CodecFailure(unknown_tag).at(tag)
         if case.codec is None:
             if len(v) != 1:
-                raise _unknown(v, frozenset((tag,)))
+                raise _unknown(v, only_tag, unexpected)
             return case.value
         return case.codec._dec({k: x for k, x in v.items() if k != tag})
 
@@ -469,7 +478,7 @@ def internal_union(*variants: Variant, tag: str = "type") -> Codec[Any]:
             return {tag: case.tag}
         payload = case.codec._enc(x)
         if not isinstance(payload, dict) or tag in payload:
-            raise _Fail(
+            raise _CodecFailure(
                 Custom(f"variant {render(case.tag)} did not encode to an object without {render(tag)}")
             )
         return {tag: case.tag, **payload}

@@ -1,5 +1,5 @@
 """
-Scalar codecs: booleans, strings, exact and float numbers with bounds, enums, literals and any JSON value.
+Scalar codecs: booleans, strings, exact and float numbers with bounds, and any JSON value.
 
 Numbers arrive from the parser as ``int`` or ``Decimal``; bounds and ``multiple_of`` compare them exactly.
 """
@@ -8,40 +8,39 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, TypeVar, cast, overload
+from typing import Any, NamedTuple, TypeVar, cast
 
-from llm_wire._codec import (
+from llm_wire._regex import compile_pattern
+from llm_wire.codec._core import (
     EXPECTED_BOOLEAN,
     EXPECTED_INTEGER,
     EXPECTED_NUMBER,
     EXPECTED_OBJECT,
     EXPECTED_STRING,
-    MISSING,
     Codec,
     _codec,
     _count_pair,
     _Ctx,
     _fixed,
 )
-from llm_wire._codec_errors import (
-    Bounds,
+from llm_wire.codec._errors import (
     FloatOutOfRange,
     IntegerTooLarge,
-    JsonType,
     NonFiniteNumber,
-    NotMultipleOf,
-    OutsideRange,
-    PatternMismatch,
-    StringLength,
-    TooDeep,
     UnexpectedType,
-    UnknownEnumValue,
-    UnknownLabel,
-    _Fail,
+    _CodecFailure,
 )
-from llm_wire._pattern import compile_pattern
+from llm_wire.reasons import (
+    AboveMaximum,
+    BelowMinimum,
+    NotMultipleOf,
+    PatternMismatch,
+    TooDeep,
+    TooLong,
+    TooShort,
+)
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value, render
@@ -69,12 +68,12 @@ def boolean() -> Codec[bool]:
     def dec(v: Any) -> bool:
         if v is True or v is False:
             return v
-        raise _Fail(EXPECTED_BOOLEAN)
+        raise _CodecFailure(EXPECTED_BOOLEAN)
 
     def enc(x: Any) -> Value:
         if x is True or x is False:
             return x
-        raise _Fail(UnexpectedType("bool"))
+        raise _CodecFailure(UnexpectedType("bool"))
 
     return _codec(dec, enc, _fixed(("type", "boolean")), "boolean", exact=bool)
 
@@ -102,35 +101,39 @@ def string(
                 raise DefinitionError(msg)
     if format is not None and not isinstance(format, str):
         raise DefinitionError("string: format must be a str")
-    length = None if min_length is None and max_length is None else StringLength(min_length, max_length)
     lo = 0 if min_length is None else min_length
     hi = math.inf if max_length is None else max_length
+    too_short = TooShort(lo)
+    too_long = TooLong(max_length if max_length is not None else 0)
     mismatch = PatternMismatch(pattern) if pattern is not None else None
 
     def check(s: str) -> str:
-        if length is not None and not lo <= len(s) <= hi:
-            raise _Fail(length)
+        n = len(s)
+        if n < lo:
+            raise _CodecFailure(too_short)
+        if n > hi:
+            raise _CodecFailure(too_long)
         if search is not None:
             try:
                 found = search(s)
             except UnicodeEncodeError:  # a lone surrogate in a hand-built str: not a JSON string
-                raise _Fail(EXPECTED_STRING) from None
+                raise _CodecFailure(EXPECTED_STRING) from None
             if not found:
-                raise _Fail(mismatch)  # type: ignore[arg-type]
+                raise _CodecFailure(mismatch)  # type: ignore[arg-type]
         return s
 
-    plain = length is None and search is None
+    plain = min_length is None and max_length is None and search is None
 
     def dec(v: Any) -> str:
         if v.__class__ is not str:
             if not isinstance(v, str):
-                raise _Fail(EXPECTED_STRING)
+                raise _CodecFailure(EXPECTED_STRING)
             v = str.__str__(v)
         return v if plain else check(v)
 
     def enc(x: Any) -> Value:
         if not isinstance(x, str):
-            raise _Fail(UnexpectedType("str"))
+            raise _CodecFailure(UnexpectedType("str"))
         return x if plain else check(str.__str__(x))
 
     node = _fixed(
@@ -154,7 +157,17 @@ def _bound(what: str, name: str, raw: object) -> Number | None:
     return raw
 
 
-def _bounds(what: str, integral: bool, **raw: object) -> tuple[Bounds, Number | None]:
+class _Bounds(NamedTuple):
+    """A numeric codec's range and step as written in source; ``None`` is unbounded on that side."""
+
+    minimum: Number | None
+    exclusive_minimum: Number | None
+    maximum: Number | None
+    exclusive_maximum: Number | None
+    multiple_of: Number | None
+
+
+def _bounds(what: str, integral: bool, **raw: object) -> _Bounds:
     """Checked bounds and ``multiple_of``; raises ``DefinitionError`` if they admit no value."""
     lo = _bound(what, "minimum", raw["minimum"])
     xlo = _bound(what, "exclusive_minimum", raw["exclusive_minimum"])
@@ -164,7 +177,6 @@ def _bounds(what: str, integral: bool, **raw: object) -> tuple[Bounds, Number | 
     if step is not None and step <= 0:
         msg = f"{what}: multiple_of must be greater than 0"
         raise DefinitionError(msg)
-    bounds = Bounds(lo, xlo, hi, xhi)
     lows = [(b, False) for b in (lo,) if b is not None] + [(b, True) for b in (xlo,) if b is not None]
     highs = [(b, False) for b in (hi,) if b is not None] + [(b, True) for b in (xhi,) if b is not None]
     if integral:  # the integers the bounds admit
@@ -176,7 +188,7 @@ def _bounds(what: str, integral: bool, **raw: object) -> tuple[Bounds, Number | 
                 given = [f"{name} {raw[name]}" for name in _BOUND_NAMES if raw[name] is not None]
                 msg = f"{what}: the bounds {' and '.join(given)} admit no value"
                 raise DefinitionError(msg)
-    return bounds, step
+    return _Bounds(lo, xlo, hi, xhi, step)
 
 
 _BOUND_NAMES = ("minimum", "exclusive_minimum", "maximum", "exclusive_maximum")
@@ -206,54 +218,61 @@ def is_multiple(n: Number, step: Number) -> bool:
     return bool(a % (b * 10**k) == 0)
 
 
-def _range_check(kind: JsonType, bounds: Bounds, step: Number | None) -> Callable[[Number], None] | None:
-    """A function raising ``_Fail`` for a number outside the bounds, or ``None`` when there are none."""
-    lo, xlo, hi, xhi = bounds.minimum, bounds.exclusive_minimum, bounds.maximum, bounds.exclusive_maximum
+def _range_check(bounds: _Bounds) -> Callable[[Number], None] | None:
+    """
+    A function raising ``_CodecFailure`` for a number outside the bounds (checked in the contract's order:
+    minimum, exclusiveMinimum, maximum, exclusiveMaximum, multipleOf), or ``None`` when there are none.
+    """
+    lo, xlo, hi, xhi, step = bounds
     if lo is None and xlo is None and hi is None and xhi is None and step is None:
         return None
-    outside = OutsideRange(kind, bounds)
-    not_multiple = NotMultipleOf(kind, step) if step is not None else None
+    below = BelowMinimum(lo if lo is not None else 0)
+    not_above = BelowMinimum(xlo if xlo is not None else 0, exclusive=True)
+    above = AboveMaximum(hi if hi is not None else 0)
+    not_below = AboveMaximum(xhi if xhi is not None else 0, exclusive=True)
+    not_multiple = NotMultipleOf(step if step is not None else 1)
 
     def check(n: Number) -> None:
-        if (
-            (lo is not None and n < lo)
-            or (hi is not None and n > hi)
-            or (xlo is not None and n <= xlo)
-            or (xhi is not None and n >= xhi)
-        ):
-            raise _Fail(outside)
+        if lo is not None and n < lo:
+            raise _CodecFailure(below)
+        if xlo is not None and n <= xlo:
+            raise _CodecFailure(not_above)
+        if hi is not None and n > hi:
+            raise _CodecFailure(above)
+        if xhi is not None and n >= xhi:
+            raise _CodecFailure(not_below)
         if step is not None and not is_multiple(n, step):
-            raise _Fail(not_multiple)  # type: ignore[arg-type]
+            raise _CodecFailure(not_multiple)
 
     return check
 
 
-def _number_node(kind: str, bounds: Bounds, step: Number | None) -> Callable[[_Ctx], Schema]:
+def _number_node(kind: str, bounds: _Bounds) -> Callable[[_Ctx], Schema]:
     return _fixed(
         ("type", kind),
         ("minimum", bounds.minimum),
         ("exclusiveMinimum", bounds.exclusive_minimum),
         ("maximum", bounds.maximum),
         ("exclusiveMaximum", bounds.exclusive_maximum),
-        ("multipleOf", step),
+        ("multipleOf", bounds.multiple_of),
     )
 
 
 def _to_int(v: Any) -> int:
     """An exactly integral JSON number as ``int`` (``1.0`` included, ``true`` refused)."""
     if isinstance(v, bool):
-        raise _Fail(EXPECTED_INTEGER)
+        raise _CodecFailure(EXPECTED_INTEGER)
     if isinstance(v, int):
         return int(v)
     if isinstance(v, Decimal):
         if not v.is_finite() or v != v.to_integral_value():
-            raise _Fail(EXPECTED_INTEGER)
+            raise _CodecFailure(EXPECTED_INTEGER)
         if v.adjusted() > _MAX_INT_DIGITS:
-            raise _Fail(IntegerTooLarge())
+            raise _CodecFailure(IntegerTooLarge())
         return int(v)
     if isinstance(v, float) and v.is_integer():
         return int(v)
-    raise _Fail(EXPECTED_INTEGER)
+    raise _CodecFailure(EXPECTED_INTEGER)
 
 
 def integer(
@@ -267,7 +286,7 @@ def integer(
     """
     An ``int``: any exactly integral number (``12``, ``12.0``, ``1.2e1``) within the bounds; never ``true``.
     """
-    bounds, step = _bounds(
+    bounds = _bounds(
         "integer",
         True,
         minimum=minimum,
@@ -276,7 +295,7 @@ def integer(
         exclusive_maximum=exclusive_maximum,
         multiple_of=multiple_of,
     )
-    check = _range_check(JsonType.INTEGER, bounds, step)
+    check = _range_check(bounds)
     if check is None:
 
         def dec(v: Any) -> int:
@@ -284,7 +303,7 @@ def integer(
 
         def enc(x: Any) -> Value:
             if isinstance(x, bool) or not isinstance(x, int):
-                raise _Fail(UnexpectedType("int"))
+                raise _CodecFailure(UnexpectedType("int"))
             return int(x)
 
     else:
@@ -297,12 +316,12 @@ def integer(
 
         def enc(x: Any) -> Value:
             if isinstance(x, bool) or not isinstance(x, int):
-                raise _Fail(UnexpectedType("int"))
+                raise _CodecFailure(UnexpectedType("int"))
             ranged(x)
             return int(x)
 
     exact = int if check is None else None
-    return _codec(dec, enc, _number_node("integer", bounds, step), "integer", exact=exact)
+    return _codec(dec, enc, _number_node("integer", bounds), "integer", exact=exact)
 
 
 def _to_decimal(v: Any) -> Decimal:
@@ -314,7 +333,7 @@ def _to_decimal(v: Any) -> Decimal:
             return Decimal(v)
     elif isinstance(v, float) and math.isfinite(v):
         return Decimal(repr(v))
-    raise _Fail(EXPECTED_NUMBER)
+    raise _CodecFailure(EXPECTED_NUMBER)
 
 
 def decimal(
@@ -328,7 +347,7 @@ def decimal(
     """
     Any JSON number as an exact ``Decimal`` (``0.1`` stays 0.1), within the bounds, compared exactly.
     """
-    bounds, step = _bounds(
+    bounds = _bounds(
         "number",
         False,
         minimum=minimum,
@@ -337,7 +356,7 @@ def decimal(
         exclusive_maximum=exclusive_maximum,
         multiple_of=multiple_of,
     )
-    check = _range_check(JsonType.NUMBER, bounds, step)
+    check = _range_check(bounds)
 
     def dec(v: Any) -> Decimal:
         d = _to_decimal(v)
@@ -347,14 +366,14 @@ def decimal(
 
     def enc(x: Any) -> Value:
         if isinstance(x, bool) or not isinstance(x, int | Decimal):
-            raise _Fail(UnexpectedType("Decimal"))
+            raise _CodecFailure(UnexpectedType("Decimal"))
         if isinstance(x, Decimal) and not x.is_finite():
-            raise _Fail(NonFiniteNumber())
+            raise _CodecFailure(NonFiniteNumber())
         if check is not None:
             check(x)
         return x if isinstance(x, Decimal) else int(x)
 
-    return _codec(dec, enc, _number_node("number", bounds, step), "decimal")
+    return _codec(dec, enc, _number_node("number", bounds), "decimal")
 
 
 #: ``number`` is ``decimal`` under JSON Schema's name.
@@ -374,7 +393,7 @@ def floating(
 
     Encoding writes the shortest decimal that reads back as the same float; NaN and infinities fail.
     """
-    bounds, step = _bounds(
+    bounds = _bounds(
         "number",
         False,
         minimum=minimum,
@@ -383,7 +402,7 @@ def floating(
         exclusive_maximum=exclusive_maximum,
         multiple_of=multiple_of,
     )
-    check = _range_check(JsonType.NUMBER, bounds, step)
+    check = _range_check(bounds)
 
     def dec(v: Any) -> float:
         cls = v.__class__
@@ -412,7 +431,7 @@ def floating(
     def slow(v: Any) -> float:
         if isinstance(v, float):
             if not math.isfinite(v):
-                raise _Fail(EXPECTED_NUMBER)
+                raise _CodecFailure(EXPECTED_NUMBER)
             if check is not None:
                 check(Decimal(repr(v)))
             return float(v)
@@ -421,159 +440,33 @@ def floating(
             or not isinstance(v, int | Decimal)
             or (isinstance(v, Decimal) and not v.is_finite())
         ):
-            raise _Fail(EXPECTED_NUMBER)
+            raise _CodecFailure(EXPECTED_NUMBER)
         if check is not None:
             check(v)
         try:
             f = float(v)
         except OverflowError:  # an int beyond the float range
-            raise _Fail(FloatOutOfRange()) from None
+            raise _CodecFailure(FloatOutOfRange()) from None
         if math.isinf(f):
-            raise _Fail(FloatOutOfRange())
+            raise _CodecFailure(FloatOutOfRange())
         return f
 
     def enc(x: Any) -> Value:
         if isinstance(x, bool) or not isinstance(x, int | float):
-            raise _Fail(UnexpectedType("float"))
+            raise _CodecFailure(UnexpectedType("float"))
         if isinstance(x, int):
             if check is not None:
                 check(x)
             return int(x)
         if not math.isfinite(x):
-            raise _Fail(NonFiniteNumber())
+            raise _CodecFailure(NonFiniteNumber())
         d = Decimal(repr(x))
         if check is not None:
             check(d)
         return d
 
     decode = dec if check is not None else dec_unbounded
-    return _codec(decode, enc, _number_node("number", bounds, step), "floating")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Enums and literals.
-
-
-def _labels_node(labels: list[str]) -> Callable[[_Ctx], Schema]:
-    return _fixed(("type", "string"), ("enum", labels))
-
-
-@overload
-def enum_of(source: type[E]) -> Codec[E]: ...
-@overload
-def enum_of(source: Mapping[str, T]) -> Codec[T]: ...
-def enum_of(source: type[E] | Mapping[str, T]) -> Codec[Any]:
-    """
-    A string enum: a Python ``Enum`` (labels are the values when all are strings, else the member names)
-    or a mapping from label to native value (encoded by equality).
-    """
-    if isinstance(source, type) and issubclass(source, enum.Enum):
-        members = list(source)
-        by_value = all(isinstance(m.value, str) for m in members)
-        pairs: list[tuple[Any, Any]] = [(m.value if by_value else m.name, m) for m in members]
-        kind = f"enum {source.__name__}"
-    elif isinstance(source, Mapping):
-        pairs = list(source.items())
-        kind = "enum"
-    else:
-        raise DefinitionError("enum_of: expected an Enum class or a mapping from label to value")
-    if not pairs:
-        raise DefinitionError(f"{kind}: has no labels")
-    by_label: dict[str, Any] = {}
-    to_label: dict[Any, str] = {}
-    for label, native in pairs:
-        if not isinstance(label, str):
-            raise DefinitionError(f"{kind}: labels must be strings")
-        if label in by_label:
-            raise DefinitionError(f"{kind}: label {render(label)} appears twice")
-        try:
-            if native in to_label:
-                msg = f"{kind}: label {render(label)} repeats the value of an earlier label"
-                raise DefinitionError(msg)
-            to_label[native] = label
-        except TypeError:
-            msg = f"{kind}: the value of label {render(label)} is not hashable"
-            raise DefinitionError(msg) from None
-        by_label[label] = native
-    labels = list(by_label)
-    unknown = UnknownLabel(tuple(labels))
-    get = by_label.get
-
-    def dec(v: Any) -> Any:
-        if v.__class__ is not str:
-            if not isinstance(v, str):
-                raise _Fail(EXPECTED_STRING)
-            v = str.__str__(v)
-        found = get(v, MISSING)
-        if found is MISSING:
-            raise _Fail(unknown)
-        return found
-
-    def enc(x: Any) -> Value:
-        try:
-            return to_label[x]
-        except (KeyError, TypeError):
-            raise _Fail(UnknownEnumValue()) from None
-
-    return _codec(dec, enc, _labels_node(labels), kind)
-
-
-def _literal_key(v: object) -> tuple[str, object]:
-    """A key under which equal JSON scalars meet (``1`` and ``1.0`` do; ``true`` and ``1`` do not)."""
-    if v is None:
-        return ("null", None)
-    if isinstance(v, bool):
-        return ("boolean", v)
-    if isinstance(v, str):
-        return ("string", str.__str__(v))
-    if isinstance(v, int):
-        return ("number", int(v))
-    if isinstance(v, Decimal) and v.is_finite():
-        return ("number", v)  # equal numbers hash equal across int and Decimal
-    return ("", None)  # not a JSON scalar (a float included): matches no literal
-
-
-@overload
-def literal(*values: str) -> Codec[str]: ...
-@overload
-def literal(*values: int) -> Codec[int]: ...
-@overload
-def literal(*values: str | int | bool | None) -> Codec[Any]: ...
-def literal(*values: str | int | bool | None) -> Codec[Any]:
-    """
-    One of fixed JSON scalars (strings, ints, booleans, ``None``), each decoding to itself.
-    """
-    if not values:
-        raise DefinitionError("literal: has no values")
-    table: dict[tuple[str, object], str | int | bool | None] = {}
-    for v in values:
-        if not isinstance(v, str | int | bool | None):
-            msg = f"literal: {type(v).__name__} is not a str, int, bool or None"
-            raise DefinitionError(msg)
-        key = _literal_key(v)
-        if key in table:
-            msg = f"literal: value {render(v)} appears twice"
-            raise DefinitionError(msg)
-        table[key] = v
-    listed = list(values)
-    kinds = {key[0] for key in table}
-    json_type = {"string": "string", "number": "integer", "boolean": "boolean", "null": "null"}
-    node = _fixed(("type", json_type[kinds.pop()] if len(kinds) == 1 else None), ("enum", listed))
-    unknown = UnknownLabel(values)
-
-    def dec(v: Any) -> Any:
-        found = table.get(_literal_key(v), MISSING)
-        if found is MISSING:
-            raise _Fail(unknown)
-        return found
-
-    def enc(x: Any) -> Value:
-        found = MISSING if isinstance(x, Decimal) else table.get(_literal_key(x), MISSING)
-        if found is MISSING:
-            raise _Fail(UnknownEnumValue())
-        return cast(Value, found)
-
-    return _codec(dec, enc, node, "literal")
+    return _codec(decode, enc, _number_node("number", bounds), "floating")
 
 
 def json_value() -> Codec[Value]:
@@ -589,18 +482,18 @@ def json_value() -> Codec[Value]:
                 continue
             if isinstance(item, Decimal):
                 if not item.is_finite():
-                    raise _Fail(EXPECTED_NUMBER)
+                    raise _CodecFailure(EXPECTED_NUMBER)
                 continue
             if depth >= _MAX_VALUE_DEPTH:  # only a cyclic value gets here
-                raise _Fail(TooDeep())
+                raise _CodecFailure(TooDeep())
             if isinstance(item, list):
                 stack.extend((x, depth + 1) for x in item)
             elif isinstance(item, dict):
                 if not all(isinstance(k, str) for k in item):
-                    raise _Fail(EXPECTED_OBJECT)
+                    raise _CodecFailure(EXPECTED_OBJECT)
                 stack.extend((x, depth + 1) for x in item.values())
             else:
-                raise _Fail(UnexpectedType("a JSON value"))
+                raise _CodecFailure(UnexpectedType("a JSON value"))
         return cast(Value, v)
 
     return _codec(check, check, _fixed(), "json value")

@@ -4,17 +4,20 @@ Codecs: typed, strict, two-way conversions between JSON values and Python values
 A ``Codec[T]`` decodes a parsed JSON value to ``T`` (closed objects, no coercion of ``"5"`` to 5), encodes
 ``T`` back, and carries the Draft 2020-12 schema of what it accepts. Build one from the combinators here,
 or from an attrs class or dataclass with ``derive``. Failures are values: ``Err(DecodeError(path, reason))``
-with a typed reason and a text that never contains input. Mistakes in a definition raise
+with a typed reason and a text that never contains input; the reasons a codec shares with contracts are in
+``llm_wire.reasons``. Mistakes in a definition raise
 ``DefinitionError`` when the codec is built.
 """
 
 from __future__ import annotations
 
-from llm_wire._codec import Codec, custom, describe, lazy, map, try_map
-from llm_wire._codec_containers import dict_of, list_of, nullable, tuple_of
-from llm_wire._codec_errors import (
-    Bounds,
+from llm_wire.codec._choices import enum_of, literal
+from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
+from llm_wire.codec._core import Codec, custom, describe, lazy, map, try_map
+from llm_wire.codec._derive import Meta, dataclass_field, derive, field, meta
+from llm_wire.codec._errors import (
     ContractMismatch,
+    ConversionRefused,
     Custom,
     DecodeError,
     DecodeReason,
@@ -22,28 +25,14 @@ from llm_wire._codec_errors import (
     EncodeReason,
     FloatOutOfRange,
     IntegerTooLarge,
-    InvalidJson,
-    ItemCount,
-    JsonType,
-    MissingField,
     NonFiniteNumber,
-    NotMultipleOf,
     NullInsideNullable,
-    OutsideRange,
-    PatternMismatch,
-    Refused,
-    StringLength,
-    TooDeep,
     UnexpectedType,
     UnknownEnumValue,
-    UnknownField,
-    UnknownLabel,
     UnknownTag,
     UnknownVariant,
-    WrongLength,
-    WrongType,
 )
-from llm_wire._codec_records import (
+from llm_wire.codec._records import (
     ABSENT,
     Absent,
     Field,
@@ -56,18 +45,7 @@ from llm_wire._codec_records import (
     unit,
     variant,
 )
-from llm_wire._codec_scalars import (
-    boolean,
-    decimal,
-    enum_of,
-    floating,
-    integer,
-    json_value,
-    literal,
-    number,
-    string,
-)
-from llm_wire._derive import Meta, dataclass_field, derive, field, meta
+from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, number, string
 from llm_wire.schema import DefinitionError
 
 __all__ = [
@@ -113,34 +91,20 @@ __all__ = [
     "derive",
     "field",
     "meta",
-    # errors
+    # errors (the reasons shared with contracts are in llm_wire.reasons)
     "DecodeError",
     "DecodeReason",
     "EncodeError",
     "EncodeReason",
-    "Bounds",
     "ContractMismatch",
     "Custom",
     "FloatOutOfRange",
     "IntegerTooLarge",
-    "InvalidJson",
-    "ItemCount",
-    "JsonType",
-    "MissingField",
     "NonFiniteNumber",
-    "NotMultipleOf",
     "NullInsideNullable",
-    "OutsideRange",
-    "PatternMismatch",
-    "Refused",
-    "StringLength",
-    "TooDeep",
+    "ConversionRefused",
     "UnexpectedType",
     "UnknownEnumValue",
-    "UnknownField",
-    "UnknownLabel",
     "UnknownTag",
     "UnknownVariant",
-    "WrongLength",
-    "WrongType",
 ]

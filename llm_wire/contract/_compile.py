@@ -21,18 +21,20 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, TypeAlias
 
-from llm_wire._document import Node, Plan
-from llm_wire._problems import (
+from llm_wire.contract._errors import (
     Hidden,
     InvalidShape,
     LoadError,
     NotAllowed,
-    NotJson,
+    NotJsonValue,
     ReferenceLoop,
-    TooLarge,
     ValidationError,
-    WrongType,
     failure,
+    too_large,
+)
+from llm_wire.contract._load import Node, Plan
+from llm_wire.reasons import (
+    WrongType,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
@@ -286,7 +288,7 @@ class Compiler:
                     todo.append(child)
                     if len(self.graph) > max_keys:
                         path = self.plan.nodes[child[0]].path
-                        raise Refuse(LoadError(path, None, TooLarge("max_nodes", max_nodes)))
+                        raise Refuse(LoadError(path, None, too_large("max_nodes", max_nodes)))
 
     def check_in_place(self, max_ref_depth: int) -> None:
         """Refuse references that loop without descending, and in-place reference chains that are too long."""
@@ -307,7 +309,7 @@ class Compiler:
                 depth[child] = max(depth[child], depth[key] + is_ref)
                 if depth[child] > max_ref_depth:
                     path = self.plan.nodes[key[0]].path
-                    raise Refuse(LoadError(path, "$ref", TooLarge("max_ref_depth", max_ref_depth)))
+                    raise Refuse(LoadError(path, "$ref", too_large("max_ref_depth", max_ref_depth)))
                 incoming[child] -= 1
                 if incoming[child] == 0:
                     ready.append(child)
@@ -454,7 +456,7 @@ def _slow(wrong: WrongType, final: list[Check]) -> Check:
             return failure(wrong)
         normal = _normalize(v)
         if normal is _NOT_JSON:
-            return failure(NotJson())
+            return failure(NotJsonValue())
         return final[0](normal, out)
 
     return slow

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llm_wire._compile import (
+from llm_wire._regex import compile_pattern
+from llm_wire.contract._compile import (
     ALL,
     Check,
     Compiler,
@@ -22,8 +23,13 @@ from llm_wire._compile import (
     more,
     reject,
 )
-from llm_wire._pattern import compile_pattern
-from llm_wire._problems import UnexpectedItem, UnexpectedProperty, failure
+from llm_wire.contract._errors import (
+    UnexpectedItem,
+    failure,
+)
+from llm_wire.reasons import (
+    UnexpectedProperty,
+)
 from llm_wire.result import Ok
 from llm_wire.schema import Schema
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from llm_wire._compile import (
+from llm_wire.contract._compile import (
     Compiler,
     Fail,
     KeywordCompiler,
@@ -18,8 +18,20 @@ from llm_wire._compile import (
     json_key,
     more,
 )
-from llm_wire._formats import FORMATS
-from llm_wire._objects import (
+from llm_wire.contract._errors import (
+    DuplicateItems,
+    FormatMismatch,
+    InvalidShape,
+    MatchesNot,
+    NoMatch,
+    NotConst,
+    SeveralMatch,
+    TooFewMatches,
+    TooManyMatches,
+    failure,
+)
+from llm_wire.contract._formats import FORMATS
+from llm_wire.contract._object_keywords import (
     dependentRequired,
     dependentSchemas,
     maxProperties,
@@ -28,29 +40,19 @@ from llm_wire._objects import (
     properties,
     propertyNames,
 )
-from llm_wire._problems import (
+from llm_wire.contract._unevaluated import unevaluatedItems, unevaluatedProperties
+from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
-    DuplicateItems,
-    FormatMismatch,
-    InvalidShape,
-    MatchesNot,
-    NoMatch,
-    NotConst,
     NotInEnum,
     NotMultipleOf,
     PatternMismatch,
-    SeveralMatch,
     TooFewItems,
-    TooFewMatches,
     TooLong,
     TooManyItems,
-    TooManyMatches,
     TooShort,
     WrongType,
-    failure,
 )
-from llm_wire._unevaluated import unevaluatedItems, unevaluatedProperties
 from llm_wire.schema import Schema
 from llm_wire.value import NotJson as _Unrenderable
 from llm_wire.value import render
@@ -92,7 +94,7 @@ _O_ENUM, _O_CONST = 10, 11
 _O_MINIMUM, _O_EXCLUSIVE_MINIMUM, _O_MAXIMUM, _O_EXCLUSIVE_MAXIMUM, _O_MULTIPLE_OF = 20, 21, 22, 23, 24
 _O_MIN_LENGTH, _O_MAX_LENGTH, _O_PATTERN, _O_FORMAT = 30, 31, 32, 33
 _O_MIN_ITEMS, _O_MAX_ITEMS, _O_ITEMS, _O_CONTAINS, _O_UNIQUE = 40, 41, 42, 43, 44
-# Objects take 50 to 55 (``_objects``); unevaluated* take 70 and 71 (``_unevaluated``).
+# Objects take 50 to 55 (``_object_keywords``); unevaluated* take 70 and 71 (``_unevaluated``).
 _O_REF, _O_DYNAMIC_REF, _O_ALL_OF, _O_ANY_OF, _O_ONE_OF, _O_NOT, _O_IF = 60, 61, 62, 63, 64, 65, 66
 
 
