@@ -441,7 +441,7 @@ def _check_arguments(
         return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:
         arguments = adjust[tool.name](arguments)
-    failure = _contract._first_failure(tool.contract, arguments)
+    failure = _contract.first_failure(tool.contract, arguments)
     if failure is not None:
         # The rare path: collect the call's other failures too, so one answer can fix them all.
         return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))

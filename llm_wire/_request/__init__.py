@@ -8,6 +8,7 @@ The parts live in private modules (``_model``: ``Request`` and the message build
 
 from __future__ import annotations
 
+from llm_wire._public import rehome
 from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness, config
 from llm_wire._request._errors import (
     DuplicateCallId,
@@ -56,8 +57,4 @@ __all__ = [
 ]
 
 # Print the public path, as httpx does: ``llm_wire.Config``, never ``llm_wire._request._config.Config``.
-for _name in __all__:
-    _exported = globals()[_name]
-    if isinstance(_exported, type):
-        _exported.__module__ = "llm_wire"
-del _name, _exported
+rehome("llm_wire", __all__, globals())

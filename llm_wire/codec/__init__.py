@@ -11,6 +11,7 @@ with a typed reason and a text that never contains input; the reasons a codec sh
 
 from __future__ import annotations
 
+from llm_wire._public import rehome
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
 from llm_wire.codec._core import Codec, custom, describe, lazy, map, try_map
@@ -108,3 +109,5 @@ __all__ = [
     "UnknownTag",
     "UnknownVariant",
 ]
+
+rehome(__name__, __all__, globals())

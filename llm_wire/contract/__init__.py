@@ -31,6 +31,8 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import value as _value
+from llm_wire._fast import new, slot_setters
+from llm_wire._public import rehome
 from llm_wire.codec import ContractMismatch, DecodeError
 from llm_wire.contract._compile import Budget, Check, compile_plan
 from llm_wire.contract._errors import (
@@ -92,6 +94,7 @@ __all__ = [
     "Validated",
     "Decoder",
     "decode",
+    "first_failure",
     "validate",
     "validate_all",
     "ValidationError",
@@ -178,7 +181,7 @@ _witness = tuple.__new__
 
 
 def _make(cls: type[Any], **fields: object) -> Any:
-    made = object.__new__(cls)
+    made = new(cls)
     for name, field_value in fields.items():
         object.__setattr__(made, name, field_value)
     return made
@@ -286,9 +289,9 @@ _TOO_DEEP = ValidationError((), TooDeep())
 
 # The hot path builds ``Ok``/``Err`` by setting their slots directly: the same objects as their attrs
 # ``__init__`` makes (neither has a post-init), at about half the cost.
-_new = object.__new__
-_set_ok_value = Ok.__dict__["value"].__set__
-_set_err_error = Err.__dict__["error"].__set__
+_new = new
+(_set_ok_value,) = slot_setters(Ok, "value")
+(_set_err_error,) = slot_setters(Err, "error")
 
 
 def validate(contract: Contract, value: Value) -> Result[Validated, ValidationError]:
@@ -307,10 +310,10 @@ def validate(contract: Contract, value: Value) -> Result[Validated, ValidationEr
     return made  # type: ignore[no-any-return]
 
 
-def _first_failure(contract: Contract, value: Value) -> ValidationError | None:
+def first_failure(contract: Contract, value: Value) -> ValidationError | None:
     """
-    ``validate`` unwrapped: the first failure, or ``None``. Admission keeps no witness and wraps nothing, so
-    it calls this once per tool call.
+    ``validate`` without the ``Result`` or the witness: the first failure, or ``None`` when ``value``
+    satisfies the contract. For hot loops such as admission, which checks every call's arguments.
     """
     try:
         return contract._check(value, None)  # type: ignore[return-value]  # one failure without a budget
@@ -355,3 +358,6 @@ def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
     if not same:
         return Err(DecodeError((), ContractMismatch()))
     return codec.decode(validated.value)
+
+
+rehome(__name__, __all__, globals())

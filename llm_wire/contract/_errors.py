@@ -34,6 +34,7 @@ from typing import TypeAlias
 from attrs import frozen
 from attrs.exceptions import FrozenInstanceError
 
+from llm_wire._fast import new, slot_setters
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
@@ -509,11 +510,10 @@ class ValidationError:
         return self.describe()
 
 
-_set_reason = ValidationError.__dict__["reason"].__set__
-_set_rpath = ValidationError.__dict__["rpath"].__set__
-_set_path = ValidationError.__dict__["_path"].__set__
-_set_hidden = ValidationError.__dict__["_hidden"].__set__
-_new = object.__new__
+_set_reason, _set_rpath, _set_path, _set_hidden = slot_setters(
+    ValidationError, "reason", "rpath", "_path", "_hidden"
+)
+_new = new
 
 
 def failure(reason: Reason) -> ValidationError:
