@@ -37,7 +37,6 @@ __all__ = [
     "ToolCallChecks",
     "ToolError",
     "check_name",
-    "describe",
     "describe_error",
     "description",
     "from_contract",
@@ -299,11 +298,6 @@ def description(tool: Tool) -> str:
 def schema(tool: Tool) -> Schema:
     """The tool's input schema, as declared (before any provider projection)."""
     return tool.schema
-
-
-def describe(tool: Tool) -> str:
-    """A one-line summary of the tool, for logs."""
-    return repr(tool)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 from llm_wire._public import rehome
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
-from llm_wire.codec._core import Codec, custom, describe, lazy, map, try_map
+from llm_wire.codec._core import Codec, custom, lazy, map, try_map
 from llm_wire.codec._derive import Meta, dataclass_field, derive, field, meta
 from llm_wire.codec._errors import (
     ContractMismatch,
@@ -82,7 +82,6 @@ __all__ = [
     "variant",
     # wrapping
     "custom",
-    "describe",
     "lazy",
     "map",
     "try_map",

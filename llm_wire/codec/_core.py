@@ -268,6 +268,28 @@ class Codec(Generic[T]):
         except RecursionError:
             return Err(EncodeError((), TooDeep()))
 
+    def with_description(self, text: str) -> Codec[T]:
+        """
+        This codec with ``description`` first in its schema node (replacing an earlier description).
+        """
+        if not isinstance(text, str):
+            raise DefinitionError("with_description: the description must be a str")
+        codec = self
+
+        def node(ctx: _Ctx) -> Schema | None:
+            inner = ctx.node(codec)
+            return None if inner is None else described(inner, text)
+
+        return Codec(
+            dec=codec._dec,
+            enc=codec._enc,
+            node=node,
+            kind=codec._kind,
+            exact=codec._exact,
+            recursive=codec._recursive,
+            cls=codec._cls,
+        )
+
     def __repr__(self) -> str:
         return f"<Codec {self._kind}>"
 
@@ -324,29 +346,7 @@ def _fixed(*pairs: tuple[str, object]) -> Callable[[_Ctx], Schema]:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Wrapping: describe, map, try_map, custom, lazy.
-
-
-def describe(codec: Codec[T], text: str) -> Codec[T]:
-    """
-    ``codec`` with ``description`` first in its schema node (replacing an earlier description).
-    """
-    if not isinstance(text, str):
-        raise DefinitionError("describe: the description must be a str")
-
-    def node(ctx: _Ctx) -> Schema | None:
-        inner = ctx.node(codec)
-        return None if inner is None else described(inner, text)
-
-    return Codec(
-        dec=codec._dec,
-        enc=codec._enc,
-        node=node,
-        kind=codec._kind,
-        exact=codec._exact,
-        recursive=codec._recursive,
-        cls=codec._cls,
-    )
+# Wrapping: map, try_map, custom, lazy.
 
 
 def _same_schema(codec: Codec[Any]) -> Callable[[_Ctx], Schema | None]:

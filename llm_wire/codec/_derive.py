@@ -23,7 +23,7 @@ import attrs
 
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
-from llm_wire.codec._core import Codec, describe, lazy, map
+from llm_wire.codec._core import Codec, lazy, map
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
 from llm_wire.codec._scalars import boolean, decimal, floating, integer, string
 from llm_wire.schema import DefinitionError
@@ -267,7 +267,7 @@ class _Deriver:
             codec = found.codec
         else:
             codec = self.plain(tp, found)
-        return codec if found.description is None else describe(codec, found.description)
+        return codec if found.description is None else codec.with_description(found.description)
 
     def plain(self, tp: Any, found: Meta) -> Codec[Any]:
         origin, args = typing.get_origin(tp), typing.get_args(tp)

@@ -253,7 +253,7 @@ CATALOG: dict[str, Entry] = {
         _shapes | st.just(Empty.EMPTY),
     ),
     "lazy tree": Entry(_node_codec(), _nodes),
-    "described": Entry(c.describe(c.integer(minimum=1), "How many."), st.integers(min_value=1)),
+    "described": Entry(c.integer(minimum=1).with_description("How many."), st.integers(min_value=1)),
     "map": Entry(c.map(c.list_of(c.integer()), tuple, list), st.lists(st.integers(), max_size=4).map(tuple)),
     "json value": Entry(
         c.json_value(),

@@ -947,7 +947,7 @@ class TestCustom:
             c.internal_union(c.variant("c", circle)),
             c.map(none, str, str),
             c.try_map(none, Ok, Ok),
-            c.describe(none, "x"),
+            none.with_description("x"),
             c.lazy(lambda: none),
         ]
         assert [w.schema for w in wrappers] == [None] * len(wrappers)
@@ -986,7 +986,7 @@ class TestCustom:
 class TestDescribe:
     def test_description_comes_first_and_replaces(self) -> None:
         """A later description replaces an earlier one, in first place."""
-        codec = c.describe(c.describe(c.integer(minimum=0), "old"), "new")
+        codec = c.integer(minimum=0).with_description("old").with_description("new")
         assert list(body(codec)) == ["description", "type", "minimum"]
         assert body(codec)["description"] == "new"
         assert codec.decode(1) == Ok(1)
@@ -994,7 +994,7 @@ class TestDescribe:
     def test_definition_error(self) -> None:
         """A description must be text."""
         with pytest.raises(c.DefinitionError, match="must be a str"):
-            c.describe(c.string(), 5)  # type: ignore[arg-type]
+            c.string().with_description(5)  # type: ignore[arg-type]
 
 
 class TestJsonValue:
