@@ -324,22 +324,25 @@ class TestAdmit:
         assert admitted.arguments == {"query": "x"}
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.text(max_size=8),
-            st.sampled_from(["search", "get_weather", "even", "x"]) | st.text(),
-            st.text(),
+class TestNeverRaises:
+    """Admission returns a value on any calls, never an exception."""
+
+    @given(
+        st.lists(
+            st.tuples(
+                st.text(max_size=8),
+                st.sampled_from(["search", "get_weather", "even", "x"]) | st.text(),
+                st.text(),
+            ),
+            max_size=5,
         ),
-        max_size=5,
-    ),
-    st.sampled_from(list(ToolCallChecks)),
-)
-def test_admission_never_raises(raw: list[tuple[str, str, str]], checks: ToolCallChecks) -> None:
-    """Admission returns a result for arbitrary ids, names and argument text."""
-    calls = [ToolCall(id=i, name=n, arguments_json=a) for i, n, a in raw]
-    got = admission.admit(calls, (*TOOLS, EVEN), checks)
-    assert isinstance(got, Ok | Err)
+        st.sampled_from(list(ToolCallChecks)),
+    )
+    def test_admission_never_raises(self, raw: list[tuple[str, str, str]], checks: ToolCallChecks) -> None:
+        """Admission returns a result for arbitrary ids, names and argument text."""
+        calls = [ToolCall(id=i, name=n, arguments_json=a) for i, n, a in raw]
+        got = admission.admit(calls, (*TOOLS, EVEN), checks)
+        assert isinstance(got, Ok | Err)
 
 
 JSON = st.recursive(
@@ -349,12 +352,15 @@ JSON = st.recursive(
 )
 
 
-@given(JSON)
-def test_admission_never_raises_on_any_json(arguments: object) -> None:
-    """Any JSON arguments are admitted or refused with a typed issue."""
-    got = admission.admit([call("get_weather", arguments)], TOOLS, ToolCallChecks.REPORT)
-    assert isinstance(got, Ok)
-    assert len(got.value.issues) + len(got.value.admitted) == 1
+class TestAnyArguments:
+    """Any JSON arguments are admitted or refused, never raised on."""
+
+    @given(JSON)
+    def test_admission_never_raises_on_any_json(self, arguments: object) -> None:
+        """Any JSON arguments are admitted or refused with a typed issue."""
+        got = admission.admit([call("get_weather", arguments)], TOOLS, ToolCallChecks.REPORT)
+        assert isinstance(got, Ok)
+        assert len(got.value.issues) + len(got.value.admitted) == 1
 
 
 class TestBoundary:

@@ -26,27 +26,28 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
     return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in _BLOCK.finditer(text)]
 
 
-def test_blocks_are_found() -> None:
-    """The extractor sees python blocks, their lines, and nothing from other fences."""
-    page = "# T\n\n```python\nx = 1\n```\n\n```json\n{}\n```\n\ntext\n```python\ny = x\n```\n"
-    assert python_blocks(page) == [(4, "x = 1\n"), (13, "y = x\n")]
+class TestExamples:
+    """Every guide page's code runs and type-checks."""
 
+    def test_blocks_are_found(self) -> None:
+        """The extractor sees python blocks, their lines, and nothing from other fences."""
+        page = "# T\n\n```python\nx = 1\n```\n\n```json\n{}\n```\n\ntext\n```python\ny = x\n```\n"
+        assert python_blocks(page) == [(4, "x = 1\n"), (13, "y = x\n")]
 
-def test_there_are_docs() -> None:
-    assert sorted(DOCS.glob("*.md")), f"no Markdown pages in {DOCS}"
+    def test_there_are_docs(self) -> None:
+        assert sorted(DOCS.glob("*.md")), f"no Markdown pages in {DOCS}"
 
-
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_examples_run(page: Path) -> None:
-    blocks = python_blocks(page.read_text(encoding="utf-8"))
-    # A real module, so that dataclasses and type hints in the examples resolve as in a user's file.
-    module = types.ModuleType(f"docs_{page.stem}")
-    sys.modules[module.__name__] = module
-    try:
-        for line, code in blocks:
-            # Pad with blank lines so that a traceback names the line in the Markdown page; the examples
-            # must not inherit this file's ``from __future__ import annotations``.
-            source = "\n" * (line - 1) + code
-            exec(compile(source, str(page), "exec", dont_inherit=True), module.__dict__)
-    finally:
-        del sys.modules[module.__name__]
+    @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+    def test_examples_run(self, page: Path) -> None:
+        blocks = python_blocks(page.read_text(encoding="utf-8"))
+        # A real module, so that dataclasses and type hints in the examples resolve as in a user's file.
+        module = types.ModuleType(f"docs_{page.stem}")
+        sys.modules[module.__name__] = module
+        try:
+            for line, code in blocks:
+                # Pad with blank lines so that a traceback names the line in the Markdown page; the examples
+                # must not inherit this file's ``from __future__ import annotations``.
+                source = "\n" * (line - 1) + code
+                exec(compile(source, str(page), "exec", dont_inherit=True), module.__dict__)
+        finally:
+            del sys.modules[module.__name__]

@@ -142,16 +142,18 @@ MESSAGES = st.one_of(
 )
 
 
-@given(st.lists(MESSAGES, max_size=6))
-def test_round_trip_property(messages: list[Message]) -> None:
-    """Any conversation loads back equal to what was dumped."""
-    assert message.loads(message.dumps(messages)) == Ok(tuple(messages))
+class TestPersistenceProperties:
+    """Conversations round-trip through JSON and refuse anything else."""
 
+    @given(st.lists(MESSAGES, max_size=6))
+    def test_round_trip_property(self, messages: list[Message]) -> None:
+        """Any conversation loads back equal to what was dumped."""
+        assert message.loads(message.dumps(messages)) == Ok(tuple(messages))
 
-@given(st.text() | st.binary())
-def test_loads_never_raises(text: str | bytes) -> None:
-    """Arbitrary input gives Ok or a typed error."""
-    assert isinstance(message.loads(text), Ok | Err)
+    @given(st.text() | st.binary())
+    def test_loads_never_raises(self, text: str | bytes) -> None:
+        """Arbitrary input gives Ok or a typed error."""
+        assert isinstance(message.loads(text), Ok | Err)
 
 
 class TestToolCallTypes:

@@ -270,51 +270,54 @@ class TestFailures:
         )
 
 
-def test_body_and_stream_resolve_alike() -> None:
-    """The same response as a body and as a stream gives the same outcome."""
-    item: dict[str, Value] = {
-        "type": "function_call",
-        "id": "fc_1",
-        "call_id": "c1",
-        "name": "get_weather",
-        "arguments": "",
-    }
-    text = '{"city": "Oslo"}'
-    events: list[Value] = [
-        {"type": "response.created", "response": {"id": "r1"}},
-        {"type": "response.output_item.added", "output_index": 0, "item": item},
-        {
-            "type": "response.function_call_arguments.delta",
-            "output_index": 0,
-            "item_id": "fc_1",
-            "delta": text,
-        },
-        {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
-        {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
-    ]
-    stream = openai_responses.ResponsesDecoder()
-    stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
-    body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
-    streamed = resolve_stream_with(stream, TOOLS)
-    whole = resolve_with(openai_responses.decode_body(render(body)), TOOLS)
-    assert isinstance(streamed, NeedsTools)
-    assert streamed == whole
+class TestBodyAndStream:
+    """A body and its stream resolve to the same outcome."""
 
+    def test_body_and_stream_resolve_alike(self) -> None:
+        """The same response as a body and as a stream gives the same outcome."""
+        item: dict[str, Value] = {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "c1",
+            "name": "get_weather",
+            "arguments": "",
+        }
+        text = '{"city": "Oslo"}'
+        events: list[Value] = [
+            {"type": "response.created", "response": {"id": "r1"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {
+                "type": "response.function_call_arguments.delta",
+                "output_index": 0,
+                "item_id": "fc_1",
+                "delta": text,
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
+            {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
+        ]
+        stream = openai_responses.ResponsesDecoder()
+        stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
+        body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
+        streamed = resolve_stream_with(stream, TOOLS)
+        whole = resolve_with(openai_responses.decode_body(render(body)), TOOLS)
+        assert isinstance(streamed, NeedsTools)
+        assert streamed == whole
 
-@given(arbitrary_text(), st.sampled_from(ToolCallChecks))
-def test_any_arguments_resolve_to_an_outcome(arguments: str, checks: ToolCallChecks) -> None:
-    """Whatever the argument text, resolution gives ``NeedsTools`` or a ``Failure``, never an exception."""
-    got = resolve_with(Ok(terminal(FinishReason.TOOL_CALLS, call("a", arguments))), TOOLS, checks=checks)
-    assert isinstance(got, NeedsTools | Failure)
-    if checks is ToolCallChecks.REPORT and isinstance(got, NeedsTools):
-        assert len(got.issues) + len(got.admitted) == 1
+    @given(arbitrary_text(), st.sampled_from(ToolCallChecks))
+    def test_any_arguments_resolve_to_an_outcome(self, arguments: str, checks: ToolCallChecks) -> None:
+        """
+        Whatever the argument text, resolution gives ``NeedsTools`` or a ``Failure``, never an exception.
+        """
+        got = resolve_with(Ok(terminal(FinishReason.TOOL_CALLS, call("a", arguments))), TOOLS, checks=checks)
+        assert isinstance(got, NeedsTools | Failure)
+        if checks is ToolCallChecks.REPORT and isinstance(got, NeedsTools):
+            assert len(got.issues) + len(got.admitted) == 1
 
-
-@given(arbitrary_text())
-def test_any_output_text_resolves_to_an_outcome(text: str) -> None:
-    """Whatever the answer text, structured output gives an ``Answer`` or a ``Failure``."""
-    got = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
-    assert isinstance(got, Answer | Failure)
+    @given(arbitrary_text())
+    def test_any_output_text_resolves_to_an_outcome(self, text: str) -> None:
+        """Whatever the answer text, structured output gives an ``Answer`` or a ``Failure``."""
+        got = resolve_with(Ok(terminal(FinishReason.STOP, text=text)), output=codec.derive(City))
+        assert isinstance(got, Answer | Failure)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -16,65 +16,69 @@ from llm_wire.schema import Schema
 from llm_wire.value import Value, parse
 
 
-@pytest.mark.parametrize(
-    ("reason", "text"),
-    [
-        (reasons.WrongType(("string",)), "expected a string"),
-        (reasons.WrongType(("integer", "array", "null")), "expected an integer, an array or null"),
-        (reasons.NotInEnum(('"a"', "1")), 'expected one of "a", 1'),
-        (reasons.NotInEnum(tuple(f'"{n}"' for n in range(9))), "expected one of the 9 allowed values"),
-        (reasons.BelowMinimum(1), "expected at least 1"),
-        (reasons.BelowMinimum(Decimal("0.5"), exclusive=True), "expected more than 0.5"),
-        (reasons.AboveMaximum(10), "expected at most 10"),
-        (reasons.AboveMaximum(10, exclusive=True), "expected less than 10"),
-        (reasons.NotMultipleOf(Decimal("0.25")), "expected a multiple of 0.25"),
-        (reasons.TooShort(1), "expected at least 1 character"),
-        (reasons.TooLong(3), "expected at most 3 characters"),
-        (reasons.PatternMismatch('^"a"$'), 'expected a string matching the pattern "^\\"a\\"$"'),
-        (reasons.PatternMismatch("a" * 121), "expected a string matching the schema's pattern"),
-        (reasons.TooFewItems(2), "expected at least 2 items"),
-        (reasons.TooManyItems(1), "expected at most 1 item"),
-        (reasons.MissingProperty(), "required property is missing"),
-        (reasons.UnexpectedProperty(), "unexpected property"),
-        (reasons.UnexpectedProperty(("a", "b")), 'unexpected property; the allowed properties are "a", "b"'),
-        (
-            reasons.UnexpectedProperty(tuple("abcdefghijklm")),
-            "unexpected property; 13 properties are allowed",
-        ),
-        (reasons.TooDeep(), "value nested too deeply"),
-    ],
-)
-def test_texts(reason: reasons.Described, text: str) -> None:
-    """Each reason reads ``expected ...`` where it can; its ``str()`` is its ``describe()``."""
-    assert reason.describe() == text
-    assert str(reason) == text
+class TestTexts:
+    """Each shared reason's text."""
 
+    @pytest.mark.parametrize(
+        ("reason", "text"),
+        [
+            (reasons.WrongType(("string",)), "expected a string"),
+            (reasons.WrongType(("integer", "array", "null")), "expected an integer, an array or null"),
+            (reasons.NotInEnum(('"a"', "1")), 'expected one of "a", 1'),
+            (reasons.NotInEnum(tuple(f'"{n}"' for n in range(9))), "expected one of the 9 allowed values"),
+            (reasons.BelowMinimum(1), "expected at least 1"),
+            (reasons.BelowMinimum(Decimal("0.5"), exclusive=True), "expected more than 0.5"),
+            (reasons.AboveMaximum(10), "expected at most 10"),
+            (reasons.AboveMaximum(10, exclusive=True), "expected less than 10"),
+            (reasons.NotMultipleOf(Decimal("0.25")), "expected a multiple of 0.25"),
+            (reasons.TooShort(1), "expected at least 1 character"),
+            (reasons.TooLong(3), "expected at most 3 characters"),
+            (reasons.PatternMismatch('^"a"$'), 'expected a string matching the pattern "^\\"a\\"$"'),
+            (reasons.PatternMismatch("a" * 121), "expected a string matching the schema's pattern"),
+            (reasons.TooFewItems(2), "expected at least 2 items"),
+            (reasons.TooManyItems(1), "expected at most 1 item"),
+            (reasons.MissingProperty(), "required property is missing"),
+            (reasons.UnexpectedProperty(), "unexpected property"),
+            (
+                reasons.UnexpectedProperty(("a", "b")),
+                'unexpected property; the allowed properties are "a", "b"',
+            ),
+            (
+                reasons.UnexpectedProperty(tuple("abcdefghijklm")),
+                "unexpected property; 13 properties are allowed",
+            ),
+            (reasons.TooDeep(), "value nested too deeply"),
+        ],
+    )
+    def test_texts(self, reason: reasons.Described, text: str) -> None:
+        """Each reason reads ``expected ...`` where it can; its ``str()`` is its ``describe()``."""
+        assert reason.describe() == text
+        assert str(reason) == text
 
-def test_invalid_json_carries_the_parse_error() -> None:
-    """``InvalidJson`` renders the parser's own text, which never quotes the input."""
-    match parse('{"secret": 1,}'):
-        case Err(error):
-            reason = reasons.InvalidJson(error)
-            assert str(reason) == error.describe()
-            assert "secret" not in str(reason)
-            assert reason.name == "invalid_json"
-        case _:
-            pytest.fail("trailing comma accepted")
+    def test_invalid_json_carries_the_parse_error(self) -> None:
+        """``InvalidJson`` renders the parser's own text, which never quotes the input."""
+        match parse('{"secret": 1,}'):
+            case Err(error):
+                reason = reasons.InvalidJson(error)
+                assert str(reason) == error.describe()
+                assert "secret" not in str(reason)
+                assert reason.name == "invalid_json"
+            case _:
+                pytest.fail("trailing comma accepted")
 
-
-@pytest.mark.parametrize(
-    ("path", "hidden", "text"),
-    [
-        ((), frozenset(), "$"),
-        (("a", 0), frozenset(), '$["a"][0]'),
-        (("tags", "sk-secret"), frozenset({1}), '$["tags"][*]'),
-        (("sk-secret", "n"), frozenset({0}), '$[*]["n"]'),
-        (("a", "b", "c"), (0, 2), '$[*]["b"][*]'),
-    ],
-)
-def test_render_redacted(path: tuple[str | int, ...], hidden: frozenset[int], text: str) -> None:
-    """Hidden segments show as ``[*]``; the others render as JSON paths."""
-    assert render_redacted(path, hidden) == text
+    @pytest.mark.parametrize(
+        ("path", "hidden", "text"),
+        [
+            ((), frozenset(), "$"),
+            (("a", 0), frozenset(), '$["a"][0]'),
+            (("tags", "sk-secret"), frozenset({1}), '$["tags"][*]'),
+            (("sk-secret", "n"), frozenset({0}), '$[*]["n"]'),
+            (("a", "b", "c"), (0, 2), '$[*]["b"][*]'),
+        ],
+    )
+    def test_render_redacted(self, path: tuple[str | int, ...], hidden: frozenset[int], text: str) -> None:
+        """Hidden segments show as ``[*]``; the others render as JSON paths."""
+        assert render_redacted(path, hidden) == text
 
 
 def unwrap_schema(made: codec.Codec[Any]) -> Schema:
@@ -83,18 +87,23 @@ def unwrap_schema(made: codec.Codec[Any]) -> Schema:
     return made.schema
 
 
-def test_both_layers_share_the_classes_and_the_rule() -> None:
-    """An undeclared member: the same reason object type and the same ``[*]`` text from codec and contract."""
-    strict = codec.record(dict, codec.required("a", codec.integer()))
-    value: Value = {"a": 1, "sk-secret": 2}
-    decoded = strict.decode(value)
-    validated = contract.validate(unwrap(contract.from_schema(unwrap_schema(strict))), value)
-    assert isinstance(decoded, Err)
-    assert isinstance(validated, Err)
-    assert decoded.error.reason == validated.error.reason == reasons.UnexpectedProperty(("a",))
-    assert decoded.error.path == validated.error.path == ("sk-secret",)
-    assert (
-        str(decoded.error)
-        == str(validated.error)
-        == '$[*]: unexpected property; the allowed properties are "a"'
-    )
+class TestRedaction:
+    """One redaction rule for codec and contract."""
+
+    def test_both_layers_share_the_classes_and_the_rule(self) -> None:
+        """
+        An undeclared member: the same reason object type and the same ``[*]`` text from codec and contract.
+        """
+        strict = codec.record(dict, codec.required("a", codec.integer()))
+        value: Value = {"a": 1, "sk-secret": 2}
+        decoded = strict.decode(value)
+        validated = contract.validate(unwrap(contract.from_schema(unwrap_schema(strict))), value)
+        assert isinstance(decoded, Err)
+        assert isinstance(validated, Err)
+        assert decoded.error.reason == validated.error.reason == reasons.UnexpectedProperty(("a",))
+        assert decoded.error.path == validated.error.path == ("sk-secret",)
+        assert (
+            str(decoded.error)
+            == str(validated.error)
+            == '$[*]: unexpected property; the allowed properties are "a"'
+        )

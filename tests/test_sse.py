@@ -185,56 +185,58 @@ def streams(draw: st.DrawFn) -> tuple[bytes, list[Event]]:
     return body.encode(), expected
 
 
-@given(streams(), st.lists(st.integers(0, 400), max_size=12))
-def test_any_split_frames_to_the_expected_events(stream: tuple[bytes, list[Event]], cuts: list[int]) -> None:
-    """Whatever the chunk boundaries and line endings, the framer yields exactly the serialised events."""
-    body, expected = stream
-    cuts = [c for c in cuts if c <= len(body)]
-    got = split_feed(body, cuts)
-    whole = split_feed(body, [])
-    assert got == whole
-    assert isinstance(got, Ok)
-    assert [(e.data, e.event, e.id) for e in got.value] == [(e.data, e.event, e.id) for e in expected]
+class TestProperties:
+    """Framing properties over any chunking."""
 
-
-@given(st.binary(max_size=300), st.lists(st.integers(0, 300), max_size=10), st.integers(1, 40))
-def test_arbitrary_bytes_any_split_same_result(body: bytes, cuts: list[int], bound: int) -> None:
-    """Arbitrary bytes frame to the same events, or fail on the same bound, however they are cut."""
-    cuts = [c for c in cuts if c <= len(body)]
-    limits = {"max_line_bytes": bound, "max_event_bytes": bound * 2}
-    got = split_feed(body, cuts, **limits)
-    whole = split_feed(body, [], **limits)
-    if isinstance(whole, Ok):
+    @given(streams(), st.lists(st.integers(0, 400), max_size=12))
+    def test_any_split_frames_to_the_expected_events(
+        self, stream: tuple[bytes, list[Event]], cuts: list[int]
+    ) -> None:
+        """Whatever the chunk boundaries and line endings, the framer yields exactly the serialised events."""
+        body, expected = stream
+        cuts = [c for c in cuts if c <= len(body)]
+        got = split_feed(body, cuts)
+        whole = split_feed(body, [])
         assert got == whole
-    else:
-        assert isinstance(got, Err)
-        assert got.error.limit == whole.error.limit
+        assert isinstance(got, Ok)
+        assert [(e.data, e.event, e.id) for e in got.value] == [(e.data, e.event, e.id) for e in expected]
 
+    @given(st.binary(max_size=300), st.lists(st.integers(0, 300), max_size=10), st.integers(1, 40))
+    def test_arbitrary_bytes_any_split_same_result(self, body: bytes, cuts: list[int], bound: int) -> None:
+        """Arbitrary bytes frame to the same events, or fail on the same bound, however they are cut."""
+        cuts = [c for c in cuts if c <= len(body)]
+        limits = {"max_line_bytes": bound, "max_event_bytes": bound * 2}
+        got = split_feed(body, cuts, **limits)
+        whole = split_feed(body, [], **limits)
+        if isinstance(whole, Ok):
+            assert got == whole
+        else:
+            assert isinstance(got, Err)
+            assert got.error.limit == whole.error.limit
 
-@given(streams())
-def test_crlf_and_lf_frame_alike(stream: tuple[bytes, list[Event]]) -> None:
-    """Rewriting every line end as LF, CRLF or CR leaves the events unchanged."""
-    body, _ = stream
-    lines = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    variants = [lines, lines.replace(b"\n", b"\r\n"), lines.replace(b"\n", b"\r")]
-    framed = [split_feed(variant, []) for variant in variants]
-    assert framed[0] == framed[1] == framed[2]
+    @given(streams())
+    def test_crlf_and_lf_frame_alike(self, stream: tuple[bytes, list[Event]]) -> None:
+        """Rewriting every line end as LF, CRLF or CR leaves the events unchanged."""
+        body, _ = stream
+        lines = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        variants = [lines, lines.replace(b"\n", b"\r\n"), lines.replace(b"\n", b"\r")]
+        framed = [split_feed(variant, []) for variant in variants]
+        assert framed[0] == framed[1] == framed[2]
 
-
-@given(st.text(max_size=200), st.lists(st.integers(0, 200), max_size=8))
-def test_text_chunks_frame_like_their_bytes(text: str, cuts: list[int]) -> None:
-    """Feeding ``str`` chunks is the same as feeding their UTF-8 bytes, even with lone surrogates."""
-    framer = Framer()
-    got: list[Event] = []
-    start = 0
-    for cut in [*sorted({c for c in cuts if c <= len(text)}), len(text)]:
-        chunk = framer.feed(text[start:cut])
-        assert isinstance(chunk, Ok)
-        got.extend(chunk.value)
-        start = cut
-    tail = framer.finish()
-    assert isinstance(tail, Ok)
-    assert Ok(got + tail.value) == frame(text.encode("utf-8", "surrogatepass"))
+    @given(st.text(max_size=200), st.lists(st.integers(0, 200), max_size=8))
+    def test_text_chunks_frame_like_their_bytes(self, text: str, cuts: list[int]) -> None:
+        """Feeding ``str`` chunks is the same as feeding their UTF-8 bytes, even with lone surrogates."""
+        framer = Framer()
+        got: list[Event] = []
+        start = 0
+        for cut in [*sorted({c for c in cuts if c <= len(text)}), len(text)]:
+            chunk = framer.feed(text[start:cut])
+            assert isinstance(chunk, Ok)
+            got.extend(chunk.value)
+            start = cut
+        tail = framer.finish()
+        assert isinstance(tail, Ok)
+        assert Ok(got + tail.value) == frame(text.encode("utf-8", "surrogatepass"))
 
 
 class TestHostileFields:

@@ -244,11 +244,14 @@ def embedded(case: Case) -> tuple[str, tuple[int, int, int]]:
     return PREFIX + case.text + SUFFIX, where
 
 
-def test_the_realistic_document_is_valid() -> None:
-    """The surroundings of embedded cases parse, so an error can only come from the case."""
-    parsed = value_of(parse(PREFIX + "null" + SUFFIX))
-    assert isinstance(parsed, dict)
-    assert list(parsed) == ["tool", "city", "arguments", "count"]
+class TestRealisticDocument:
+    """A realistic document parses as json.loads reads it."""
+
+    def test_the_realistic_document_is_valid(self) -> None:
+        """The surroundings of embedded cases parse, so an error can only come from the case."""
+        parsed = value_of(parse(PREFIX + "null" + SUFFIX))
+        assert isinstance(parsed, dict)
+        assert list(parsed) == ["tool", "city", "arguments", "count"]
 
 
 class TestRules:
@@ -281,17 +284,20 @@ class TestRules:
                 parse_with(plain, engine="exact")
 
 
-def test_surrogate_pairs_stay_on_the_fast_engine() -> None:
-    """Pairs, even after escaped backslashes, need no exact engine; the C scanner decodes them."""
-    text = PREFIX + '["\\\\\\ud83d\\ude00", "\\\\", "\\u00e9\\uD83D\\uDE80"]' + SUFFIX
-    with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
-        parsed = value_of(parse(text))
-    assert isinstance(parsed, dict)
-    arguments = parsed["arguments"]
-    assert isinstance(arguments, dict)
-    assert arguments["filters"] == [
-        {"size": Decimal("1.5e3"), "owner": "Jürgen", "value": ["\\😀", "\\", "é🚀"]}
-    ]
+class TestFastEngineShapes:
+    """Shapes that stay on the fast engine."""
+
+    def test_surrogate_pairs_stay_on_the_fast_engine(self) -> None:
+        """Pairs, even after escaped backslashes, need no exact engine; the C scanner decodes them."""
+        text = PREFIX + '["\\\\\\ud83d\\ude00", "\\\\", "\\u00e9\\uD83D\\uDE80"]' + SUFFIX
+        with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
+            parsed = value_of(parse(text))
+        assert isinstance(parsed, dict)
+        arguments = parsed["arguments"]
+        assert isinstance(arguments, dict)
+        assert arguments["filters"] == [
+            {"size": Decimal("1.5e3"), "owner": "Jürgen", "value": ["\\😀", "\\", "é🚀"]}
+        ]
 
 
 class TestAccepted:
@@ -935,41 +941,41 @@ def check_against_oracles(source: str | bytes) -> None:
             assert str(error).startswith(f"invalid JSON at line {error.location.line}, column ")
 
 
-@settings(max_examples=PARSER_EXAMPLES)
-@given(doc=json_documents(), ensure_ascii=st.booleans(), indent=st.none() | st.integers(0, 2))
-def test_reads_what_json_dumps_writes(doc: JsonDoc, ensure_ascii: bool, indent: int | None) -> None:
-    """Every document ``json.dumps`` writes parses to it, floats read exactly as ``Decimal(repr(f))``."""
-    text = json.dumps(doc, ensure_ascii=ensure_ascii, indent=indent)
-    expected = to_value(doc)
-    for source in (text, text.encode("utf-8")):
-        for engine in ENGINES:
-            assert_same(value_of(parse_with(source, engine=engine)), expected)
+class TestProperties:
+    """Parse and render properties against json."""
 
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(doc=json_documents(), ensure_ascii=st.booleans(), indent=st.none() | st.integers(0, 2))
+    def test_reads_what_json_dumps_writes(self, doc: JsonDoc, ensure_ascii: bool, indent: int | None) -> None:
+        """Every document ``json.dumps`` writes parses to it, floats read exactly as ``Decimal(repr(f))``."""
+        text = json.dumps(doc, ensure_ascii=ensure_ascii, indent=indent)
+        expected = to_value(doc)
+        for source in (text, text.encode("utf-8")):
+            for engine in ENGINES:
+                assert_same(value_of(parse_with(source, engine=engine)), expected)
 
-@settings(max_examples=PARSER_EXAMPLES)
-@given(json_values())
-def test_render_round_trip(v: Value) -> None:
-    """``parse(render(v)) == Ok(v)``, and ``json.loads`` reads the same text the same way."""
-    text = render(v)
-    parsed = parse(text)
-    assert parsed == Ok(v)
-    assert_same(value_of(parsed), as_parsed(v))
-    assert_same(value_of(parse_with(text.encode("utf-8"), engine="exact")), as_parsed(v))
-    assert_same(json.loads(text, parse_float=Decimal), as_parsed(v))
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(json_values())
+    def test_render_round_trip(self, v: Value) -> None:
+        """``parse(render(v)) == Ok(v)``, and ``json.loads`` reads the same text the same way."""
+        text = render(v)
+        parsed = parse(text)
+        assert parsed == Ok(v)
+        assert_same(value_of(parsed), as_parsed(v))
+        assert_same(value_of(parse_with(text.encode("utf-8"), engine="exact")), as_parsed(v))
+        assert_same(json.loads(text, parse_float=Decimal), as_parsed(v))
 
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(arbitrary_text())
+    def test_arbitrary_text(self, text: str) -> None:
+        """Any string, and valid documents with a few characters inserted, deleted or replaced."""
+        check_against_oracles(text)
 
-@settings(max_examples=PARSER_EXAMPLES)
-@given(arbitrary_text())
-def test_arbitrary_text(text: str) -> None:
-    """Any string, and valid documents with a few characters inserted, deleted or replaced."""
-    check_against_oracles(text)
-
-
-@settings(max_examples=PARSER_EXAMPLES)
-@given(arbitrary_bytes())
-def test_arbitrary_bytes(data: bytes) -> None:
-    """Any bytes, broken UTF-8, and the UTF-8 of mutated documents."""
-    check_against_oracles(data)
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(arbitrary_bytes())
+    def test_arbitrary_bytes(self, data: bytes) -> None:
+        """Any bytes, broken UTF-8, and the UTF-8 of mutated documents."""
+        check_against_oracles(data)
 
 
 class TestEngineChoice:

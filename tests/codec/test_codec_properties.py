@@ -22,64 +22,64 @@ ORACLE_EXAMPLES = max(25, settings().max_examples // 4)
 EXACT = sorted(name for name, entry in CATALOG.items() if entry.exact_schema)
 
 
-@pytest.mark.parametrize("name", sorted(CATALOG))
-@given(data=st.data())
-def test_round_trip(name: str, data: st.DataObject) -> None:
-    """decode(encode(x)) == Ok(x) for every native value, and the schema accepts what was encoded."""
-    entry = CATALOG[name]
-    native = data.draw(entry.natives, label="native")
-    encoded = unwrap(entry.codec.encode(native))
-    assert entry.codec.decode(encoded) == Ok(native)
-    assert oracle(entry.codec)(encoded)
+class TestCatalogProperties:
+    """Every catalog codec round-trips, agrees with its schema, and never raises."""
 
+    @pytest.mark.parametrize("name", sorted(CATALOG))
+    @given(data=st.data())
+    def test_round_trip(self, name: str, data: st.DataObject) -> None:
+        """decode(encode(x)) == Ok(x) for every native value, and the schema accepts what was encoded."""
+        entry = CATALOG[name]
+        native = data.draw(entry.natives, label="native")
+        encoded = unwrap(entry.codec.encode(native))
+        assert entry.codec.decode(encoded) == Ok(native)
+        assert oracle(entry.codec)(encoded)
 
-@pytest.mark.parametrize("name", EXACT)
-@settings(max_examples=ORACLE_EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_decode_agrees_with_the_oracle(name: str, data: st.DataObject) -> None:
-    """On valid and mutated values, decode accepts exactly when jsonschema accepts the rendered schema."""
-    entry = CATALOG[name]
-    valid = unwrap(entry.codec.encode(data.draw(entry.natives, label="native")))
-    candidate = data.draw(mutations(valid), label="candidate")
-    decoded = entry.codec.decode(candidate)
-    assert isinstance(decoded, Ok) == oracle(entry.codec)(candidate), decoded
+    @pytest.mark.parametrize("name", EXACT)
+    @settings(max_examples=ORACLE_EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def test_decode_agrees_with_the_oracle(self, name: str, data: st.DataObject) -> None:
+        """On valid and mutated values, decode accepts exactly when jsonschema accepts the rendered schema."""
+        entry = CATALOG[name]
+        valid = unwrap(entry.codec.encode(data.draw(entry.natives, label="native")))
+        candidate = data.draw(mutations(valid), label="candidate")
+        decoded = entry.codec.decode(candidate)
+        assert isinstance(decoded, Ok) == oracle(entry.codec)(candidate), decoded
 
+    def test_try_map_is_stricter_than_its_schema(self) -> None:
+        """
+        The catalog's one inexact codec really checks more than its schema says (so it is left out above).
+        """
+        entry = CATALOG["try_map"]
+        assert oracle(entry.codec)("x")
+        assert isinstance(entry.codec.decode("x"), Err)
 
-def test_try_map_is_stricter_than_its_schema() -> None:
-    """The catalog's one inexact codec really checks more than its schema says (so it is left out above)."""
-    entry = CATALOG["try_map"]
-    assert oracle(entry.codec)("x")
-    assert isinstance(entry.codec.decode("x"), Err)
+    @pytest.mark.parametrize("name", sorted(CATALOG))
+    @settings(max_examples=ORACLE_EXAMPLES)
+    @given(value=arbitrary_objects())
+    def test_nothing_escapes(self, name: str, value: Any) -> None:
+        """Decode and encode return Ok or Err for any Python object; error texts render."""
+        codec = CATALOG[name].codec
+        for result in (codec.decode(value), codec.encode(value)):
+            assert isinstance(result, Ok | Err)
+            if isinstance(result, Err):
+                assert isinstance(result.error.describe(), str)
 
+    @settings(max_examples=ORACLE_EXAMPLES)
+    @given(text=st.text() | st.binary())
+    def test_decode_json_never_raises(self, text: str | bytes) -> None:
+        """decode_json on arbitrary text returns Ok or Err."""
+        for name in ("record", "union", "lazy tree", "json value"):
+            assert isinstance(CATALOG[name].codec.decode_json(text), Ok | Err)
 
-@pytest.mark.parametrize("name", sorted(CATALOG))
-@settings(max_examples=ORACLE_EXAMPLES)
-@given(value=arbitrary_objects())
-def test_nothing_escapes(name: str, value: Any) -> None:
-    """Decode and encode return Ok or Err for any Python object; error texts render."""
-    codec = CATALOG[name].codec
-    for result in (codec.decode(value), codec.encode(value)):
-        assert isinstance(result, Ok | Err)
-        if isinstance(result, Err):
-            assert isinstance(result.error.describe(), str)
-
-
-@settings(max_examples=ORACLE_EXAMPLES)
-@given(text=st.text() | st.binary())
-def test_decode_json_never_raises(text: str | bytes) -> None:
-    """decode_json on arbitrary text returns Ok or Err."""
-    for name in ("record", "union", "lazy tree", "json value"):
-        assert isinstance(CATALOG[name].codec.decode_json(text), Ok | Err)
-
-
-def test_the_agreement_check_can_fail() -> None:
-    """A codec stricter than its schema is caught by the same mutations the agreement test draws."""
-    liar = c.custom(
-        lambda v: Ok(v) if v == 3 else Err("only 3"), Ok, make(("type", "integer"), ("maximum", 150))
-    )
-    found = find(
-        mutations(3),
-        lambda v: isinstance(liar.decode(v), Ok) != oracle(liar)(v),
-        settings=settings(database=None),
-    )
-    assert oracle(liar)(found)
+    def test_the_agreement_check_can_fail(self) -> None:
+        """A codec stricter than its schema is caught by the same mutations the agreement test draws."""
+        liar = c.custom(
+            lambda v: Ok(v) if v == 3 else Err("only 3"), Ok, make(("type", "integer"), ("maximum", 150))
+        )
+        found = find(
+            mutations(3),
+            lambda v: isinstance(liar.decode(v), Ok) != oracle(liar)(v),
+            settings=settings(database=None),
+        )
+        assert oracle(liar)(found)

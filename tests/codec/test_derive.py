@@ -771,56 +771,58 @@ for _codec, _ in DERIVED.values():
     reg(_codec)
 
 
-@pytest.mark.parametrize("name", sorted(DERIVED))
-@given(data=st.data())
-def test_derived_round_trip(name: str, data: st.DataObject) -> None:
-    """decode(encode(x)) == Ok(x) for instances of derived classes, and the schema accepts the encoding."""
-    codec, natives = DERIVED[name]
-    value = data.draw(natives)
-    encoded = unwrap(codec.encode(value))
-    assert codec.decode(encoded) == Ok(value)
-    assert oracle(codec)(encoded)
+class TestDerivedProperties:
+    """Derived codecs round-trip and agree with the jsonschema oracle."""
 
+    @pytest.mark.parametrize("name", sorted(DERIVED))
+    @given(data=st.data())
+    def test_derived_round_trip(self, name: str, data: st.DataObject) -> None:
+        """
+        decode(encode(x)) == Ok(x) for instances of derived classes, and the schema accepts the encoding.
+        """
+        codec, natives = DERIVED[name]
+        value = data.draw(natives)
+        encoded = unwrap(codec.encode(value))
+        assert codec.decode(encoded) == Ok(value)
+        assert oracle(codec)(encoded)
 
-@pytest.mark.parametrize("name", sorted(DERIVED))
-@settings(
-    max_examples=ORACLE_EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
-)
-@given(data=st.data())
-def test_derived_agrees_with_the_oracle(name: str, data: st.DataObject) -> None:
-    """On encoded and mutated values, decode accepts exactly when jsonschema accepts."""
-    codec, natives = DERIVED[name]
-    valid = unwrap(codec.encode(data.draw(natives)))
-    candidate = data.draw(mutations(valid))
-    assert isinstance(codec.decode(candidate), Ok) == oracle(codec)(candidate)
+    @pytest.mark.parametrize("name", sorted(DERIVED))
+    @settings(
+        max_examples=ORACLE_EXAMPLES,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    @given(data=st.data())
+    def test_derived_agrees_with_the_oracle(self, name: str, data: st.DataObject) -> None:
+        """On encoded and mutated values, decode accepts exactly when jsonschema accepts."""
+        codec, natives = DERIVED[name]
+        valid = unwrap(codec.encode(data.draw(natives)))
+        candidate = data.draw(mutations(valid))
+        assert isinstance(codec.decode(candidate), Ok) == oracle(codec)(candidate)
 
+    @settings(max_examples=ORACLE_EXAMPLES)
+    @given(value=arbitrary_objects())
+    def test_nothing_escapes_derived_codecs(self, value: Any) -> None:
+        """Decode and encode of derived codecs return Ok or Err for any Python object."""
+        for codec, _ in DERIVED.values():
+            assert isinstance(codec.decode(value), Ok | Err)
+            assert isinstance(codec.encode(value), Ok | Err)
 
-@settings(max_examples=ORACLE_EXAMPLES)
-@given(value=arbitrary_objects())
-def test_nothing_escapes_derived_codecs(value: Any) -> None:
-    """Decode and encode of derived codecs return Ok or Err for any Python object."""
-    for codec, _ in DERIVED.values():
-        assert isinstance(codec.decode(value), Ok | Err)
-        assert isinstance(codec.encode(value), Ok | Err)
+    def test_demo(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The demo section prints the schema and each outcome, and never the secret it was sent."""
+        from llm_wire.demo import codecs as demo
 
+        demo.run()
+        out = capsys.readouterr().out
+        assert '"additionalProperties":false' in out
+        assert '$["days"]: expected at most 16' in out
+        assert "unknown   error  $[*]: unexpected property; the allowed properties are" in out
+        assert "sk-secret" not in out
 
-def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
-    """The demo section prints the schema and each outcome, and never the secret it was sent."""
-    from llm_wire.demo import codecs as demo
-
-    demo.run()
-    out = capsys.readouterr().out
-    assert '"additionalProperties":false' in out
-    assert '$["days"]: expected at most 16' in out
-    assert "unknown   error  $[*]: unexpected property; the allowed properties are" in out
-    assert "sk-secret" not in out
-
-
-def test_every_registered_schema_is_valid() -> None:
-    """Every schema a derived codec in these tests renders passes the Draft 2020-12 meta-schema."""
-    checked = 0
-    for codec in REGISTRY:
-        if codec.schema is not None:
-            Draft202012Validator.check_schema(document(codec))  # type: ignore[arg-type]
-            checked += 1
-    assert checked >= len(DERIVED)
+    def test_every_registered_schema_is_valid(self) -> None:
+        """Every schema a derived codec in these tests renders passes the Draft 2020-12 meta-schema."""
+        checked = 0
+        for codec in REGISTRY:
+            if codec.schema is not None:
+                Draft202012Validator.check_schema(document(codec))  # type: ignore[arg-type]
+                checked += 1
+        assert checked >= len(DERIVED)

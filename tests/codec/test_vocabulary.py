@@ -38,24 +38,29 @@ def _one_failure(codec: c.Codec[Any], value: Value) -> tuple[c.DecodeError, cont
     return decoded.error, failures[0]
 
 
-@pytest.mark.parametrize("name", AGREEING)
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(data=st.data())
-def test_one_failure_has_one_reason_path_and_text(name: str, data: st.DataObject) -> None:
-    """A value failing exactly one rule: codec and contract agree on reason class, path and ``describe()``."""
-    codec = CATALOG[name].codec
-    valid = unwrap(codec.encode(data.draw(CATALOG[name].natives, label="native")))
-    both = _one_failure(codec, data.draw(mutations(valid), label="candidate"))
-    if both is None:
-        event("not exactly one failure")
-        return
-    decoded, validated = both
-    event(f"agreed on {type(validated.reason).__name__}")
-    assert type(decoded.reason) is type(validated.reason)
-    assert decoded.reason == validated.reason
-    assert decoded.path == validated.path
-    assert decoded.hidden == validated.hidden
-    assert decoded.describe() == validated.describe()
+class TestOneVocabulary:
+    """A value failing one rule gets one reason, path and text from codec and contract."""
+
+    @pytest.mark.parametrize("name", AGREEING)
+    @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(data=st.data())
+    def test_one_failure_has_one_reason_path_and_text(self, name: str, data: st.DataObject) -> None:
+        """
+        A value failing exactly one rule: codec and contract agree on reason class, path and ``describe()``.
+        """
+        codec = CATALOG[name].codec
+        valid = unwrap(codec.encode(data.draw(CATALOG[name].natives, label="native")))
+        both = _one_failure(codec, data.draw(mutations(valid), label="candidate"))
+        if both is None:
+            event("not exactly one failure")
+            return
+        decoded, validated = both
+        event(f"agreed on {type(validated.reason).__name__}")
+        assert type(decoded.reason) is type(validated.reason)
+        assert decoded.reason == validated.reason
+        assert decoded.path == validated.path
+        assert decoded.hidden == validated.hidden
+        assert decoded.describe() == validated.describe()
 
 
 _PERSON = c.record(
@@ -102,28 +107,30 @@ CASES: list[tuple[str, Value, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("rule", "value", "text"), CASES, ids=[case[0] for case in CASES])
-def test_each_rule_agrees(rule: str, value: Value, text: str) -> None:
-    """Each kind of rule, one failure at a time: the same reason, path and text from both layers."""
-    both = _one_failure(_PERSON, value)
-    assert both is not None, rule
-    decoded, validated = both
-    assert decoded.reason == validated.reason
-    assert (decoded.path, decoded.hidden) == (validated.path, validated.hidden)
-    assert decoded.describe() == validated.describe() == str(decoded) == text
-    assert "secret" not in text
+class TestEachRule:
+    """Each rule, case by case: codec and contract agree."""
 
+    @pytest.mark.parametrize(("rule", "value", "text"), CASES, ids=[case[0] for case in CASES])
+    def test_each_rule_agrees(self, rule: str, value: Value, text: str) -> None:
+        """Each kind of rule, one failure at a time: the same reason, path and text from both layers."""
+        both = _one_failure(_PERSON, value)
+        assert both is not None, rule
+        decoded, validated = both
+        assert decoded.reason == validated.reason
+        assert (decoded.path, decoded.hidden) == (validated.path, validated.hidden)
+        assert decoded.describe() == validated.describe() == str(decoded) == text
+        assert "secret" not in text
 
-def test_the_person_codec_accepts_a_full_value() -> None:
-    """The cases above each break one rule of a value that is otherwise valid."""
-    assert _PERSON.schema is not None
-    full: Value = {
-        "name": "Ada",
-        "age": 36,
-        "tags": {"k": "v"},
-        "scores": [1],
-        "unit": "celsius",
-        "pair": [1, True],
-    }
-    assert isinstance(_PERSON.decode(full), Ok)
-    assert contract.validate_all(unwrap(contract.from_schema(_PERSON.schema)), full) == ()
+    def test_the_person_codec_accepts_a_full_value(self) -> None:
+        """The cases above each break one rule of a value that is otherwise valid."""
+        assert _PERSON.schema is not None
+        full: Value = {
+            "name": "Ada",
+            "age": 36,
+            "tags": {"k": "v"},
+            "scores": [1],
+            "unit": "celsius",
+            "pair": [1, True],
+        }
+        assert isinstance(_PERSON.decode(full), Ok)
+        assert contract.validate_all(unwrap(contract.from_schema(_PERSON.schema)), full) == ()

@@ -894,14 +894,19 @@ class TestDecode:
         assert result == Err(codec.DecodeError((), codec.ContractMismatch()))
 
 
-def test_the_demo_section(capsys: pytest.CaptureFixture[str]) -> None:
-    """The demo loads real MCP schemas, shows verdicts and refusals, and never prints a value it refused."""
-    from llm_wire.demo import contracts as demo
+class TestDemoSection:
+    """The contracts demo runs and never prints a refused value."""
 
-    demo.run()
-    printed = capsys.readouterr().out
-    assert printed.count("loaded ") == 3
-    assert "ghp_secret" not in printed
-    assert "proj 123" not in printed
-    assert "remote references are never fetched" in printed
-    assert len(printed.splitlines()) <= 25
+    def test_the_demo_section(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """
+        The demo loads real MCP schemas, shows verdicts and refusals, and never prints a value it refused.
+        """
+        from llm_wire.demo import contracts as demo
+
+        demo.run()
+        printed = capsys.readouterr().out
+        assert printed.count("loaded ") == 3
+        assert "ghp_secret" not in printed
+        assert "proj 123" not in printed
+        assert "remote references are never fetched" in printed
+        assert len(printed.splitlines()) <= 25

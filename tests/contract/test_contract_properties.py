@@ -61,26 +61,28 @@ _ODD: st.SearchStrategy[Any] = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(document=_documents() | json_values(), value=json_values() | _ODD, formats=st.booleans())
-def test_nothing_escapes_on_any_input(document: Value, value: Value, formats: bool) -> None:
-    """Any JSON value as a schema and any value to check: only ``Ok``/``Err`` come back, texts render."""
-    match contract.load(document, assert_formats=formats):
-        case Err(error):
-            assert isinstance(error.describe(), str)
-        case Ok(compiled):
-            match contract.validate(compiled, value):
-                case Err(failure):
+class TestNeverRaises:
+    """Loading and validating anything returns a value, never an exception."""
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(document=_documents() | json_values(), value=json_values() | _ODD, formats=st.booleans())
+    def test_nothing_escapes_on_any_input(self, document: Value, value: Value, formats: bool) -> None:
+        """Any JSON value as a schema and any value to check: only ``Ok``/``Err`` come back, texts render."""
+        match contract.load(document, assert_formats=formats):
+            case Err(error):
+                assert isinstance(error.describe(), str)
+            case Ok(compiled):
+                match contract.validate(compiled, value):
+                    case Err(failure):
+                        assert failure.describe().startswith("$")
+                for failure in contract.validate_all(compiled, value, limit=3):
                     assert failure.describe().startswith("$")
-            for failure in contract.validate_all(compiled, value, limit=3):
-                assert failure.describe().startswith("$")
 
-
-@settings(max_examples=100, deadline=None)
-@given(text=st.text(max_size=200) | st.binary(max_size=200))
-def test_parse_never_raises(text: str | bytes) -> None:
-    """``parse`` takes any text or bytes."""
-    assert isinstance(contract.parse(text), Ok | Err)
+    @settings(max_examples=100, deadline=None)
+    @given(text=st.text(max_size=200) | st.binary(max_size=200))
+    def test_parse_never_raises(self, text: str | bytes) -> None:
+        """``parse`` takes any text or bytes."""
+        assert isinstance(contract.parse(text), Ok | Err)
 
 
 # Generated schemas against the oracle -----------------------------------------------------------------------
@@ -184,29 +186,34 @@ _ORACLE = validators.extend(  # type: ignore[no-untyped-call]
 )
 
 
-@settings(
-    max_examples=600,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
-@given(schema=_ROOTS, values=st.lists(_JSON, min_size=1, max_size=4))
-def test_validate_agrees_with_jsonschema_on_generated_schemas(schema: Any, values: list[Value]) -> None:
-    """Every keyword, nested and combined, with references: the verdict is jsonschema's."""
-    loaded = contract.load(schema)
-    assert isinstance(loaded, Ok), loaded
-    compiled = loaded.value
-    oracle = _ORACLE(schema)
-    for value in values:
-        try:
-            expected = oracle.is_valid(value)
-        except RecursionError:  # pragma: no cover - the oracle recursing on its own
-            assume(False)
-        ours = contract.validate(compiled, value)
-        assert isinstance(ours, Ok) == expected, (value, ours)
-        every = contract.validate_all(compiled, value)
-        assert (every == ()) == expected
-        if isinstance(ours, Err):
-            assert every[0] == ours.error
+class TestOracle:
+    """On generated schemas, verdicts are jsonschema's."""
+
+    @settings(
+        max_examples=600,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+    @given(schema=_ROOTS, values=st.lists(_JSON, min_size=1, max_size=4))
+    def test_validate_agrees_with_jsonschema_on_generated_schemas(
+        self, schema: Any, values: list[Value]
+    ) -> None:
+        """Every keyword, nested and combined, with references: the verdict is jsonschema's."""
+        loaded = contract.load(schema)
+        assert isinstance(loaded, Ok), loaded
+        compiled = loaded.value
+        oracle = _ORACLE(schema)
+        for value in values:
+            try:
+                expected = oracle.is_valid(value)
+            except RecursionError:  # pragma: no cover - the oracle recursing on its own
+                assume(False)
+            ours = contract.validate(compiled, value)
+            assert isinstance(ours, Ok) == expected, (value, ours)
+            every = contract.validate_all(compiled, value)
+            assert (every == ()) == expected
+            if isinstance(ours, Err):
+                assert every[0] == ours.error
 
 
 # The fast pattern path ------------------------------------------------------------------------------------
@@ -220,34 +227,37 @@ _PATTERNS = st.tuples(st.lists(st.tuples(_PIECES, _QUANTIFIERS), max_size=5), st
 )
 
 
-@settings(max_examples=400, deadline=None)
-@given(pattern=_PATTERNS, texts=st.lists(st.text(alphabet="ab-_.x019é\n", max_size=10), max_size=8))
-def test_the_python_fast_path_agrees_with_re2(pattern: str, texts: list[str]) -> None:
-    """Where a pattern runs on Python's ``re`` (anchored, deterministic), it answers exactly as RE2 does."""
-    simple = linear_python(pattern)
-    assume(simple is not None)
-    assert simple is not None
-    fast = re.compile(simple).match
-    translated = translate(pattern)
-    assert isinstance(translated, Ok)
-    slow = _searcher(re2.compile(translated.value, _OPTIONS))
-    for text in texts:
-        assert (fast(text) is not None) == slow(text), (pattern, simple, text)
+class TestPatternEngines:
+    """Patterns answer alike on Python's re and on RE2."""
 
+    @settings(max_examples=400, deadline=None)
+    @given(pattern=_PATTERNS, texts=st.lists(st.text(alphabet="ab-_.x019é\n", max_size=10), max_size=8))
+    def test_the_python_fast_path_agrees_with_re2(self, pattern: str, texts: list[str]) -> None:
+        """
+        Where a pattern runs on Python's ``re`` (anchored, deterministic), it answers exactly as RE2 does.
+        """
+        simple = linear_python(pattern)
+        assume(simple is not None)
+        assert simple is not None
+        fast = re.compile(simple).match
+        translated = translate(pattern)
+        assert isinstance(translated, Ok)
+        slow = _searcher(re2.compile(translated.value, _OPTIONS))
+        for text in texts:
+            assert (fast(text) is not None) == slow(text), (pattern, simple, text)
 
-def test_the_fast_path_takes_only_deterministic_patterns() -> None:
-    """Ambiguous choices (``a*a``, ``\\d+\\d+``, nested repeats) and unanchored patterns stay on RE2."""
-    for pattern in ["^a*a$", "^\\d+\\d+$", "^(?:a+)+$", "^(?:a|b)$", "a+$", "^.+$", "^\\s$", "^(?:)*$"]:
-        assert linear_python(pattern) is None, pattern
-    for pattern in ["^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$", "^[^/]+/[^/]+$", "^x{2,3}y?$"]:
-        assert linear_python(pattern) is not None, pattern
+    def test_the_fast_path_takes_only_deterministic_patterns(self) -> None:
+        """Ambiguous choices (``a*a``, ``\\d+\\d+``, nested repeats) and unanchored patterns stay on RE2."""
+        for pattern in ["^a*a$", "^\\d+\\d+$", "^(?:a+)+$", "^(?:a|b)$", "a+$", "^.+$", "^\\s$", "^(?:)*$"]:
+            assert linear_python(pattern) is None, pattern
+        for pattern in ["^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$", "^[^/]+/[^/]+$", "^x{2,3}y?$"]:
+            assert linear_python(pattern) is not None, pattern
 
-
-def test_the_fast_path_stays_linear_on_hostile_input() -> None:
-    """A long near-match of a deterministic pattern fails in linear time."""
-    match = compile_pattern("^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$")
-    assert isinstance(match, Ok)
-    for text in ["AB" + "-1" * 200_000 + "x", "A" * 400_000 + "-", "AB-" + "1" * 400_000 + "-"]:
-        start = time.perf_counter()
-        assert match.value(text) is False
-        assert time.perf_counter() - start < 0.5
+    def test_the_fast_path_stays_linear_on_hostile_input(self) -> None:
+        """A long near-match of a deterministic pattern fails in linear time."""
+        match = compile_pattern("^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$")
+        assert isinstance(match, Ok)
+        for text in ["AB" + "-1" * 200_000 + "x", "A" * 400_000 + "-", "AB-" + "1" * 400_000 + "-"]:
+            start = time.perf_counter()
+            assert match.value(text) is False
+            assert time.perf_counter() - start < 0.5

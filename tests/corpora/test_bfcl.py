@@ -151,51 +151,53 @@ def _with(call: ToolCall, arguments: dict[str, Any]) -> ToolCall:
     return ToolCall(call.id, call.name, json.dumps(arguments))
 
 
-@pytest.mark.parametrize("category", CATEGORIES)
-def test_bfcl(category: str) -> None:
-    """Every declaration loads, every ground truth is admitted, every mutation is caught as itself."""
-    counts: Counter[str] = Counter()
-    for record, answer in records(category):
-        tools = [declare(function) for function in record["function"]]
-        counts["declarations"] += len(tools)
-        calls = ground_truth_calls(answer, tools)
-        if record["id"] in BROKEN_GROUND_TRUTH:
-            reported = admission.admit(calls, tools, ToolCallChecks.REPORT)
-            assert isinstance(reported, Ok)
-            assert [type(i.failure) for i in reported.value.issues if isinstance(i, InvalidArguments)] == [
-                SchemaRejected
-            ]
-            counts["broken ground truth refused"] += 1
-            continue
-        got = admission.admit(calls, tools, ToolCallChecks.REJECT)
-        assert isinstance(got, Ok), f"{record['id']}: {got}"
-        assert len(got.value.admitted) == len(calls)
-        counts["ground-truth calls"] += len(calls)
-        by_name = {t.name: t for t in tools}
-        for original in calls:
-            for kind, mutated, issue_type, failure_type in mutations(original, by_name[original.name]):
-                admitted = admit_one(mutated, tools)
-                assert len(admitted.issues) == 1, f"{record['id']} {kind}: no issue"
-                (issue,) = admitted.issues
-                assert isinstance(issue, issue_type), f"{record['id']} {kind}: {issue}"
-                if failure_type is not None:
-                    assert isinstance(issue, InvalidArguments)
-                    assert isinstance(issue.failure, failure_type), f"{record['id']} {kind}: {issue}"
-                if kind == "duplicate key":
-                    assert isinstance(issue, InvalidArguments)
-                    assert isinstance(issue.failure, InvalidJson)
-                    assert isinstance(issue.failure.error.reason, DuplicateKey)
-                counts[kind] += 1
-    print(f"\nBFCL {category}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-    assert counts["ground-truth calls"] > 0
+class TestBfcl:
+    """BFCL declarations and ground truth are admitted, mutations refused."""
 
+    @pytest.mark.parametrize("category", CATEGORIES)
+    def test_bfcl(self, category: str) -> None:
+        """Every declaration loads, every ground truth is admitted, every mutation is caught as itself."""
+        counts: Counter[str] = Counter()
+        for record, answer in records(category):
+            tools = [declare(function) for function in record["function"]]
+            counts["declarations"] += len(tools)
+            calls = ground_truth_calls(answer, tools)
+            if record["id"] in BROKEN_GROUND_TRUTH:
+                reported = admission.admit(calls, tools, ToolCallChecks.REPORT)
+                assert isinstance(reported, Ok)
+                assert [
+                    type(i.failure) for i in reported.value.issues if isinstance(i, InvalidArguments)
+                ] == [SchemaRejected]
+                counts["broken ground truth refused"] += 1
+                continue
+            got = admission.admit(calls, tools, ToolCallChecks.REJECT)
+            assert isinstance(got, Ok), f"{record['id']}: {got}"
+            assert len(got.value.admitted) == len(calls)
+            counts["ground-truth calls"] += len(calls)
+            by_name = {t.name: t for t in tools}
+            for original in calls:
+                for kind, mutated, issue_type, failure_type in mutations(original, by_name[original.name]):
+                    admitted = admit_one(mutated, tools)
+                    assert len(admitted.issues) == 1, f"{record['id']} {kind}: no issue"
+                    (issue,) = admitted.issues
+                    assert isinstance(issue, issue_type), f"{record['id']} {kind}: {issue}"
+                    if failure_type is not None:
+                        assert isinstance(issue, InvalidArguments)
+                        assert isinstance(issue.failure, failure_type), f"{record['id']} {kind}: {issue}"
+                    if kind == "duplicate key":
+                        assert isinstance(issue, InvalidArguments)
+                        assert isinstance(issue.failure, InvalidJson)
+                        assert isinstance(issue.failure.error.reason, DuplicateKey)
+                    counts[kind] += 1
+        print(f"\nBFCL {category}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        assert counts["ground-truth calls"] > 0
 
-def test_rejection_names_the_tool() -> None:
-    """Under REJECT the first bad call fails the response with a protocol error naming the tool."""
-    record, answer = next(records("simple_python"))
-    tools = [declare(f) for f in record["function"]]
-    (good,) = ground_truth_calls(answer, tools)
-    bad = _with(good, {})
-    got = admission.admit([bad], tools, ToolCallChecks.REJECT)
-    assert isinstance(got, Err)
-    assert f"tool {good.name} has invalid arguments" in got.error.describe()
+    def test_rejection_names_the_tool(self) -> None:
+        """Under REJECT the first bad call fails the response with a protocol error naming the tool."""
+        record, answer = next(records("simple_python"))
+        tools = [declare(f) for f in record["function"]]
+        (good,) = ground_truth_calls(answer, tools)
+        bad = _with(good, {})
+        got = admission.admit([bad], tools, ToolCallChecks.REJECT)
+        assert isinstance(got, Err)
+        assert f"tool {good.name} has invalid arguments" in got.error.describe()

@@ -89,43 +89,41 @@ def required() -> Figures:
     return figures
 
 
-def test_the_suite_is_all_there(required: Figures) -> None:
-    """The snapshot holds the 383 required groups the issue counts."""
-    assert required.groups == 383
+class TestSuite:
+    """The JSON Schema Test Suite: every verdict, refusals listed."""
 
+    def test_the_suite_is_all_there(self, required: Figures) -> None:
+        """The snapshot holds the 383 required groups the issue counts."""
+        assert required.groups == 383
 
-def test_no_wrong_verdict(required: Figures) -> None:
-    """Every loaded group agrees with the suite on every test."""
-    assert required.wrong == []
+    def test_no_wrong_verdict(self, required: Figures) -> None:
+        """Every loaded group agrees with the suite on every test."""
+        assert required.wrong == []
 
+    def test_at_least_ninety_percent_of_groups_load(self, required: Figures) -> None:
+        """Refusals are the exception: remote references, foreign dialects, patterns RE2 cannot run."""
+        assert required.loaded >= 0.9 * required.groups
+        assert required.checked >= 1150
 
-def test_at_least_ninety_percent_of_groups_load(required: Figures) -> None:
-    """Refusals are the exception: remote references, foreign dialects, patterns RE2 cannot run."""
-    assert required.loaded >= 0.9 * required.groups
-    assert required.checked >= 1150
+    def test_refusals_are_for_reasons_that_cannot_be_honoured(self, required: Figures) -> None:
+        """Only remote documents, custom meta-schemas and non-linear patterns are refused."""
+        allowed = {"RemoteReference ($ref)", "UnsupportedDialect ($schema)", "UnsupportedPattern (pattern)"}
+        allowed.add("UnsupportedPattern (patternProperties)")
+        assert set(required.refused) <= allowed
 
+    @pytest.mark.parametrize("name", OPTIONAL_FILES)
+    def test_optional_files_that_this_contract_claims(self, name: str) -> None:
+        """Format assertion (with ``assert_formats``), big numbers, ECMA-262 patterns: every group, right."""
+        figures = run([OPTIONAL / name], assert_formats=name.startswith("format/"))
+        print(f"\n  optional {name}: {figures.loaded}/{figures.groups} loaded, {figures.checked} checked")
+        assert figures.loaded == figures.groups
+        assert figures.checked > 0
+        assert figures.wrong == []
 
-def test_refusals_are_for_reasons_that_cannot_be_honoured(required: Figures) -> None:
-    """Only remote documents, custom meta-schemas and non-linear patterns are refused."""
-    allowed = {"RemoteReference ($ref)", "UnsupportedDialect ($schema)", "UnsupportedPattern (pattern)"}
-    allowed.add("UnsupportedPattern (patternProperties)")
-    assert set(required.refused) <= allowed
-
-
-@pytest.mark.parametrize("name", OPTIONAL_FILES)
-def test_optional_files_that_this_contract_claims(name: str) -> None:
-    """Format assertion (with ``assert_formats``), big numbers, ECMA-262 patterns: every group, right."""
-    figures = run([OPTIONAL / name], assert_formats=name.startswith("format/"))
-    print(f"\n  optional {name}: {figures.loaded}/{figures.groups} loaded, {figures.checked} checked")
-    assert figures.loaded == figures.groups
-    assert figures.checked > 0
-    assert figures.wrong == []
-
-
-def test_optional_formats_this_contract_does_not_know_are_refused() -> None:
-    """With ``assert_formats``, an unknown format is refused at load rather than ignored."""
-    figures = run(
-        [OPTIONAL / "format" / "duration.json", OPTIONAL / "format" / "unknown.json"], assert_formats=True
-    )
-    assert figures.loaded == 0
-    assert set(figures.refused) == {"UnknownFormat (format)"}
+    def test_optional_formats_this_contract_does_not_know_are_refused(self) -> None:
+        """With ``assert_formats``, an unknown format is refused at load rather than ignored."""
+        figures = run(
+            [OPTIONAL / "format" / "duration.json", OPTIONAL / "format" / "unknown.json"], assert_formats=True
+        )
+        assert figures.loaded == 0
+        assert set(figures.refused) == {"UnknownFormat (format)"}

@@ -116,37 +116,39 @@ def cases(server: str) -> list[Case]:
 # Loading ----------------------------------------------------------------------------------------------------
 
 
-def test_every_schema_loads_or_its_refusal_is_listed() -> None:
-    """Every input and output schema of the corpus loads, or is refused exactly as ``REFUSED`` says."""
-    refused: dict[tuple[str, str, str], tuple[str, str]] = {}
-    loaded = 0
-    for server in SERVERS:
-        for tool in _tools(server):
-            for kind in ("inputSchema", "outputSchema"):
-                if kind not in tool:
-                    continue
-                match contract.load(tool[kind]):
-                    case Ok():
-                        loaded += 1
-                    case Err(error):
-                        refused[(server, tool["name"], kind)] = (str(error.keyword), error.describe())
-    print(f"\nMCP corpus: {loaded} schemas loaded, {len(refused)} refused")
-    assert refused == REFUSED
-    assert loaded >= 380
+class TestLoading:
+    """Every MCP schema loads, or its refusal is listed."""
 
+    def test_every_schema_loads_or_its_refusal_is_listed(self) -> None:
+        """Every input and output schema of the corpus loads, or is refused exactly as ``REFUSED`` says."""
+        refused: dict[tuple[str, str, str], tuple[str, str]] = {}
+        loaded = 0
+        for server in SERVERS:
+            for tool in _tools(server):
+                for kind in ("inputSchema", "outputSchema"):
+                    if kind not in tool:
+                        continue
+                    match contract.load(tool[kind]):
+                        case Ok():
+                            loaded += 1
+                        case Err(error):
+                            refused[(server, tool["name"], kind)] = (str(error.keyword), error.describe())
+        print(f"\nMCP corpus: {loaded} schemas loaded, {len(refused)} refused")
+        assert refused == REFUSED
+        assert loaded >= 380
 
-def test_the_corpus_styles_come_through() -> None:
-    """Draft-07 and 2020-12 documents keep their dialect; annotations and ``x-*`` keywords are kept."""
-    dialects = Counter(case.compiled.dialect for server in SERVERS for case in cases(server))
-    assert dialects[contract.Dialect.DRAFT_07] > 50
-    assert dialects[contract.Dialect.DRAFT_2020_12] > 150
-    kept = [
-        case
-        for server in SERVERS
-        for case in cases(server)
-        if "title" in json.dumps(case.document) and "title" in repr(case.compiled.schema.keywords)
-    ]
-    assert kept
+    def test_the_corpus_styles_come_through(self) -> None:
+        """Draft-07 and 2020-12 documents keep their dialect; annotations and ``x-*`` keywords are kept."""
+        dialects = Counter(case.compiled.dialect for server in SERVERS for case in cases(server))
+        assert dialects[contract.Dialect.DRAFT_07] > 50
+        assert dialects[contract.Dialect.DRAFT_2020_12] > 150
+        kept = [
+            case
+            for server in SERVERS
+            for case in cases(server)
+            if "title" in json.dumps(case.document) and "title" in repr(case.compiled.schema.keywords)
+        ]
+        assert kept
 
 
 # Instances --------------------------------------------------------------------------------------------------
@@ -297,50 +299,60 @@ def _strategy(case: Case) -> st.SearchStrategy[Any]:
     return instances(case.document, case.document)
 
 
-@pytest.mark.parametrize("server", SERVERS)
-def test_validate_agrees_with_jsonschema(server: str) -> None:
-    """On generated and mutated instances of every tool's input schema, the verdicts agree with the oracle."""
-    server_cases = cases(server)
-    verdicts: Counter[bool] = Counter()
+class TestOracle:
+    """On MCP schemas, verdicts are jsonschema's."""
 
-    @settings(
-        max_examples=80,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
-    )
-    @given(st.data())
-    def agree(data: st.DataObject) -> None:
-        case = data.draw(st.sampled_from(server_cases), label="tool")
-        instance = data.draw(_strategy(case), label="instance")
-        if data.draw(st.booleans(), label="mutate"):
-            instance = data.draw(mutated(instance), label="mutated")
-        ours = contract.validate(case.compiled, instance)
-        expected = case.oracle.is_valid(instance)
-        assert isinstance(ours, Ok) == expected, (case.tool, ours)
-        verdicts[expected] += 1
+    @pytest.mark.parametrize("server", SERVERS)
+    def test_validate_agrees_with_jsonschema(self, server: str) -> None:
+        """
+        On generated and mutated instances of every tool's input schema, the verdicts agree with the oracle.
+        """
+        server_cases = cases(server)
+        verdicts: Counter[bool] = Counter()
 
-    agree()
-    assert verdicts[True] > 0
-    assert verdicts[False] > 0
+        @settings(
+            max_examples=80,
+            deadline=None,
+            database=None,
+            suppress_health_check=[
+                HealthCheck.too_slow,
+                HealthCheck.filter_too_much,
+                HealthCheck.data_too_large,
+            ],
+        )
+        @given(st.data())
+        def agree(data: st.DataObject) -> None:
+            case = data.draw(st.sampled_from(server_cases), label="tool")
+            instance = data.draw(_strategy(case), label="instance")
+            if data.draw(st.booleans(), label="mutate"):
+                instance = data.draw(mutated(instance), label="mutated")
+            ours = contract.validate(case.compiled, instance)
+            expected = case.oracle.is_valid(instance)
+            assert isinstance(ours, Ok) == expected, (case.tool, ours)
+            verdicts[expected] += 1
 
+        agree()
+        assert verdicts[True] > 0
+        assert verdicts[False] > 0
 
-@pytest.mark.parametrize("server", SERVERS)
-def test_validate_all_reports_what_validate_reports(server: str) -> None:
-    """On mutated instances, ``validate_all`` is empty exactly when valid, and starts with ``validate``'s."""
+    @pytest.mark.parametrize("server", SERVERS)
+    def test_validate_all_reports_what_validate_reports(self, server: str) -> None:
+        """
+        On mutated instances, ``validate_all`` is empty exactly when valid, and starts with ``validate``'s.
+        """
 
-    @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def same(data: st.DataObject) -> None:
-        case = data.draw(st.sampled_from(cases(server)))
-        instance = data.draw(_strategy(case).flatmap(mutated))
-        first = contract.validate(case.compiled, instance)
-        every = contract.validate_all(case.compiled, instance, limit=5)
-        match first:
-            case Ok():
-                assert every == ()
-            case Err(error):
-                assert every[0] == error
-                assert len(every) <= 5
+        @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def same(data: st.DataObject) -> None:
+            case = data.draw(st.sampled_from(cases(server)))
+            instance = data.draw(_strategy(case).flatmap(mutated))
+            first = contract.validate(case.compiled, instance)
+            every = contract.validate_all(case.compiled, instance, limit=5)
+            match first:
+                case Ok():
+                    assert every == ()
+                case Err(error):
+                    assert every[0] == error
+                    assert len(every) <= 5
 
-    same()
+        same()

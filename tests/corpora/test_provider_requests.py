@@ -141,17 +141,20 @@ def check_tool(api: str, tool: Recorded, named: Counter[str]) -> str:
     return "losses"
 
 
-@pytest.mark.parametrize("api", list(APIS))
-def test_recorded_tools_re_encode(api: str) -> None:
-    counts: Counter[str] = Counter()
-    named: Counter[str] = Counter()
-    for _, body in records(api):
-        for tool in recorded_tools(APIS[api], body):
-            counts[check_tool(api, tool, named)] += 1
-    print(f"\n{api}: {sum(counts.values())} tools re-encoded: {dict(counts)}")
-    for reason, n in sorted(named.items()):
-        print(f"  named difference x{n}: {reason}")
-    assert sum(counts.values()) > 0
+class TestRecordedTools:
+    """Recorded tool declarations re-encode to what was sent."""
+
+    @pytest.mark.parametrize("api", list(APIS))
+    def test_recorded_tools_re_encode(self, api: str) -> None:
+        counts: Counter[str] = Counter()
+        named: Counter[str] = Counter()
+        for _, body in records(api):
+            for tool in recorded_tools(APIS[api], body):
+                counts[check_tool(api, tool, named)] += 1
+        print(f"\n{api}: {sum(counts.values())} tools re-encoded: {dict(counts)}")
+        for reason, n in sorted(named.items()):
+            print(f"  named difference x{n}: {reason}")
+        assert sum(counts.values()) > 0
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -317,43 +320,50 @@ def pairing(api: str, body: Any) -> list[tuple[str, ...]]:
     return found
 
 
-@pytest.mark.parametrize("api", list(APIS))
-def test_recorded_histories_re_encode_paired(api: str) -> None:
-    histories = pairs = continuations = orphans = 0
-    for name, body in records(api):
-        expected = pairing(api, body)
-        if not any(entry[0] == "result" for entry in expected):
-            continue
-        if "previous_response_id" in body or "conversation" in body:
-            # The calls live in a server-side conversation; llm_wire always sends the whole history.
-            continuations += 1
-            continue
-        messages = rebuild(api, body)
-        config = rq.config(APIS[api]).with_limit(rq.Limit.REQUEST_BYTES, 64 * 1024 * 1024)
-        match rq.prepare(config, rq.request("model", messages)):
-            case Err(rq.OrphanResult(call_id=call_id)) if not any(
-                e[0] == "call" and e[1] == call_id for e in expected
-            ):
-                # The recorded body itself answers a call it does not contain: prepare rightly refuses it.
-                orphans += 1
+class TestRecordedHistories:
+    """Recorded histories re-encode with every call paired to its result."""
+
+    @pytest.mark.parametrize("api", list(APIS))
+    def test_recorded_histories_re_encode_paired(self, api: str) -> None:
+        histories = pairs = continuations = orphans = 0
+        for name, body in records(api):
+            expected = pairing(api, body)
+            if not any(entry[0] == "result" for entry in expected):
                 continue
-            case Err(error):
-                pytest.fail(f"{name}: {error.describe()}")
-            case Ok(prepared):
-                pass
-        ours = pairing(api, prepared.body)
-        if api == "gemini":
-            # Gemini pairs by id where the call has one; a call without an id is answered by name and order.
-            expected = [e for e in expected if e[:2] != ("result", "")]
-            ours = [o for o in ours if not (o[0] == "result" and o[1].startswith("call_"))]
-        assert ours == expected, name
-        histories += 1
-        pairs += sum(1 for entry in expected if entry[0] == "result")
-    print(f"\n{api}: {histories} recorded histories re-encoded with {pairs} call/result pairs matched")
-    if orphans:
-        print(f"  named difference x{orphans}: recorded result answers a call absent from the body (refused)")
-    if continuations:
-        print(
-            f"  named difference x{continuations}: server-side continuation (previous_response_id), not sent"
-        )
-    assert histories > 0
+            if "previous_response_id" in body or "conversation" in body:
+                # The calls live in a server-side conversation; llm_wire always sends the whole history.
+                continuations += 1
+                continue
+            messages = rebuild(api, body)
+            config = rq.config(APIS[api]).with_limit(rq.Limit.REQUEST_BYTES, 64 * 1024 * 1024)
+            match rq.prepare(config, rq.request("model", messages)):
+                case Err(rq.OrphanResult(call_id=call_id)) if not any(
+                    e[0] == "call" and e[1] == call_id for e in expected
+                ):
+                    # The recorded body itself answers a call it does not contain: prepare rightly refuses it.
+                    orphans += 1
+                    continue
+                case Err(error):
+                    pytest.fail(f"{name}: {error.describe()}")
+                case Ok(prepared):
+                    pass
+            ours = pairing(api, prepared.body)
+            if api == "gemini":
+                # Gemini pairs by id where the call has one; a call without one is answered by name and order.
+                expected = [e for e in expected if e[:2] != ("result", "")]
+                ours = [o for o in ours if not (o[0] == "result" and o[1].startswith("call_"))]
+            assert ours == expected, name
+            histories += 1
+            pairs += sum(1 for entry in expected if entry[0] == "result")
+        print(f"\n{api}: {histories} recorded histories re-encoded with {pairs} call/result pairs matched")
+        if orphans:
+            print(
+                f"  named difference x{orphans}: "
+                "recorded result answers a call absent from the body (refused)"
+            )
+        if continuations:
+            print(
+                f"  named difference x{continuations}: "
+                "server-side continuation (previous_response_id), not sent"
+            )
+        assert histories > 0

@@ -399,30 +399,32 @@ def _index() -> list[dict[str, Any]]:
     return entries
 
 
-@pytest.mark.parametrize("api", sorted(MODULES))
-def test_recorded_exchanges(api: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Each recorded exchange decodes to its recorded calls, outcome kind, or typed error."""
-    counts: Counter[str] = Counter()
-    failures: list[str] = []
-    for entry in _index():
-        if entry["provider"] != api:
-            continue
-        counts["exchanges"] += 1
-        record = _load(CORPUS / entry["file"])
-        failures += [f"{entry['file']}: {problem}" for problem in check_exchange(api, record, counts)]
-    shown = ["exchanges", "decoded", "with calls", "calls", "error bodies", "cut for length"]
-    shown += ["refused as unusable", "skipped"]
-    extra = sorted(set(counts) - set(shown))
-    with capsys.disabled():
-        print(f"\n{api}: " + ", ".join(f"{counts[what]} {what}" for what in [*shown, *extra]))
-    assert counts["exchanges"] > 0
-    assert not failures, "\n".join(failures)
+class TestRecordedExchanges:
+    """Recorded responses decode, whole and streamed, to the same terminal."""
 
+    @pytest.mark.parametrize("api", sorted(MODULES))
+    def test_recorded_exchanges(self, api: str, capsys: pytest.CaptureFixture[str]) -> None:
+        """Each recorded exchange decodes to its recorded calls, outcome kind, or typed error."""
+        counts: Counter[str] = Counter()
+        failures: list[str] = []
+        for entry in _index():
+            if entry["provider"] != api:
+                continue
+            counts["exchanges"] += 1
+            record = _load(CORPUS / entry["file"])
+            failures += [f"{entry['file']}: {problem}" for problem in check_exchange(api, record, counts)]
+        shown = ["exchanges", "decoded", "with calls", "calls", "error bodies", "cut for length"]
+        shown += ["refused as unusable", "skipped"]
+        extra = sorted(set(counts) - set(shown))
+        with capsys.disabled():
+            print(f"\n{api}: " + ", ".join(f"{counts[what]} {what}" for what in [*shown, *extra]))
+        assert counts["exchanges"] > 0
+        assert not failures, "\n".join(failures)
 
-def test_a_spliced_stream_never_yields_the_first_call() -> None:
-    """The recording that splices a second message_start into a stream is refused outright."""
-    path = CORPUS / "anthropic" / "vercel-ai--spliced-message-start.stream.json"
-    if not path.is_file():
-        pytest.skip(f"recording not found: {path}")
-    events = [e["data"] for e in _load(path)["response_events"]]
-    assert decode_events(anthropic, events)[0] == Err(ProtocolError("a second message_start arrived"))
+    def test_a_spliced_stream_never_yields_the_first_call(self) -> None:
+        """The recording that splices a second message_start into a stream is refused outright."""
+        path = CORPUS / "anthropic" / "vercel-ai--spliced-message-start.stream.json"
+        if not path.is_file():
+            pytest.skip(f"recording not found: {path}")
+        events = [e["data"] for e in _load(path)["response_events"]]
+        assert decode_events(anthropic, events)[0] == Err(ProtocolError("a second message_start arrived"))

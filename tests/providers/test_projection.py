@@ -197,326 +197,323 @@ def gemini_openapi_violations(wire: Value) -> list[str]:
 # OpenAI strict: each appendix rejection, fixed by the projection and reported as a loss.
 
 
-def test_openai_strict_closes_a_zero_argument_tool() -> None:
-    wire = projected(openai_responses.STRICT, {"type": "object"})
-    assert wire.wire_schema == {"type": "object", "additionalProperties": False, "properties": {}}
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert [loss.action for loss in losses(wire, "additionalProperties")] == [Action.REWRITTEN]
+class TestStrictProfiles:
+    """Strict projections: what each provider keeps, rewrites and refuses."""
 
+    def test_openai_strict_closes_a_zero_argument_tool(self) -> None:
+        wire = projected(openai_responses.STRICT, {"type": "object"})
+        assert wire.wire_schema == {"type": "object", "additionalProperties": False, "properties": {}}
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert [loss.action for loss in losses(wire, "additionalProperties")] == [Action.REWRITTEN]
 
-def test_openai_strict_sends_an_optional_property_as_required_and_nullable() -> None:
-    document = {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "onlyErrors": {"type": "boolean"}},
-        "required": ["city"],
-    }
-    wire = projected(openai_responses.STRICT, document)
-    assert wire.wire_schema == {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "onlyErrors": {"type": ["boolean", "null"]}},
-        "required": ["city", "onlyErrors"],
-        "additionalProperties": False,
-    }
-    assert wire.nullable == {("properties", "onlyErrors")}
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert qualifies(wire)
+    def test_openai_strict_sends_an_optional_property_as_required_and_nullable(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "onlyErrors": {"type": "boolean"}},
+            "required": ["city"],
+        }
+        wire = projected(openai_responses.STRICT, document)
+        assert wire.wire_schema == {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "onlyErrors": {"type": ["boolean", "null"]}},
+            "required": ["city", "onlyErrors"],
+            "additionalProperties": False,
+        }
+        assert wire.nullable == {("properties", "onlyErrors")}
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert qualifies(wire)
 
+    def test_openai_strict_moves_a_ref_with_siblings_into_anyof(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"role": {"$ref": "#/$defs/Role", "description": "who"}},
+            "required": ["role"],
+            "$defs": {"Role": {"type": "string", "enum": ["a", "b"]}},
+        }
+        wire = projected(openai_responses.STRICT, document)
+        assert wire_of(wire)["properties"]["role"] == {
+            "anyOf": [{"$ref": "#/$defs/Role"}],
+            "description": "who",
+        }
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert qualifies(wire)
 
-def test_openai_strict_moves_a_ref_with_siblings_into_anyof() -> None:
-    document = {
-        "type": "object",
-        "properties": {"role": {"$ref": "#/$defs/Role", "description": "who"}},
-        "required": ["role"],
-        "$defs": {"Role": {"type": "string", "enum": ["a", "b"]}},
-    }
-    wire = projected(openai_responses.STRICT, document)
-    assert wire_of(wire)["properties"]["role"] == {
-        "anyOf": [{"$ref": "#/$defs/Role"}],
-        "description": "who",
-    }
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert qualifies(wire)
+    @pytest.mark.parametrize(
+        ("member", "keyword", "action"),
+        [
+            ({"type": "string", "default": "x"}, "default", Action.DROPPED),
+            ({"type": "string", "format": "uri"}, "format", Action.DROPPED),
+            ({"type": "string", "minLength": 3}, "minLength", Action.DROPPED),
+            ({"type": "string", "pattern": "^(?!x)"}, "pattern", Action.DROPPED),
+            (
+                {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+                "uniqueItems",
+                Action.DROPPED,
+            ),
+            ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, "oneOf", Action.WIDENED),
+            (
+                {"type": "object", "additionalProperties": {"type": "string"}},
+                "additionalProperties",
+                Action.NARROWED,
+            ),
+            ({"enum": ["a", "b"]}, "type", Action.REWRITTEN),
+        ],
+    )
+    def test_openai_strict_reports_each_change(self, member: Value, keyword: str, action: Action) -> None:
+        document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
+        wire = projected(openai_responses.STRICT, document)
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert action in [loss.action for loss in losses(wire, keyword)]
+        # "default" and "format" are annotations: dropping them keeps the meaning.
+        assert qualifies(wire) is (action is Action.REWRITTEN or keyword in ("default", "format"))
 
+    def test_openai_strict_keeps_supported_keywords(self) -> None:
+        member = {"type": "string", "format": "date-time", "pattern": "^[0-9]+$", "description": "when"}
+        document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
+        wire = projected(openai_responses.STRICT, document)
+        assert wire_of(wire)["properties"]["x"] == member
+        assert wire.losses == (losses(wire, "additionalProperties")[0],)
 
-@pytest.mark.parametrize(
-    ("member", "keyword", "action"),
-    [
-        ({"type": "string", "default": "x"}, "default", Action.DROPPED),
-        ({"type": "string", "format": "uri"}, "format", Action.DROPPED),
-        ({"type": "string", "minLength": 3}, "minLength", Action.DROPPED),
-        ({"type": "string", "pattern": "^(?!x)"}, "pattern", Action.DROPPED),
-        ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, "uniqueItems", Action.DROPPED),
-        ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, "oneOf", Action.WIDENED),
-        (
-            {"type": "object", "additionalProperties": {"type": "string"}},
+    @pytest.mark.parametrize(
+        "member",
+        [
+            {"description": "anything"},
+            True,
+            {"type": "array"},
+        ],
+    )
+    def test_openai_strict_refuses_what_needs_a_type(self, member: Value) -> None:
+        document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
+        error = refused(openai_responses.STRICT, document)
+        assert error.path[:2] == ("properties", "x")
+        assert "type" in error.describe()
+
+    def test_openai_strict_drops_a_root_anyof(self) -> None:
+        document = {"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}
+        wire = projected(openai_responses.STRICT, document)
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert [loss.action for loss in losses(wire, "anyOf")] == [Action.DROPPED]
+        assert not qualifies(wire)
+
+    def test_openai_strict_keeps_recursion_through_defs(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "required": ["tree"],
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                }
+            },
+        }
+        wire = projected(openai_responses.STRICT, document)
+        assert openai_strict_violations(wire.wire_schema) == []
+        assert ("$defs", "Node", "properties", "children") in wire.nullable
+
+    def test_chat_and_responses_share_the_openai_rules(self) -> None:
+        document = {"type": "object", "properties": {"a": {"type": "integer"}}}
+        for strict in (False, True):
+            assert openai_chat.WIRE.project(schema(document), strict) == openai_responses.WIRE.project(
+                schema(document), strict
+            )
+
+    def test_openai_loose_only_adds_missing_array_items(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"paths": {"type": "array"}, "n": {"type": "integer", "minimum": 1}},
+            "additionalProperties": True,
+        }
+        wire = projected(openai_responses.LOOSE, document)
+        assert wire_of(wire)["properties"]["paths"] == {"type": "array", "items": {}}
+        assert wire_of(wire)["properties"]["n"] == {"type": "integer", "minimum": 1}
+        assert [(loss.path, loss.keyword) for loss in wire.losses] == [(("properties", "paths"), "items")]
+
+    # --------------------------------------------------------------------------------------------------------
+    # Anthropic.
+
+    def test_anthropic_loose_drops_root_combinators(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+        }
+        wire = projected(anthropic.LOOSE, document)
+        assert "oneOf" not in wire_of(wire)
+        assert [loss.action for loss in losses(wire, "oneOf")] == [Action.DROPPED]
+        nested = {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+        assert projected(anthropic.LOOSE, nested).wire_schema == nested
+
+    def test_anthropic_strict_rules(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "minimum": 0, "maximum": 9, "multipleOf": 3},
+                "s": {"type": "string", "minLength": 1, "maxLength": 5, "format": "uri", "pattern": "(a)\\1"},
+                "xs": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
+                "e": {"enum": [1, "a", None, [1]]},
+                "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "map": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "opt": {"type": "string"},
+            },
+            "required": ["n", "s", "xs", "e", "either", "map"],
+        }
+        wire = projected(anthropic.STRICT, document)
+        assert anthropic_strict_violations(wire.wire_schema) == []
+        props = wire_of(wire)["properties"]
+        assert props["s"] == {"type": "string", "format": "uri"}
+        assert props["xs"]["minItems"] == 1
+        assert "enum" not in props["e"]
+        assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+        # Unlike OpenAI, optional properties stay optional: nothing to restore.
+        assert wire_of(wire)["required"] == ["n", "s", "xs", "e", "either", "map"]
+        assert wire.nullable == frozenset()
+        kinds = {(loss.keyword, loss.action) for loss in wire.losses}
+        assert ("minItems", Action.WIDENED) in kinds
+        assert ("pattern", Action.DROPPED) in kinds
+        assert ("additionalProperties", Action.NARROWED) in kinds
+
+    def test_anthropic_strict_refuses_recursion(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        }
+        assert "recursive" in refused(anthropic.STRICT, document).describe()
+        assert projected(anthropic.LOOSE, document).wire_schema == document
+
+    def test_anthropic_strict_drops_allof_with_a_ref(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"a": {"allOf": [{"$ref": "#/$defs/A"}, {"description": "x"}]}},
+            "$defs": {"A": {"type": "string"}},
+        }
+        wire = projected(anthropic.STRICT, document)
+        assert anthropic_strict_violations(wire.wire_schema) == []
+        assert losses(wire, "allOf")
+
+    # --------------------------------------------------------------------------------------------------------
+    # Gemini.
+
+    def test_gemini_json_keeps_json_schema_but_lone_refs(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/A", "description": "kept"},
+                "b": {"$ref": "#/$defs/A", "minLength": 2},
+                "c": {"type": ["string", "null"], "maxLength": 3},
+            },
+            "$defs": {"A": {"type": "string"}},
+        }
+        wire = projected(google.JSON, document)
+        props = wire_of(wire)["properties"]
+        assert props["a"] == {"$ref": "#/$defs/A", "description": "kept"}
+        assert props["b"] == {"anyOf": [{"$ref": "#/$defs/A"}], "minLength": 2}
+        assert props["c"] == {"type": ["string", "null"], "maxLength": 3}
+
+    def test_gemini_openapi_rules(self) -> None:
+        document = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "title": "Args",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "examples": [["a"]]},
+                "level": {"type": "integer", "enum": [1, 2, 3]},
+                "kind": {"const": "fixed"},
+                "maybe": {"anyOf": [{"type": "string", "description": "s"}, {"type": "null"}]},
+                "pair": {"type": ["integer", "null"], "default": 1},
+                "where": {"$ref": "#/$defs/Place"},
+                "empty": {"type": "string", "enum": ["", "x"]},
+            },
+            "required": ["tags", "ghost"],
+            "additionalProperties": False,
+            "$defs": {
+                "Place": {"type": "object", "properties": {"city": {"type": "string", "format": "uri"}}}
+            },
+        }
+        wire = projected(google.OPENAPI, document)
+        assert gemini_openapi_violations(wire.wire_schema) == []
+        props = wire_of(wire)["properties"]
+        assert props["maybe"] == {"type": "STRING", "description": "s", "nullable": True}
+        assert props["pair"] == {"type": "INTEGER", "nullable": True}
+        assert props["kind"] == {"type": "STRING", "enum": ["fixed"]}
+        assert props["where"] == {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}}
+        assert props["empty"]["enum"] == ["x"]
+        assert wire_of(wire)["required"] == ["tags"]
+        dropped = {loss.keyword for loss in wire.losses if loss.action is Action.DROPPED}
+        assert {
+            "$schema",
+            "title",
             "additionalProperties",
-            Action.NARROWED,
-        ),
-        ({"enum": ["a", "b"]}, "type", Action.REWRITTEN),
-    ],
-)
-def test_openai_strict_reports_each_change(member: Value, keyword: str, action: Action) -> None:
-    document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
-    wire = projected(openai_responses.STRICT, document)
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert action in [loss.action for loss in losses(wire, keyword)]
-    # "default" and "format" are annotations: dropping them keeps the meaning.
-    assert qualifies(wire) is (action is Action.REWRITTEN or keyword in ("default", "format"))
+            "examples",
+            "enum",
+            "default",
+            "format",
+        } <= dropped
 
-
-def test_openai_strict_keeps_supported_keywords() -> None:
-    member = {"type": "string", "format": "date-time", "pattern": "^[0-9]+$", "description": "when"}
-    document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
-    wire = projected(openai_responses.STRICT, document)
-    assert wire_of(wire)["properties"]["x"] == member
-    assert wire.losses == (losses(wire, "additionalProperties")[0],)
-
-
-@pytest.mark.parametrize(
-    "member",
-    [
-        {"description": "anything"},
-        True,
-        {"type": "array"},
-    ],
-)
-def test_openai_strict_refuses_what_needs_a_type(member: Value) -> None:
-    document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
-    error = refused(openai_responses.STRICT, document)
-    assert error.path[:2] == ("properties", "x")
-    assert "type" in error.describe()
-
-
-def test_openai_strict_drops_a_root_anyof() -> None:
-    document = {"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}
-    wire = projected(openai_responses.STRICT, document)
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert [loss.action for loss in losses(wire, "anyOf")] == [Action.DROPPED]
-    assert not qualifies(wire)
-
-
-def test_openai_strict_keeps_recursion_through_defs() -> None:
-    document = {
-        "type": "object",
-        "properties": {"tree": {"$ref": "#/$defs/Node"}},
-        "required": ["tree"],
-        "$defs": {
-            "Node": {
-                "type": "object",
-                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
-            }
-        },
-    }
-    wire = projected(openai_responses.STRICT, document)
-    assert openai_strict_violations(wire.wire_schema) == []
-    assert ("$defs", "Node", "properties", "children") in wire.nullable
-
-
-def test_chat_and_responses_share_the_openai_rules() -> None:
-    document = {"type": "object", "properties": {"a": {"type": "integer"}}}
-    for strict in (False, True):
-        assert openai_chat.WIRE.project(schema(document), strict) == openai_responses.WIRE.project(
-            schema(document), strict
+    def test_gemini_openapi_refuses_recursion_and_untyped_nodes(self) -> None:
+        recursive = {
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        }
+        error = refused(google.OPENAPI, recursive)
+        assert error.keyword == "$ref"
+        assert "recursive" in error.reason
+        assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {}}}).path == (
+            "properties",
+            "x",
         )
+        assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}})
 
+    def test_gemini_validated_subset(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {"x": {"type": "string", "minLength": 1}, "y": {"oneOf": [{"type": "integer"}]}},
+        }
+        wire = projected(google.VALIDATED, document)
+        assert wire_of(wire)["properties"] == {"x": {"type": "string"}, "y": {"anyOf": [{"type": "integer"}]}}
 
-def test_openai_loose_only_adds_missing_array_items() -> None:
-    document = {
-        "type": "object",
-        "properties": {"paths": {"type": "array"}, "n": {"type": "integer", "minimum": 1}},
-        "additionalProperties": True,
-    }
-    wire = projected(openai_responses.LOOSE, document)
-    assert wire_of(wire)["properties"]["paths"] == {"type": "array", "items": {}}
-    assert wire_of(wire)["properties"]["n"] == {"type": "integer", "minimum": 1}
-    assert [(loss.path, loss.keyword) for loss in wire.losses] == [(("properties", "paths"), "items")]
+    # --------------------------------------------------------------------------------------------------------
+    # Roots every provider refuses, and restore.
 
+    @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+    def test_root_must_describe_an_object(self, profile: Profile) -> None:
+        assert refused(profile, {"type": "string"}).keyword == "type"
+        assert refused(profile, False).path == ()
+        wire = projected(profile, {"properties": {"a": {"type": "string"}}})
+        assert wire_of(wire)["type"] in ("object", "OBJECT")
 
-# ---------------------------------------------------------------------------------------------------------
-# Anthropic.
+    def test_restore_removes_only_nulls_strict_mode_introduced(self) -> None:
+        document = {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": ["string", "null"]},
+                "inner": {"type": "object", "properties": {"c": {"type": "integer"}}},
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "maybe": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]},
+            },
+            "$defs": {"Item": {"type": "object", "properties": {"d": {"type": "string"}}}},
+        }
+        wire = projected(openai_responses.STRICT, document)
+        sent: Value = {
+            "a": None,
+            "b": None,
+            "inner": {"c": None},
+            "items": [{"d": None}, {"d": "x"}],
+            "maybe": {"d": None},
+        }
+        assert wire.restore(sent) == {"b": None, "inner": {}, "items": [{}, {"d": "x"}], "maybe": {}}
+        assert isinstance(sent, dict)
+        assert sent["a"] is None  # the input is not changed
+        loose = projected(openai_responses.LOOSE, document)
+        assert loose.restore(sent) is sent
 
-
-def test_anthropic_loose_drops_root_combinators() -> None:
-    document = {
-        "type": "object",
-        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
-        "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
-    }
-    wire = projected(anthropic.LOOSE, document)
-    assert "oneOf" not in wire_of(wire)
-    assert [loss.action for loss in losses(wire, "oneOf")] == [Action.DROPPED]
-    nested = {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
-    assert projected(anthropic.LOOSE, nested).wire_schema == nested
-
-
-def test_anthropic_strict_rules() -> None:
-    document = {
-        "type": "object",
-        "properties": {
-            "n": {"type": "integer", "minimum": 0, "maximum": 9, "multipleOf": 3},
-            "s": {"type": "string", "minLength": 1, "maxLength": 5, "format": "uri", "pattern": "(a)\\1"},
-            "xs": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
-            "e": {"enum": [1, "a", None, [1]]},
-            "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-            "map": {"type": "object", "additionalProperties": {"type": "integer"}},
-            "opt": {"type": "string"},
-        },
-        "required": ["n", "s", "xs", "e", "either", "map"],
-    }
-    wire = projected(anthropic.STRICT, document)
-    assert anthropic_strict_violations(wire.wire_schema) == []
-    props = wire_of(wire)["properties"]
-    assert props["s"] == {"type": "string", "format": "uri"}
-    assert props["xs"]["minItems"] == 1
-    assert "enum" not in props["e"]
-    assert props["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
-    # Unlike OpenAI, optional properties stay optional: nothing to restore.
-    assert wire_of(wire)["required"] == ["n", "s", "xs", "e", "either", "map"]
-    assert wire.nullable == frozenset()
-    kinds = {(loss.keyword, loss.action) for loss in wire.losses}
-    assert ("minItems", Action.WIDENED) in kinds
-    assert ("pattern", Action.DROPPED) in kinds
-    assert ("additionalProperties", Action.NARROWED) in kinds
-
-
-def test_anthropic_strict_refuses_recursion() -> None:
-    document = {
-        "type": "object",
-        "properties": {"tree": {"$ref": "#/$defs/Node"}},
-        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
-    }
-    assert "recursive" in refused(anthropic.STRICT, document).describe()
-    assert projected(anthropic.LOOSE, document).wire_schema == document
-
-
-def test_anthropic_strict_drops_allof_with_a_ref() -> None:
-    document = {
-        "type": "object",
-        "properties": {"a": {"allOf": [{"$ref": "#/$defs/A"}, {"description": "x"}]}},
-        "$defs": {"A": {"type": "string"}},
-    }
-    wire = projected(anthropic.STRICT, document)
-    assert anthropic_strict_violations(wire.wire_schema) == []
-    assert losses(wire, "allOf")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Gemini.
-
-
-def test_gemini_json_keeps_json_schema_but_lone_refs() -> None:
-    document = {
-        "type": "object",
-        "properties": {
-            "a": {"$ref": "#/$defs/A", "description": "kept"},
-            "b": {"$ref": "#/$defs/A", "minLength": 2},
-            "c": {"type": ["string", "null"], "maxLength": 3},
-        },
-        "$defs": {"A": {"type": "string"}},
-    }
-    wire = projected(google.JSON, document)
-    props = wire_of(wire)["properties"]
-    assert props["a"] == {"$ref": "#/$defs/A", "description": "kept"}
-    assert props["b"] == {"anyOf": [{"$ref": "#/$defs/A"}], "minLength": 2}
-    assert props["c"] == {"type": ["string", "null"], "maxLength": 3}
-
-
-def test_gemini_openapi_rules() -> None:
-    document = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "title": "Args",
-        "properties": {
-            "tags": {"type": "array", "items": {"type": "string"}, "examples": [["a"]]},
-            "level": {"type": "integer", "enum": [1, 2, 3]},
-            "kind": {"const": "fixed"},
-            "maybe": {"anyOf": [{"type": "string", "description": "s"}, {"type": "null"}]},
-            "pair": {"type": ["integer", "null"], "default": 1},
-            "where": {"$ref": "#/$defs/Place"},
-            "empty": {"type": "string", "enum": ["", "x"]},
-        },
-        "required": ["tags", "ghost"],
-        "additionalProperties": False,
-        "$defs": {"Place": {"type": "object", "properties": {"city": {"type": "string", "format": "uri"}}}},
-    }
-    wire = projected(google.OPENAPI, document)
-    assert gemini_openapi_violations(wire.wire_schema) == []
-    props = wire_of(wire)["properties"]
-    assert props["maybe"] == {"type": "STRING", "description": "s", "nullable": True}
-    assert props["pair"] == {"type": "INTEGER", "nullable": True}
-    assert props["kind"] == {"type": "STRING", "enum": ["fixed"]}
-    assert props["where"] == {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}}
-    assert props["empty"]["enum"] == ["x"]
-    assert wire_of(wire)["required"] == ["tags"]
-    dropped = {loss.keyword for loss in wire.losses if loss.action is Action.DROPPED}
-    assert {"$schema", "title", "additionalProperties", "examples", "enum", "default", "format"} <= dropped
-
-
-def test_gemini_openapi_refuses_recursion_and_untyped_nodes() -> None:
-    recursive = {
-        "type": "object",
-        "properties": {"tree": {"$ref": "#/$defs/Node"}},
-        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
-    }
-    error = refused(google.OPENAPI, recursive)
-    assert error.keyword == "$ref"
-    assert "recursive" in error.reason
-    assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {}}}).path == ("properties", "x")
-    assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}})
-
-
-def test_gemini_validated_subset() -> None:
-    document = {
-        "type": "object",
-        "properties": {"x": {"type": "string", "minLength": 1}, "y": {"oneOf": [{"type": "integer"}]}},
-    }
-    wire = projected(google.VALIDATED, document)
-    assert wire_of(wire)["properties"] == {"x": {"type": "string"}, "y": {"anyOf": [{"type": "integer"}]}}
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Roots every provider refuses, and restore.
-
-
-@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
-def test_root_must_describe_an_object(profile: Profile) -> None:
-    assert refused(profile, {"type": "string"}).keyword == "type"
-    assert refused(profile, False).path == ()
-    wire = projected(profile, {"properties": {"a": {"type": "string"}}})
-    assert wire_of(wire)["type"] in ("object", "OBJECT")
-
-
-def test_restore_removes_only_nulls_strict_mode_introduced() -> None:
-    document = {
-        "type": "object",
-        "properties": {
-            "a": {"type": "string"},
-            "b": {"type": ["string", "null"]},
-            "inner": {"type": "object", "properties": {"c": {"type": "integer"}}},
-            "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
-            "maybe": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]},
-        },
-        "$defs": {"Item": {"type": "object", "properties": {"d": {"type": "string"}}}},
-    }
-    wire = projected(openai_responses.STRICT, document)
-    sent: Value = {
-        "a": None,
-        "b": None,
-        "inner": {"c": None},
-        "items": [{"d": None}, {"d": "x"}],
-        "maybe": {"d": None},
-    }
-    assert wire.restore(sent) == {"b": None, "inner": {}, "items": [{}, {"d": "x"}], "maybe": {}}
-    assert isinstance(sent, dict)
-    assert sent["a"] is None  # the input is not changed
-    loose = projected(openai_responses.LOOSE, document)
-    assert loose.restore(sent) is sent
-
-
-@given(json_values())
-def test_restore_never_raises(value: Value) -> None:
-    wire = projected(openai_responses.STRICT, {"type": "object", "properties": {"a": {"type": "string"}}})
-    wire.restore(value)
+    @given(json_values())
+    def test_restore_never_raises(self, value: Value) -> None:
+        wire = projected(openai_responses.STRICT, {"type": "object", "properties": {"a": {"type": "string"}}})
+        wire.restore(value)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -571,61 +568,61 @@ schemas = st.builds(
 )
 
 
-@given(schemas)
-def test_projection_of_schema_shaped_documents(document: Value) -> None:
-    match from_value(document):
-        case Ok(node):
-            pass
-        case Err():
-            return
-    for profile in PROFILES:
-        result = project(node, profile)
-        if isinstance(result, Ok):
-            render(result.value.wire_schema)
-            result.value.restore({"a": None, "b": [None], "c": {"a": None}})
-    match project(node, openai_responses.STRICT):
-        case Ok(wire):
-            assert openai_strict_violations(wire.wire_schema) == []
-    match project(node, anthropic.STRICT):
-        case Ok(wire):
-            assert anthropic_strict_violations(wire.wire_schema) == []
-    match project(node, google.OPENAPI):
-        case Ok(wire):
-            assert gemini_openapi_violations(wire.wire_schema) == []
+class TestProjectionProperties:
+    """Projection of generated schemas never raises and reports every loss."""
 
-
-@given(json_values())
-def test_projection_never_raises_on_any_document(document: Value) -> None:
-    parsed: Result[Schema, object] = from_value(document)
-    if isinstance(parsed, Ok):
+    @given(schemas)
+    def test_projection_of_schema_shaped_documents(self, document: Value) -> None:
+        match from_value(document):
+            case Ok(node):
+                pass
+            case Err():
+                return
         for profile in PROFILES:
-            project(parsed.value, profile)
+            result = project(node, profile)
+            if isinstance(result, Ok):
+                render(result.value.wire_schema)
+                result.value.restore({"a": None, "b": [None], "c": {"a": None}})
+        match project(node, openai_responses.STRICT):
+            case Ok(wire):
+                assert openai_strict_violations(wire.wire_schema) == []
+        match project(node, anthropic.STRICT):
+            case Ok(wire):
+                assert anthropic_strict_violations(wire.wire_schema) == []
+        match project(node, google.OPENAPI):
+            case Ok(wire):
+                assert gemini_openapi_violations(wire.wire_schema) == []
 
+    @given(json_values())
+    def test_projection_never_raises_on_any_document(self, document: Value) -> None:
+        parsed: Result[Schema, object] = from_value(document)
+        if isinstance(parsed, Ok):
+            for profile in PROFILES:
+                project(parsed.value, profile)
 
-def test_a_deep_inlining_is_refused_not_raised() -> None:
-    defs: dict[str, Value] = {f"d{n}": {"$ref": f"#/$defs/d{n + 1}"} for n in range(400)}
-    defs["d400"] = {"type": "string"}
-    document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}
-    assert "deeper" in refused(google.OPENAPI, document).reason
-    wide: dict[str, Value] = {
-        f"d{n}": {
-            "type": "object",
-            "properties": {"l": {"$ref": f"#/$defs/d{n + 1}"}, "r": {"$ref": f"#/$defs/d{n + 1}"}},
+    def test_a_deep_inlining_is_refused_not_raised(self) -> None:
+        defs: dict[str, Value] = {f"d{n}": {"$ref": f"#/$defs/d{n + 1}"} for n in range(400)}
+        defs["d400"] = {"type": "string"}
+        document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+        assert "deeper" in refused(google.OPENAPI, document).reason
+        wide: dict[str, Value] = {
+            f"d{n}": {
+                "type": "object",
+                "properties": {"l": {"$ref": f"#/$defs/d{n + 1}"}, "r": {"$ref": f"#/$defs/d{n + 1}"}},
+            }
+            for n in range(30)
         }
-        for n in range(30)
-    }
-    wide["d30"] = {"type": "string"}
-    document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": wide}
-    assert "nodes" in refused(google.OPENAPI, document).reason
+        wide["d30"] = {"type": "string"}
+        document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": wide}
+        assert "nodes" in refused(google.OPENAPI, document).reason
 
-
-def test_loss_texts_carry_paths_not_values() -> None:
-    document = {"type": "object", "properties": {"x": {"type": "string", "default": "SECRET-VALUE"}}}
-    wire = projected(openai_responses.STRICT, document)
-    texts = [loss.describe() for loss in wire.losses]
-    assert any(text.startswith('$["properties"]["x"]: "default" dropped') for text in texts)
-    assert not any("SECRET-VALUE" in text for text in texts)
-    numbers = projected(
-        openai_responses.LOOSE, {"type": "object", "properties": {"n": {"maximum": Decimal("0.1")}}}
-    )
-    assert render(numbers.wire_schema) == '{"type":"object","properties":{"n":{"maximum":0.1}}}'
+    def test_loss_texts_carry_paths_not_values(self) -> None:
+        document = {"type": "object", "properties": {"x": {"type": "string", "default": "SECRET-VALUE"}}}
+        wire = projected(openai_responses.STRICT, document)
+        texts = [loss.describe() for loss in wire.losses]
+        assert any(text.startswith('$["properties"]["x"]: "default" dropped') for text in texts)
+        assert not any("SECRET-VALUE" in text for text in texts)
+        numbers = projected(
+            openai_responses.LOOSE, {"type": "object", "properties": {"n": {"maximum": Decimal("0.1")}}}
+        )
+        assert render(numbers.wire_schema) == '{"type":"object","properties":{"n":{"maximum":0.1}}}'

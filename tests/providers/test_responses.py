@@ -642,45 +642,48 @@ class TestGoogle:
 # Bounds
 
 
-@pytest.mark.parametrize(
-    ("limit", "value", "measured"),
-    [("argument_bytes_per_call", 10, 13), ("total_argument_bytes", 20, 26)],
-)
-def test_argument_bounds(limit: str, value: int, measured: int) -> None:
-    """Argument deltas are bounded per call and in total, with the limit's name."""
-    events: list[Value] = [
-        fc_added(0, "a"),
-        fc_added(1, "b"),
-        fc_delta(0, "1234567890123"),
-        fc_delta(1, "1234567890123"),
-    ]
-    other = (
-        {"argument_bytes_per_call": 100} if limit == "total_argument_bytes" else {"total_argument_bytes": 100}
-    )
-    assert run(RESPONSES, events, **{limit: value, **other})[1] == Err(
-        LimitExceeded(f"ResponseLimits({limit}=)", value, measured)
-    )
+class TestResponseBounds:
+    """Every response bound is enforced and names its setting."""
 
-
-def test_text_and_block_bounds() -> None:
-    """Answer text and the number of output items are bounded too."""
-    events = [chunk({"content": "12345"}), chunk({"content": "678"})]
-    assert run(CHAT, events, total_text_bytes=6)[1] == Err(
-        LimitExceeded("ResponseLimits(total_text_bytes=)", 6, 8)
+    @pytest.mark.parametrize(
+        ("limit", "value", "measured"),
+        [("argument_bytes_per_call", 10, 13), ("total_argument_bytes", 20, 26)],
     )
-    many = [fc_added(n, f"c{n}") for n in range(4)]
-    assert run(RESPONSES, many, active_blocks=3)[1] == Err(
-        LimitExceeded("ResponseLimits(active_blocks=)", 3, 4)
-    )
+    def test_argument_bounds(self, limit: str, value: int, measured: int) -> None:
+        """Argument deltas are bounded per call and in total, with the limit's name."""
+        events: list[Value] = [
+            fc_added(0, "a"),
+            fc_added(1, "b"),
+            fc_delta(0, "1234567890123"),
+            fc_delta(1, "1234567890123"),
+        ]
+        other = (
+            {"argument_bytes_per_call": 100}
+            if limit == "total_argument_bytes"
+            else {"total_argument_bytes": 100}
+        )
+        assert run(RESPONSES, events, **{limit: value, **other})[1] == Err(
+            LimitExceeded(f"ResponseLimits({limit}=)", value, measured)
+        )
 
+    def test_text_and_block_bounds(self) -> None:
+        """Answer text and the number of output items are bounded too."""
+        events = [chunk({"content": "12345"}), chunk({"content": "678"})]
+        assert run(CHAT, events, total_text_bytes=6)[1] == Err(
+            LimitExceeded("ResponseLimits(total_text_bytes=)", 6, 8)
+        )
+        many = [fc_added(n, f"c{n}") for n in range(4)]
+        assert run(RESPONSES, many, active_blocks=3)[1] == Err(
+            LimitExceeded("ResponseLimits(active_blocks=)", 3, 4)
+        )
 
-def test_event_and_body_bounds() -> None:
-    """One event, one line and a whole body are bounded."""
-    big = render({"type": "response.created", "response": {"id": "x" * 100}})
-    assert isinstance(run(RESPONSES, [big], event_bytes=50)[1], Err)
-    assert RESPONSES.decode_body(big, ResponseLimits(response_body_bytes=50)) == Err(
-        LimitExceeded("ResponseLimits(response_body_bytes=)", 50, len(big))
-    )
+    def test_event_and_body_bounds(self) -> None:
+        """One event, one line and a whole body are bounded."""
+        big = render({"type": "response.created", "response": {"id": "x" * 100}})
+        assert isinstance(run(RESPONSES, [big], event_bytes=50)[1], Err)
+        assert RESPONSES.decode_body(big, ResponseLimits(response_body_bytes=50)) == Err(
+            LimitExceeded("ResponseLimits(response_body_bytes=)", 50, len(big))
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -782,33 +785,35 @@ SAMPLES: dict[ModuleType, list[Value]] = {
 _modules = st.sampled_from(MODULES)
 
 
-@given(_modules, st.lists(st.integers(0, 5000), max_size=20))
-def test_any_split_decodes_alike(module: ModuleType, cuts: list[int]) -> None:
-    """Feeding a stream in any chunks gives the same progress and terminal as feeding it whole."""
-    body = sse(SAMPLES[module])
-    whole_progress, whole = run(module, SAMPLES[module])
-    decoder = module.WIRE.decoder(ResponseLimits())
-    progress: list[Progress] = []
-    start = 0
-    for cut in [*sorted({c for c in cuts if c <= len(body)}), len(body)]:
-        got = decoder.feed_bytes(body[start:cut])
-        assert isinstance(got, Ok)
-        progress.extend(got.value)
-        start = cut
-    assert decoder.finish() == whole
-    assert progress == whole_progress
+class TestChunking:
+    """However a stream is split, it decodes alike, and like its body."""
 
+    @given(_modules, st.lists(st.integers(0, 5000), max_size=20))
+    def test_any_split_decodes_alike(self, module: ModuleType, cuts: list[int]) -> None:
+        """Feeding a stream in any chunks gives the same progress and terminal as feeding it whole."""
+        body = sse(SAMPLES[module])
+        whole_progress, whole = run(module, SAMPLES[module])
+        decoder = module.WIRE.decoder(ResponseLimits())
+        progress: list[Progress] = []
+        start = 0
+        for cut in [*sorted({c for c in cuts if c <= len(body)}), len(body)]:
+            got = decoder.feed_bytes(body[start:cut])
+            assert isinstance(got, Ok)
+            progress.extend(got.value)
+            start = cut
+        assert decoder.finish() == whole
+        assert progress == whole_progress
 
-@given(_modules, st.integers(0, 5000))
-def test_a_cut_stream_never_yields_a_partial_call(module: ModuleType, cut: int) -> None:
-    """A stream cut anywhere fails or returns only calls the whole stream also returns, text intact."""
-    body = sse(SAMPLES[module])
-    full = ok(run(module, SAMPLES[module])[1])
-    decoder = module.WIRE.decoder(ResponseLimits())
-    decoder.feed_bytes(body[:cut])
-    result = decoder.finish()
-    if isinstance(result, Ok):
-        assert set(result.value.calls) <= set(full.calls)
+    @given(_modules, st.integers(0, 5000))
+    def test_a_cut_stream_never_yields_a_partial_call(self, module: ModuleType, cut: int) -> None:
+        """A stream cut anywhere fails or returns only calls the whole stream also returns, text intact."""
+        body = sse(SAMPLES[module])
+        full = ok(run(module, SAMPLES[module])[1])
+        decoder = module.WIRE.decoder(ResponseLimits())
+        decoder.feed_bytes(body[:cut])
+        result = decoder.finish()
+        if isinstance(result, Ok):
+            assert set(result.value.calls) <= set(full.calls)
 
 
 @st.composite
@@ -838,17 +843,20 @@ def mutated_events(draw: st.DrawFn) -> tuple[ModuleType, list[Value]]:
     return module, events
 
 
-@given(mutated_events())
-def test_mutated_streams_never_raise(case: tuple[ModuleType, list[Value]]) -> None:
-    """Whatever events arrive, in whatever order, the decoder returns values and never raises."""
-    module, events = case
-    decoder = module.WIRE.decoder(ResponseLimits())
-    for event in events:
-        decoder.feed_json(event)
-    result = decoder.finish()
-    assert isinstance(result, Ok | Err)
-    if isinstance(result, Ok):
-        assert all(call.id and call.name for call in result.value.calls)
+class TestMutatedStreams:
+    """Mutated streams decode to a value, never an exception."""
+
+    @given(mutated_events())
+    def test_mutated_streams_never_raise(self, case: tuple[ModuleType, list[Value]]) -> None:
+        """Whatever events arrive, in whatever order, the decoder returns values and never raises."""
+        module, events = case
+        decoder = module.WIRE.decoder(ResponseLimits())
+        for event in events:
+            decoder.feed_json(event)
+        result = decoder.finish()
+        assert isinstance(result, Ok | Err)
+        if isinstance(result, Ok):
+            assert all(call.id and call.name for call in result.value.calls)
 
 
 BODIES: dict[ModuleType, str] = {
@@ -894,51 +902,52 @@ BODIES: dict[ModuleType, str] = {
 }
 
 
-@given(_modules, st.integers(0, 2000))
-def test_a_cut_body_never_raises(module: ModuleType, cut: int) -> None:
-    """A body cut anywhere is refused with a value; only the whole body decodes."""
-    body = BODIES[module]
-    assert isinstance(module.decode_body(body), Ok)
-    got = module.decode_body(body[:cut])
-    assert isinstance(got, Err) or cut >= len(body)
+class TestHostileBodies:
+    """Cut, arbitrary or foreign bodies are refused, never raised on."""
 
+    @given(_modules, st.integers(0, 2000))
+    def test_a_cut_body_never_raises(self, module: ModuleType, cut: int) -> None:
+        """A body cut anywhere is refused with a value; only the whole body decodes."""
+        body = BODIES[module]
+        assert isinstance(module.decode_body(body), Ok)
+        got = module.decode_body(body[:cut])
+        assert isinstance(got, Err) or cut >= len(body)
 
-@given(_modules, arbitrary_bytes())
-def test_arbitrary_bytes_never_raise(module: ModuleType, body: bytes) -> None:
-    """Any bytes as a body, or as a stream, decode to a value."""
-    assert isinstance(module.decode_body(body), Ok | Err)
-    decoder = module.WIRE.decoder(ResponseLimits())
-    decoder.feed_bytes(body)
-    assert isinstance(decoder.finish(), Ok | Err)
+    @given(_modules, arbitrary_bytes())
+    def test_arbitrary_bytes_never_raise(self, module: ModuleType, body: bytes) -> None:
+        """Any bytes as a body, or as a stream, decode to a value."""
+        assert isinstance(module.decode_body(body), Ok | Err)
+        decoder = module.WIRE.decoder(ResponseLimits())
+        decoder.feed_bytes(body)
+        assert isinstance(decoder.finish(), Ok | Err)
 
+    @given(_modules, json_values())
+    def test_arbitrary_values_never_raise(self, module: ModuleType, body: Value) -> None:
+        """Any JSON value as a body or as an event decodes to a value."""
+        assert isinstance(module.decode_body(body), Ok | Err)
+        decoder = module.WIRE.decoder(ResponseLimits())
+        decoder.feed_json(body)
+        assert isinstance(decoder.finish(), Ok | Err)
 
-@given(_modules, json_values())
-def test_arbitrary_values_never_raise(module: ModuleType, body: Value) -> None:
-    """Any JSON value as a body or as an event decodes to a value."""
-    assert isinstance(module.decode_body(body), Ok | Err)
-    decoder = module.WIRE.decoder(ResponseLimits())
-    decoder.feed_json(body)
-    assert isinstance(decoder.finish(), Ok | Err)
+    def test_foreign_values_are_refused_not_raised(self) -> None:
+        """A NaN or a non-JSON object inside a parsed body is a protocol error, not an exception."""
+        body: Any = {
+            "candidates": [
+                {"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": float("nan")}}}]}}
+            ]
+        }
+        assert GOOGLE.decode_body(body) == Err(ProtocolError("function call arguments is not a JSON value"))
 
-
-def test_foreign_values_are_refused_not_raised() -> None:
-    """A NaN or a non-JSON object inside a parsed body is a protocol error, not an exception."""
-    body: Any = {
-        "candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": float("nan")}}}]}}]
-    }
-    assert GOOGLE.decode_body(body) == Err(ProtocolError("function call arguments is not a JSON value"))
-
-
-def test_python_floats_in_a_parsed_body_are_read_exactly() -> None:
-    """A body parsed by ``json.loads`` or an SDK holds floats: each is written as its shortest repr."""
-    body: Any = {
-        "candidates": [
-            {
-                "content": {"parts": [{"functionCall": {"name": "f", "args": {"x": 0.5, "y": 1e-7}}}]},
-                "finishReason": "STOP",
-            }
-        ]
-    }
-    decoded = GOOGLE.decode_body(body)
-    assert isinstance(decoded, Ok)
-    assert [call.arguments_json for call in decoded.value.calls] == ['{"x":0.5,"y":1e-07}']
+    def test_python_floats_in_a_parsed_body_are_read_exactly(self) -> None:
+        """A body parsed by ``json.loads`` or an SDK holds floats: each is written as its shortest repr."""
+        body: Any = {
+            "candidates": [
+                {
+                    "content": {"parts": [{"functionCall": {"name": "f", "args": {"x": 0.5, "y": 1e-7}}}]},
+                    "finishReason": "STOP",
+                }
+            ]
+        }
+        decoded = GOOGLE.decode_body(body)
+        assert isinstance(decoded, Ok)
+        assert [call.arguments_json for call in decoded.value.calls] == ['{"x":0.5,"y":1e-07}']
