@@ -25,7 +25,9 @@ own failures), other required names, other members in input order (``patternProp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any, NoReturn, Protocol, TypeVar
 
 from attrs import frozen
@@ -33,8 +35,9 @@ from attrs import frozen
 from llm_wire import value as _value
 from llm_wire._fast import new, slot_setters
 from llm_wire._public import rehome
+from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import ContractMismatch, DecodeError
-from llm_wire.contract._compile import Budget, Check, compile_plan
+from llm_wire.contract._compile import Budget, Check, Memo, compile_plan
 from llm_wire.contract._errors import (
     DuplicateItems,
     FormatMismatch,
@@ -70,7 +73,7 @@ from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_sch
 from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
-from llm_wire.value import DEFAULT, Limits, Value
+from llm_wire.value import DEFAULT, Limits, Path, Value
 
 __all__ = [
     # loading
@@ -139,6 +142,8 @@ class Contract:
     assert_formats: bool
     _check: Check
     _keywords: int
+    #: Shared results of one validation, and the count of results computed (read by tests).
+    _memo: Memo
 
     __init__ = _no_init
 
@@ -187,6 +192,65 @@ def _make(cls: type[Any], **fields: object) -> Any:
     return made
 
 
+def _expect(name: str, given: object, kind: type | tuple[type, ...], words: str) -> None:
+    """Raise ``TypeError`` naming the parameter when ``given`` is not of ``kind`` (a mistake in code)."""
+    if not isinstance(given, kind) or (kind is int and isinstance(given, bool)):
+        msg = f"{name} must be {words}, not {type(given).__name__}"
+        raise TypeError(msg)
+
+
+def _options(assert_formats: object, annotations: object, **bounds: object) -> frozenset[str]:
+    """Check ``load``'s options; the declared annotation names."""
+    _expect("assert_formats", assert_formats, bool, "a bool")
+    for name, bound in bounds.items():
+        _expect(name, bound, int, "an int")
+    words = "an iterable of str"
+    if isinstance(annotations, str | bytes) or not isinstance(annotations, Iterable):
+        raise TypeError(f"annotations must be {words}, not {type(annotations).__name__}")
+    declared = frozenset(annotations)
+    for name in declared:
+        _expect("annotations", name, str, words)
+    return declared
+
+
+def _exact(document: Value) -> Result[Value, LoadError]:
+    """
+    ``document`` with every finite ``float`` read exactly (``Decimal(repr(f))``), the same object when it
+    holds none; ``InvalidShape`` at the keyword holding a NaN or an infinity.
+    """
+    found: list[Path] = []
+    stack: list[tuple[Any, Path]] = [(document, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, float):
+            found.append(path)
+        elif isinstance(node, dict | list):
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend((item, (*path, key)) for key, item in items if isinstance(item, float | dict | list))
+    if not found:
+        return Ok(document)
+    for at in found:
+        number: Any = document
+        for segment in at:
+            number = number[segment]
+        if not math.isfinite(number):
+            keys = [n for n, segment in enumerate(at) if isinstance(segment, str)]
+            cut = keys[-1] if keys else 0
+            keyword = str(at[cut]) if keys else None
+            return Err(LoadError(at[:cut], keyword, InvalidShape("must be a finite number")))
+    return Ok(_copy_exact(document))
+
+
+def _copy_exact(node: Any) -> Any:
+    if isinstance(node, float):
+        return Decimal(repr(node))
+    if isinstance(node, dict):
+        return {key: _copy_exact(item) for key, item in node.items()}
+    if isinstance(node, list):
+        return [_copy_exact(item) for item in node]
+    return node
+
+
 def load(
     document: Value,
     *,
@@ -195,15 +259,30 @@ def load(
     max_nodes: int = 10_000,
     max_depth: int = 128,
     max_ref_depth: int = 32,
+    max_pattern_cost: int = MAX_PATTERN_COST,
 ) -> Result[Contract, LoadError]:
     """
     Load a schema document (a parsed JSON value); ``Err(LoadError)`` names the path and keyword refused.
 
     ``annotations`` names extra keywords to keep as annotations (unknown keywords are refused otherwise).
     ``max_nodes`` bounds the schema objects, ``max_depth`` their nesting, ``max_ref_depth`` the references
-    followed in a row without descending into the value.
+    followed in a row without descending into the value, ``max_pattern_cost`` the RE2 program a ``pattern``
+    may run on (``_regex.pattern_cost``: what counted repetitions such as ``{1000}`` add). Finite ``float``s
+    are read exactly through their shortest repr; NaN and infinities are refused.
     """
-    declared = frozenset(annotations)
+    declared = _options(
+        assert_formats,
+        annotations,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        max_ref_depth=max_ref_depth,
+        max_pattern_cost=max_pattern_cost,
+    )
+    match _exact(document):
+        case Err(error):
+            return Err(error)
+        case Ok(document):
+            pass
     match prepare_document(
         document,
         supported=_SUPPORTED,
@@ -212,6 +291,7 @@ def load(
         formats=FORMATS,
         max_nodes=max_nodes,
         max_depth=max_depth,
+        max_pattern_cost=max_pattern_cost,
     ):
         case Err(error):
             return Err(error)
@@ -229,6 +309,8 @@ def parse(
     """
     Parse a schema document strictly within ``limits``, then ``load`` it; bad JSON is ``InvalidJson``.
     """
+    _expect("text", text, (str, bytes), "a str or bytes")
+    _expect("limits", limits, Limits, "a Limits")
     match _value.parse(text, limits):
         case Err(error):
             return Err(LoadError((), None, InvalidJson(error)))
@@ -244,18 +326,29 @@ def from_schema(
     max_nodes: int = 10_000,
     max_depth: int = 128,
     max_ref_depth: int = 32,
+    max_pattern_cost: int = MAX_PATTERN_COST,
 ) -> Result[Contract, LoadError]:
     """
     Compile a ``Schema`` built in code (a codec's, say) as ``load`` compiles a document.
     """
+    _expect("schema", schema, Schema, "a Schema")
+    declared = _options(
+        assert_formats,
+        annotations,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        max_ref_depth=max_ref_depth,
+        max_pattern_cost=max_pattern_cost,
+    )
     match prepare_schema(
         schema,
         supported=_SUPPORTED,
-        annotations=frozenset(annotations),
+        annotations=declared,
         assert_formats=assert_formats,
         formats=FORMATS,
         max_nodes=max_nodes,
         max_depth=max_depth,
+        max_pattern_cost=max_pattern_cost,
     ):
         case Err(error):
             return Err(error)
@@ -271,7 +364,7 @@ def _compiled(
     ):
         case Err(error):
             return Err(error)
-        case Ok(check):
+        case Ok((check, memo)):
             keywords = sum(len(node.schema.keywords) for node in plan.nodes.values())
             contract: Contract = _make(
                 Contract,
@@ -280,6 +373,7 @@ def _compiled(
                 assert_formats=assert_formats,
                 _check=check,
                 _keywords=keywords,
+                _memo=memo,
             )
             return Ok(contract)
 
@@ -302,6 +396,9 @@ def validate(contract: Contract, value: Value) -> Result[Validated, ValidationEr
         found = contract._check(value, None)
     except RecursionError:
         return Err(_TOO_DEEP)
+    except AttributeError:
+        _expect("contract", contract, Contract, "a Contract")
+        raise
     made: Any = _new(Ok if found is None else Err)
     if found is None:
         _set_ok_value(made, _witness(Validated, (value, contract)))
@@ -319,12 +416,17 @@ def first_failure(contract: Contract, value: Value) -> ValidationError | None:
         return contract._check(value, None)  # type: ignore[return-value]  # one failure without a budget
     except RecursionError:
         return _TOO_DEEP
+    except AttributeError:
+        _expect("contract", contract, Contract, "a Contract")
+        raise
 
 
 def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[ValidationError, ...]:
     """
     Up to ``limit`` failures in the documented order (the first is ``validate``'s); empty when valid.
     """
+    _expect("contract", contract, Contract, "a Contract")
+    _expect("limit", limit, int, "an int")
     if limit < 1:
         return ()
     try:
@@ -350,6 +452,7 @@ def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
     """
     Decode a witness with a codec whose schema equals the contract's; else ``ContractMismatch`` at ``$``.
     """
+    _expect("validated", validated, Validated, "a Validated")
     schema = codec.schema
     try:
         same = schema is not None and schema == validated.contract.schema

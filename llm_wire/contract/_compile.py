@@ -17,6 +17,7 @@ dynamic scope decides at run time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, TypeAlias
@@ -48,6 +49,7 @@ __all__ = [
     "Hidden",
     "Key",
     "KeywordCompiler",
+    "Memo",
     "Out",
     "Refuse",
     "Res",
@@ -125,8 +127,10 @@ _NONE_TYPE = type(None)
 def json_key(v: Any) -> Any:
     """A hashable key that is equal for equal JSON values and unequal otherwise."""
     c = v.__class__
-    if c is str or c is int or c is Decimal or v is None:
+    if c is str or c is int or v is None:
         return v
+    if c is Decimal:
+        return v if v.is_finite() else ("not json", id(v))  # a signalling NaN cannot even be hashed
     if c is bool:
         return _TRUE_KEY if v else _FALSE_KEY
     if c is list:
@@ -152,6 +156,8 @@ def _normalize(v: Any) -> Any:
         return str.__add__(v, "")
     if isinstance(v, Decimal):
         return Decimal(v) if v.is_finite() else _NOT_JSON
+    if isinstance(v, float):  # exactly the number its shortest repr spells, as ``value`` reads floats
+        return Decimal(repr(v)) if math.isfinite(v) else _NOT_JSON
     if isinstance(v, list):
         return list(v)
     if isinstance(v, dict):
@@ -168,6 +174,63 @@ def is_integral(d: Decimal) -> bool:
 
 # ---------------------------------------------------------------------------------------------------------
 # The compiler: discovery, loop and depth checks, then assembly in post-order.
+
+
+class Memo:
+    """
+    One validation's shared results: ``(slot, id(value)) -> (value, result)`` for the nodes reached along
+    several edges, so that a fan-out (``oneOf`` of the same ``$ref`` twice, level after level) costs each
+    node once per value. ``computed`` counts the results computed, for tests (``Contract._memo``).
+    """
+
+    __slots__ = ("computed", "table")
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[int, int], tuple[Any, Any]] | None = None
+        self.computed = 0
+
+
+def _memoized(check: Check, slot: int, memo: Memo) -> Check:
+    """``check`` sharing its results within one validation (a pass in any mode, a failure without budget)."""
+
+    def memoized(v: Any, out: Out) -> Res:
+        table = memo.table
+        if table is None:  # another thread's validation ended: correct, just unshared
+            return check(v, out)
+        k = (slot, id(v))
+        hit = table.get(k)
+        if hit is not None and hit[0] is v:  # the value is held by the table: its id is not reused
+            if hit[1] is None:
+                return None
+            if out is None:
+                reason, rpath = hit[1]
+                again = failure(reason)
+                again.rpath.extend(rpath)
+                return again
+        memo.computed += 1
+        found = check(v, out)
+        if found is None:
+            table[k] = (v, None)
+        elif out is None:
+            table[k] = (v, (found.reason, tuple(found.rpath)))  # type: ignore[union-attr]
+        return found
+
+    return memoized
+
+
+def _sharing(root: Check, memo: Memo) -> Check:
+    """The entry of a contract with shared nodes: one table per validation."""
+
+    def entry(v: Any, out: Out) -> Res:
+        if memo.table is not None:  # a concurrent validation's table: entries hold their values, so sound
+            return root(v, out)
+        memo.table = {}
+        try:
+            return root(v, out)
+        finally:
+            memo.table = None
+
+    return entry
 
 
 class Refuse(Exception):
@@ -194,6 +257,8 @@ class Rule:
 
 
 _NUMBERS = (int, Decimal)
+#: The places of ``$ref``, ``$dynamicRef`` and ``allOf``: a node with only one of them is that check.
+_PASS_THROUGH = frozenset({60, 61, 62})
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
 _DESCENDING = frozenset(
     {"properties", "patternProperties", "additionalProperties", "propertyNames", "items", "prefixItems"}
@@ -235,6 +300,9 @@ class Compiler:
         self.key: Key = (0, ())
         self.accepts: dict[int, frozenset[Any]] = {}
         self.extended: dict[tuple[tuple[tuple[str, int], ...], str], tuple[tuple[str, int], ...]] = {}
+        #: Keys reached along several edges, with children: their results are shared within a validation.
+        self.shared: dict[Key, int] = {}
+        self.memo = Memo()
 
     # Keys and edges -------------------------------------------------------------------------------------
 
@@ -322,12 +390,47 @@ class Compiler:
                         raise Refuse(LoadError(info.path, keyword, ReferenceLoop()))
             raise Refuse(LoadError(self.plan.nodes[looping[0][0]].path, None, ReferenceLoop()))
 
+    def find_shared(self) -> None:
+        """The keys whose results ``_memoized`` shares: more than one way in, and some work below."""
+        incoming = dict.fromkeys(self.graph, 0)
+        for edges in self.graph.values():
+            for child, _, _ in edges:
+                incoming[child] += 1
+        for key, n in incoming.items():
+            if n > 1 and self.graph[key]:
+                self.shared[key] = len(self.shared)
+
+    def memo_fn(self, key: Key, fn: EvaluatedFn, props: bool) -> EvaluatedFn:
+        """An ``unevaluated*`` annotation function of a shared key, sharing its results like its check."""
+        slot = self.shared.get(key)
+        if slot is None:
+            return fn
+        slot = -2 * slot - (2 if props else 1)
+        memo = self.memo
+
+        def memoized(v: Any) -> Any:
+            table = memo.table
+            if table is None:
+                return fn(v)
+            k = (slot, id(v))
+            hit = table.get(k)
+            if hit is not None and hit[0] is v:
+                return hit[1]
+            memo.computed += 1
+            found = table[k] = (v, fn(v))
+            return found[1]
+
+        return memoized
+
     def assemble_all(self, root: Key) -> Check:
         stack: list[tuple[Key, bool]] = [(root, False)]
         while stack:
             key, expanded = stack.pop()
             if expanded:
-                check = self.checks[key] = self.assemble(key)
+                check = self.assemble(key)
+                if key in self.shared:
+                    check = _memoized(check, self.shared[key], self.memo)
+                self.checks[key] = check
                 self.visiting.discard(key)
                 if key in self.cells:
                     self.cells[key][0] = check
@@ -343,7 +446,9 @@ class Compiler:
         found = self.checks.get(key)
         if found is not None:
             return found
-        assert key in self.visiting, "a compiler asked for a subschema outside the graph"
+        # Not compiled yet: an ancestor, or a later sibling that ``unevaluated*`` reaches through a reference
+        # back up. Every key of the graph is compiled before validation starts, filling the cell.
+        assert key in self.graph, "a compiler asked for a subschema outside the graph"
         cell = self.cells.setdefault(key, [reject])
 
         def later(v: Any, out: Out) -> Res:
@@ -390,8 +495,8 @@ class Compiler:
         else:
             names = (declared,) if isinstance(declared, str) else tuple(declared)  # type: ignore[arg-type]
             classes = tuple(dict.fromkeys(c for name in names for c in _CLASSES[name]))
-        if declared is None and len(rules) == 1 and rules[0].kinds is None:
-            return rules[0].check  # e.g. a node that is only a $ref: no extra frame
+        if declared is None and len(rules) == 1 and rules[0].order in _PASS_THROUGH:
+            return rules[0].check  # e.g. a node that is only a $ref: no extra frame, its target checks all
         wrong = WrongType(names)
         integral_only = "integer" in names and "number" not in names
 
@@ -403,6 +508,8 @@ class Compiler:
             checks = [rule.check for rule in rules if rule.kinds is None or cls in rule.kinds]
             if cls is Decimal and integral_only:
                 checks.insert(0, integral)
+            if cls is Decimal and (checks or names):
+                checks = [_finite_then(tuple(checks))]  # NaN and infinities are no JSON numbers
             table[cls] = tuple(checks)
         final: list[Check] = []
         slow = _slow(wrong, final)
@@ -448,15 +555,38 @@ def _subschemas(value: object) -> Iterable[Schema]:
                 yield item
 
 
+_NOT_JSON_VALUE = NotJsonValue()
+
+
+def _finite_then(checks: tuple[Check, ...]) -> Check:
+    """A node's checks of a ``Decimal``, run only on a finite one (else that one failure)."""
+
+    def finite_then(v: Any, out: Out) -> Res:
+        if not v.is_finite():
+            return failure(_NOT_JSON_VALUE)
+        acc: list[Fail] | None = None
+        for check in checks:
+            found = check(v, out)
+            if found is not None:
+                if out is None:
+                    return found
+                acc = more(acc, found, None, out)
+                if out.left <= 0:
+                    return acc
+        return acc
+
+    return finite_then
+
+
 def _slow(wrong: WrongType, final: list[Check]) -> Check:
     """What a node does with a class its table does not list: a type failure, or normalise and retry."""
 
     def slow(v: Any, out: Out) -> Res:
         if v.__class__ in _JSON_CLASSES:
-            return failure(wrong)
+            return failure(_NOT_JSON_VALUE if v.__class__ is Decimal and not v.is_finite() else wrong)
         normal = _normalize(v)
         if normal is _NOT_JSON:
-            return failure(NotJsonValue())
+            return failure(_NOT_JSON_VALUE)
         return final[0](normal, out)
 
     return slow
@@ -514,18 +644,20 @@ def compile_plan(
     assert_formats: bool,
     max_nodes: int,
     max_ref_depth: int,
-) -> Result[Check, LoadError]:
+) -> Result[tuple[Check, Memo], LoadError]:
     """
-    The compiled check of a plan's root; ``Err`` for references that loop or chain too deep.
+    The compiled check of a plan's root and its memo; ``Err`` for references that loop or chain too deep.
     """
     root = plan.root
     if root.boolean is not None:
-        return Ok(accept if root.boolean else reject)
+        return Ok((accept if root.boolean else reject, Memo()))
     compiler = Compiler(plan, keywords, assert_formats)
     try:
         key = compiler.child_key(root, ())
         compiler.discover(key, max_nodes)
         compiler.check_in_place(max_ref_depth)
-        return Ok(compiler.assemble_all(key))
+        compiler.find_shared()
+        check = compiler.assemble_all(key)
+        return Ok((_sharing(check, compiler.memo) if compiler.shared else check, compiler.memo))
     except Refuse as refusal:
         return Err(refusal.error)

@@ -188,6 +188,7 @@ _LIMITS = {
     "max_nodes": "number of schema nodes",
     "max_depth": "nesting of subschemas",
     "max_ref_depth": "chain of references followed in place",
+    "max_pattern_cost": "RE2 program added by a pattern's counted repetitions",
 }
 
 

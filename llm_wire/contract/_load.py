@@ -19,7 +19,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from llm_wire import schema as _schema
-from llm_wire._regex import compile_pattern
+from llm_wire._regex import compile_pattern, pattern_cost
 from llm_wire.contract._errors import (
     InvalidShape,
     LoadError,
@@ -114,6 +114,7 @@ def prepare_document(
     formats: Collection[str],
     max_nodes: int,
     max_depth: int,
+    max_pattern_cost: int,
 ) -> Result[tuple[Dialect, Plan], LoadError]:
     """
     Check a schema document and resolve its references; ``Err(LoadError)`` names what cannot be honoured.
@@ -140,7 +141,9 @@ def prepare_document(
         case Err(problem):
             error = _shape_error(problem, max_nodes, max_depth)
         case Ok(root):
-            match _analyse(document, root, dialect, supported, annotations, assert_formats, formats):
+            match _analyse(
+                document, root, dialect, supported, annotations, assert_formats, formats, max_pattern_cost
+            ):
                 case Ok(plan):
                     return Ok((dialect, plan))
                 case Err(error):
@@ -160,6 +163,7 @@ def prepare_schema(
     formats: Collection[str],
     max_nodes: int,
     max_depth: int,
+    max_pattern_cost: int,
 ) -> Result[Plan, LoadError]:
     """
     Check a ``Schema`` built in code (Draft 2020-12) as ``prepare_document`` checks a document.
@@ -180,7 +184,14 @@ def prepare_schema(
     if isinstance(declared, str) and _dialect_of(declared) is not Dialect.DRAFT_2020_12:
         return Err(LoadError((), "$schema", UnsupportedDialect()))
     return _analyse(
-        _schema.to_value(root), root, Dialect.DRAFT_2020_12, supported, annotations, assert_formats, formats
+        _schema.to_value(root),
+        root,
+        Dialect.DRAFT_2020_12,
+        supported,
+        annotations,
+        assert_formats,
+        formats,
+        max_pattern_cost,
     )
 
 
@@ -309,6 +320,7 @@ def _analyse(
     annotations: Collection[str],
     assert_formats: bool,
     formats: Collection[str],
+    max_pattern_cost: int,
 ) -> Result[Plan, LoadError]:
     nodes: dict[int, Node] = {}
     by_raw: dict[int, Schema] = {}
@@ -333,7 +345,9 @@ def _analyse(
         nodes[id(node)] = info
         by_raw[id(raw)] = node
         for name, value in node.keywords:
-            problem = _policy(name, value, path, supported, annotations, assert_formats, formats)
+            problem = _policy(
+                name, value, path, supported, annotations, assert_formats, formats, max_pattern_cost
+            )
             if problem is not None:
                 return Err(problem)
             if name in ("$ref", "$dynamicRef") and isinstance(value, str):
@@ -371,6 +385,7 @@ def _policy(
     annotations: Collection[str],
     assert_formats: bool,
     formats: Collection[str],
+    max_pattern_cost: int,
 ) -> LoadError | None:
     if name not in supported:
         if name in annotations or _schema.keyword(name).role is Role.ANNOTATION:
@@ -383,10 +398,10 @@ def _policy(
     if name == "$schema" and isinstance(value, str) and _dialect_of(value) is not Dialect.DRAFT_2020_12:
         return LoadError(path, name, UnsupportedDialect())
     if name == "pattern" and isinstance(value, str):
-        return _pattern_problem(value, path, name)
+        return _pattern_problem(value, path, name, max_pattern_cost)
     if name == "patternProperties" and isinstance(value, tuple):
         for pattern, _ in value:
-            problem = _pattern_problem(pattern, (*path, name, pattern), name)
+            problem = _pattern_problem(pattern, (*path, name, pattern), name, max_pattern_cost)
             if problem is not None:
                 return problem
     if name == "format" and assert_formats and value not in formats:
@@ -394,10 +409,12 @@ def _policy(
     return None
 
 
-def _pattern_problem(pattern: str, path: Path, keyword: str) -> LoadError | None:
+def _pattern_problem(pattern: str, path: Path, keyword: str, max_cost: int) -> LoadError | None:
     match compile_pattern(pattern):
         case Err(why):
             return LoadError(path, keyword, UnsupportedPattern(why))
+    if pattern_cost(pattern) > max_cost:
+        return LoadError(path, keyword, too_large("max_pattern_cost", max_cost))
     return None
 
 

@@ -113,10 +113,11 @@ def _evaluated(c: Compiler, key: Key, *, props: bool, outer: bool = False) -> Ev
         if child in fns:
             continue
         fn, more = _evaluated_one(c, child, props=props, outer=False)
-        fns[child] = fn
+        fns[child] = c.memo_fn(child, fn, props)
         todo.extend(k for k in more if k not in fns)
     if not outer:
-        fns[key] = first[0]
+        fns[key] = c.memo_fn(key, first[0], props)
+        return fns[key]
     return first[0]
 
 
@@ -147,9 +148,10 @@ def _evaluated_one(c: Compiler, key: Key, *, props: bool, outer: bool) -> tuple[
             found = keyed(target)
             if found is not None:
                 conditional.append(found)
+    # dependentSchemas applies to objects only: it never evaluates an array's items.
     dependents = [
         (trigger, found)
-        for trigger, s in _get(node, "dependentSchemas") or ()
+        for trigger, s in (_get(node, "dependentSchemas") or () if props else ())
         if (found := keyed(s)) is not None
     ]
     branch: tuple[Check, Key | None, Key | None, Key | None] | None = None

@@ -448,8 +448,8 @@ class TestTypes:
         assert failure(schema, 1).describe() == "$: expected a string or null"
 
     def test_values_that_are_not_json(self) -> None:
-        """Floats, tuples and other objects are not JSON: a typed failure, never an exception."""
-        assert failure({"type": "number"}, 1.5).reason == NotJsonValue()
+        """NaN, tuples and other objects are not JSON: a typed failure, never an exception."""
+        assert failure({"type": "number"}, float("nan")).reason == NotJsonValue()
         assert failure({"properties": {"a": {"const": 1}}}, {"a": (1,)}).path == ("a",)
         assert failure({"type": "object"}, object()).reason == NotJsonValue()
 
