@@ -41,7 +41,18 @@ from llm_wire.message import ToolCall
 from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks
-from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, parse_value
+from llm_wire.value import (
+    DEFAULT,
+    Limits,
+    ParseError,
+    PlainValue,
+    UnrepresentableNumber,
+    Value,
+    parse,
+    parse_value,
+    render,
+    to_plain,
+)
 
 __all__ = [
     "AdmissionError",
@@ -308,6 +319,17 @@ class AdmittedCall:
         _set_tool(self, tool)
         _set_arguments(self, arguments)
         _set_decoded(self, decoded)
+
+    def arguments_json(self) -> str:
+        """The admitted arguments as compact JSON text, numbers exactly as the model wrote them."""
+        return render(self.arguments)
+
+    def plain_arguments(self) -> Result[PlainValue, UnrepresentableNumber]:
+        """
+        The admitted arguments with numbers as ``int`` and ``float``, for ``json.dumps`` and SDKs
+        (``value.to_plain``); ``Err(UnrepresentableNumber(path))`` for a number no float holds.
+        """
+        return to_plain(self.arguments)
 
 
 _set_call, _set_tool, _set_arguments, _set_decoded = slot_setters(

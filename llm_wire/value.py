@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable
 from decimal import Decimal
 from itertools import chain, compress
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from attrs import evolve, frozen
 
@@ -39,7 +39,9 @@ __all__ = [
     "ParseError",
     "ParseReason",
     "Path",
+    "PlainValue",
     "Syntax",
+    "UnrepresentableNumber",
     "Value",
     "is_limit_exceeded",
     "parse",
@@ -47,9 +49,13 @@ __all__ = [
     "pointer",
     "render",
     "render_path",
+    "to_plain",
 ]
 
 Value: TypeAlias = "bool | str | int | Decimal | list[Value] | dict[str, Value] | None"
+
+#: A value for ``json.dumps`` and SDKs: numbers are ``int`` and ``float`` (``to_plain``).
+PlainValue: TypeAlias = "bool | str | int | float | list[PlainValue] | dict[str, PlainValue] | None"
 
 #: A location inside a value: object member names and array indexes, outermost first.
 Path: TypeAlias = tuple[str | int, ...]
@@ -805,6 +811,58 @@ def _render_str(s: str, link: _Link) -> str:
         except UnicodeEncodeError:
             raise NotJson(_path_of(link), "a string holds an unpaired surrogate") from None
     return str(_dump_str(s))
+
+
+@frozen
+class UnrepresentableNumber:
+    """
+    A number that no Python ``float`` holds (beyond about 1.8e308, or so small it would become 0); ``path``
+    says where. The text shows neither the number nor the path, whose keys may come from the input.
+    """
+
+    path: Path
+
+    def describe(self) -> str:
+        """``a number is outside the range of a float``."""
+        return "a number is outside the range of a float"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def to_plain(value: Value) -> Result[PlainValue, UnrepresentableNumber]:
+    """
+    ``value`` with every ``Decimal`` as the nearest ``float`` (ints stay ints), for ``json.dumps`` and SDKs.
+
+    A number no float can hold is ``Err(UnrepresentableNumber(path))``, never ``inf`` or a silent ``0.0``.
+    Walks iteratively; raises ``NotJson`` for anything that is not a JSON value, as ``render`` does.
+    """
+    root: list[PlainValue] = [None]
+    # Work items: a value, the container and slot its conversion goes into, and its path.
+    stack: list[tuple[object, Any, Any, _Link]] = [(value, root, 0, None)]
+    while stack:
+        v, into, slot, link = stack.pop()
+        if v is None or v is True or v is False or isinstance(v, str | int):
+            into[slot] = v
+        elif isinstance(v, Decimal | float):
+            f = float(v) if (v.is_finite() if isinstance(v, Decimal) else v == v) else _INF
+            if f in (_INF, -_INF) or (f == 0 and v != 0):
+                return Err(UnrepresentableNumber(_path_of(link)))
+            into[slot] = f
+        elif isinstance(v, list):
+            items: list[PlainValue] = [None] * len(v)
+            into[slot] = items
+            stack.extend((v[i], items, i, (link, i)) for i in range(len(v) - 1, -1, -1))
+        elif isinstance(v, dict):
+            members: dict[str, PlainValue] = dict.fromkeys(v)
+            into[slot] = members
+            for key in reversed(v):
+                if not isinstance(key, str):
+                    raise NotJson(_path_of(link), "object keys must be strings")
+                stack.append((v[key], members, key, (link, key)))
+        else:
+            raise NotJson(_path_of(link), f"{type(v).__name__} is not a JSON value")
+    return Ok(root[0])
 
 
 def render_path(path: Path) -> str:

@@ -23,11 +23,11 @@ from llm_wire.admission import (
 )
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
-from llm_wire.result import Err, Ok, Result
+from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.tool import (
     ToolCallChecks,
 )
-from llm_wire.value import Syntax
+from llm_wire.value import Syntax, UnrepresentableNumber
 
 
 @attrs.frozen
@@ -387,3 +387,22 @@ class TestBoundary:
         given: dict[str, Any] = {"calls": [call("search", {"query": "a"})], "tools": TOOLS, **arguments}
         with pytest.raises(TypeError, match=f"^{parameter} must"):
             admission.admit(**given)
+
+
+class TestHandingOn:
+    """Admitted arguments hand on as exact JSON text, or as plain Python numbers for json.dumps and SDKs."""
+
+    def test_arguments_json_and_plain_arguments(self) -> None:
+        """arguments_json renders the admitted value exactly; plain_arguments gives what json.dumps takes."""
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {"price": {"type": "number"}, "n": {"type": "integer"}},
+        }
+        priced = unwrap(tool.from_json_schema("price", "Price", schema))
+        text = '{"price": 0.10, "n": 3, "far": 1e400}'
+        admitted = unwrap(admission.admit([call("price", text)], [priced])).admitted[0]
+        assert admitted.arguments_json() == '{"price":0.10,"n":3,"far":1E+400}'
+        assert admitted.plain_arguments() == Err(UnrepresentableNumber(("far",)))
+        near = unwrap(admission.admit([call("price", '{"price": 0.10, "n": 3}')], [priced])).admitted[0]
+        plain = unwrap(near.plain_arguments())
+        assert json.dumps(plain) == '{"price": 0.1, "n": 3}'

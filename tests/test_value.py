@@ -31,7 +31,7 @@ from strategies import (
 )
 
 from llm_wire import value
-from llm_wire.result import Err, Ok, Result
+from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.value import (
     DEFAULT,
     DuplicateKey,
@@ -993,3 +993,57 @@ class TestEngineChoice:
         error = error_of(parse(source))
         assert error.reason == LimitExceeded("Limits.with_max_number_digits", 800)
         assert error.location.byte_offset == source.index('"n"') + 5
+
+
+class TestToPlain:
+    """to_plain turns exact numbers into floats for json.dumps, refusing those no float holds."""
+
+    def test_numbers(self) -> None:
+        """Decimals become floats, ints stay ints, and json.dumps takes the result."""
+        v = value_of(
+            parse('{"price": 0.1, "count": 10, "ratio": 1.0, "big": 12345678901234567890, "l": [1e2]}')
+        )
+        plain = unwrap(value.to_plain(v))
+        assert plain == {"price": 0.1, "count": 10, "ratio": 1.0, "big": 12345678901234567890, "l": [100.0]}
+        assert isinstance(plain, dict)
+        assert type(plain["count"]) is int
+        assert type(plain["ratio"]) is float
+        assert (
+            json.dumps(plain)
+            == '{"price": 0.1, "count": 10, "ratio": 1.0, "big": 12345678901234567890, "l": [100.0]}'
+        )
+
+    @pytest.mark.parametrize("text", ["1e400", "-1e400", "1e-400"])
+    def test_out_of_range(self, text: str) -> None:
+        """A number that would become inf or 0.0 is a typed error with its path, never a silent float."""
+        v = value_of(parse('{"a": [0, {"b": ' + text + "}]}"))
+        assert value.to_plain(v) == Err(value.UnrepresentableNumber(("a", 1, "b")))
+        error = value.to_plain(v)
+        assert isinstance(error, Err)
+        assert str(error.error) == "a number is outside the range of a float"
+
+    def test_deep_values_do_not_recurse(self) -> None:
+        """Nesting far beyond the recursion limit converts."""
+        deep: Value = 1
+        for _ in range(sys.getrecursionlimit() * 3):
+            deep = [deep]
+        assert isinstance(value.to_plain(deep), Ok)
+
+    def test_not_json(self) -> None:
+        """A Python object that is not a JSON value is a bug: NotJson, as render raises."""
+        with pytest.raises(value.NotJson):
+            value.to_plain({"a": {1, 2}})  # type: ignore[dict-item]
+
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(json_values())
+    def test_agrees_with_json(self, v: Value) -> None:
+        """to_plain(v) is what json.loads reads from render(v); an error points at a number no float holds."""
+        match value.to_plain(v):
+            case Ok(plain):
+                assert plain == json.loads(render(v))
+            case Err(error):
+                number: Any = v
+                for segment in error.path:
+                    number = number[segment]
+                assert isinstance(number, Decimal)
+                assert float(number) in (float("inf"), float("-inf")) or (float(number) == 0 and number != 0)

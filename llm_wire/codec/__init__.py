@@ -27,12 +27,14 @@ from llm_wire.codec._errors import (
     FloatOutOfRange,
     IntegerTooLarge,
     NonFiniteNumber,
+    NotInFormat,
     NullInsideNullable,
     UnexpectedType,
     UnknownEnumValue,
     UnknownTag,
     UnknownVariant,
 )
+from llm_wire.codec._formats import date, date_time, uuid
 from llm_wire.codec._records import (
     ABSENT,
     Absent,
@@ -47,6 +49,7 @@ from llm_wire.codec._records import (
     variant,
 )
 from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, number, string
+from llm_wire.codec._untagged import untagged
 from llm_wire.schema import DefinitionError
 
 __all__ = [
@@ -63,6 +66,10 @@ __all__ = [
     "literal",
     "number",
     "string",
+    # formats
+    "date",
+    "date_time",
+    "uuid",
     # containers
     "dict_of",
     "list_of",
@@ -79,6 +86,7 @@ __all__ = [
     "required",
     "union",
     "unit",
+    "untagged",
     "variant",
     # wrapping
     "custom",
@@ -101,6 +109,7 @@ __all__ = [
     "FloatOutOfRange",
     "IntegerTooLarge",
     "NonFiniteNumber",
+    "NotInFormat",
     "NullInsideNullable",
     "ConversionRefused",
     "UnexpectedType",

@@ -1,5 +1,5 @@
 """
-Choice codecs: string enums (a Python ``Enum`` or a mapping of labels) and literals (fixed JSON scalars).
+Choice codecs: enums (a Python ``Enum`` by value, or a mapping of labels) and literals (fixed JSON scalars).
 
 A value outside the choices is ``NotInEnum`` with the choices as JSON text; a literal of one JSON type
 checks the type first, as the schema's ``type`` comes before its ``enum`` in a contract.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar, cast, overload
 
-from llm_wire.codec._core import EXPECTED_STRING, MISSING, Codec, _codec, _Ctx, _fixed
+from llm_wire.codec._core import EXPECTED_INTEGER, EXPECTED_STRING, MISSING, Codec, _codec, _Ctx, _fixed
 from llm_wire.codec._errors import UnknownEnumValue, _CodecFailure
 from llm_wire.reasons import NotInEnum, WrongType
 from llm_wire.schema import DefinitionError, Schema
@@ -32,17 +32,22 @@ def enum_of(source: type[E]) -> Codec[E]: ...
 def enum_of(source: Mapping[str, T]) -> Codec[T]: ...
 def enum_of(source: type[E] | Mapping[str, T]) -> Codec[Any]:
     """
-    A string enum: a Python ``Enum`` (labels are the values when all are strings, else the member names)
-    or a mapping from label to native value (encoded by equality).
+    An enum: a Python ``Enum`` sent by value when its values are all strings, or all ints (``IntEnum``;
+    schema ``{"type": "integer", "enum": [...]}``), else by member name; or a mapping from string label to
+    native value (encoded by equality). An ``Enum`` encodes only its own members.
     """
     if isinstance(source, type) and issubclass(source, enum.Enum):
         members = list(source)
+        kind = f"enum {source.__name__}"
+        if members and all(isinstance(m.value, int) and not isinstance(m.value, bool) for m in members):
+            return _int_enum(source, members, kind)
         by_value = all(isinstance(m.value, str) for m in members)
         pairs: list[tuple[Any, Any]] = [(m.value if by_value else m.name, m) for m in members]
-        kind = f"enum {source.__name__}"
+        cls: type | None = source
     elif isinstance(source, Mapping):
         pairs = list(source.items())
         kind = "enum"
+        cls = None
     else:
         raise DefinitionError("enum_of: expected an Enum class or a mapping from label to value")
     if not pairs:
@@ -78,12 +83,37 @@ def enum_of(source: type[E] | Mapping[str, T]) -> Codec[Any]:
         return found
 
     def enc(x: Any) -> Value:
+        if cls is not None and x.__class__ is not cls:  # a StrEnum member equals its str: refuse the str
+            raise _CodecFailure(UnknownEnumValue())
         try:
             return to_label[x]
         except (KeyError, TypeError):
             raise _CodecFailure(UnknownEnumValue()) from None
 
     return _codec(dec, enc, _labels_node(labels), kind)
+
+
+def _int_enum(source: type[E], members: list[E], kind: str) -> Codec[E]:
+    """An ``Enum`` whose values are all ints, by value; ``1.0`` is ``1``, as in the schema's ``enum``."""
+    values = [int(m.value) for m in members]
+    by_value = dict(zip(values, members, strict=True))
+    unknown = NotInEnum(tuple(render(v) for v in values))
+    lo, hi = min(values), max(values)
+
+    def dec(v: Any) -> E:
+        if not _has_type(v, "integer"):
+            raise _CodecFailure(EXPECTED_INTEGER)
+        found = by_value.get(int(v)) if lo <= v <= hi else None  # int() of 1E+100000 would be slow
+        if found is None:
+            raise _CodecFailure(unknown)
+        return found
+
+    def enc(x: Any) -> Value:
+        if x.__class__ is not source:
+            raise _CodecFailure(UnknownEnumValue())
+        return int(x.value)
+
+    return _codec(dec, enc, _fixed(("type", "integer"), ("enum", values)), kind)
 
 
 def _literal_key(v: object) -> tuple[str, object]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import enum
 import inspect
 import sys
 import types
 import typing
+import uuid
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar, overload
@@ -24,8 +26,11 @@ import attrs
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
 from llm_wire.codec._core import Codec, lazy, map
+from llm_wire.codec._formats import date, date_time
+from llm_wire.codec._formats import uuid as uuid_codec
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
 from llm_wire.codec._scalars import boolean, decimal, floating, integer, string
+from llm_wire.codec._untagged import untagged
 from llm_wire.schema import DefinitionError
 
 T = TypeVar("T")
@@ -313,12 +318,17 @@ class _Deriver:
         if len(rest) < len(args):
             inner = rest[0] if len(rest) == 1 else typing.Union[rest]  # noqa: UP007 - built from a tuple
             return nullable(self.hint(inner, attrs.evolve(found, description=None)))
-        if not all(_is_class(arg) for arg in rest):
-            msg = f"unsupported union {' | '.join(_name(a) for a in rest)}: only unions of classes are tagged"
-            raise DefinitionError(msg)
         _take(found, (), "a union")
-        cases = [variant(_tag(arg), self.cls(arg), cls=arg) for arg in rest]
-        return internal_union(*cases, tag=found.tag or "type")
+        classes = [arg for arg in rest if _is_class(arg)]
+        if len(classes) < 2:
+            return untagged(*(self.hint(arg, Meta()) for arg in rest))
+        cases = [variant(_tag(arg), self.cls(arg), cls=arg) for arg in classes]
+        tagged = internal_union(*cases, tag=found.tag or "type")
+        if len(classes) == len(rest):
+            return tagged
+        # Classes and other types: the classes are one tagged object member of an untagged union.
+        others = [self.hint(arg, Meta()) for arg in rest if not _is_class(arg)]
+        return untagged(tagged, *others)
 
     def cls(self, cls: type) -> Codec[Any]:
         done = self.done.get(cls)
@@ -399,4 +409,7 @@ _SCALARS: dict[Any, tuple[tuple[str, ...], Callable[..., Codec[Any]]]] = {
     int: (_NUMERIC, integer),
     float: (_NUMERIC, floating),
     Decimal: (_NUMERIC, decimal),
+    datetime.datetime: ((), date_time),
+    datetime.date: ((), date),
+    uuid.UUID: ((), uuid_codec),
 }

@@ -470,7 +470,12 @@ def internal_union(*variants: Variant, tag: str = "type") -> Codec[Any]:
             if len(v) != 1:
                 raise _unknown(v, only_tag, unexpected)
             return case.value
-        return case.codec._dec({k: x for k, x in v.items() if k != tag})
+        try:
+            return case.codec._dec({k: x for k, x in v.items() if k != tag})
+        except _CodecFailure as fail:
+            if len(fail.rpath) == 1 and isinstance(fail.reason, UnexpectedProperty):
+                fail.reason = UnexpectedProperty((tag, *fail.reason.allowed))  # the tag is allowed too
+            raise
 
     def enc(x: Any) -> Value:
         case = choose(x)

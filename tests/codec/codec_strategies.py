@@ -5,6 +5,7 @@ codecs with strategies for their native values, and mutations of JSON values.
 
 from __future__ import annotations
 
+import datetime
 import enum
 import functools
 from collections.abc import Callable, Iterator
@@ -107,6 +108,16 @@ class Level(enum.Enum):
     HIGH = 2
 
 
+class Priority(enum.IntEnum):
+    LOW = 10
+    HIGH = 20
+
+
+class Colour(enum.StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
 @attrs.frozen
 class Point:
     x: int
@@ -201,11 +212,34 @@ CATALOG: dict[str, Entry] = {
     "floating": Entry(c.floating(), st.floats(allow_nan=False, allow_infinity=False)),
     "floating range": Entry(c.floating(minimum=-1, maximum=1), st.floats(-1, 1)),
     "enum": Entry(c.enum_of(Unit), st.sampled_from(Unit)),
-    "enum of names": Entry(c.enum_of(Level), st.sampled_from(Level)),
+    "enum of ints": Entry(c.enum_of(Level), st.sampled_from(Level)),
+    "int enum": Entry(c.enum_of(Priority), st.sampled_from(Priority)),
+    "str enum": Entry(c.enum_of(Colour), st.sampled_from(Colour)),
     "enum mapping": Entry(c.enum_of({"low": 1, "high": 2}), st.sampled_from([1, 2])),
     "literal strings": Entry(c.literal("a", "b"), st.sampled_from(["a", "b"])),
     "literal mixed": Entry(c.literal("a", 1, True, None), st.sampled_from(["a", 1, True, None])),
     "literal ints": Entry(c.literal(1, 2, 3), st.sampled_from([1, 2, 3])),
+    # A format is an annotation in the schema the oracle reads, so these codecs check more than it states.
+    "date time": Entry(
+        c.date_time(),
+        st.datetimes(
+            timezones=st.integers(-1439, 1439).map(lambda m: datetime.timezone(datetime.timedelta(minutes=m)))
+        ),
+        exact_schema=False,
+    ),
+    "date": Entry(c.date(), st.dates(), exact_schema=False),
+    "uuid": Entry(c.uuid(), st.uuids(), exact_schema=False),
+    "untagged": Entry(
+        c.untagged(c.integer(minimum=0), c.string(max_length=3)), st.integers(0, 200) | st.text(max_size=3)
+    ),
+    "untagged bool int": Entry(c.untagged(c.boolean(), c.integer()), st.booleans() | st.integers()),
+    "untagged containers": Entry(
+        c.nullable(c.untagged(c.list_of(c.integer()), c.dict_of(c.boolean()), c.decimal())),
+        st.none()
+        | st.lists(st.integers(), max_size=3)
+        | st.dictionaries(st.text(max_size=2), st.booleans(), max_size=2)
+        | _small_decimals,
+    ),
     "list": Entry(c.list_of(c.integer()), st.lists(st.integers(), max_size=5)),
     "list bounded": Entry(
         c.list_of(c.string(max_length=2), min_items=1, max_items=3),

@@ -309,13 +309,54 @@ class TestEnum:
         assert enc_err(codec, "celsius").reason == c.UnknownEnumValue()
         assert body(codec) == {"type": "string", "enum": ["celsius", "fahrenheit"]}
 
-    def test_enum_by_name(self) -> None:
-        """Members whose values are not all strings are labelled by name."""
+    def test_int_values(self) -> None:
+        """An Enum whose values are all ints goes by value: an integer enum, ``1.0`` being ``1``."""
         from codec_strategies import Level
 
         codec = c.enum_of(Level)
-        assert codec.decode("HIGH") == Ok(Level.HIGH)
-        assert body(codec) == {"type": "string", "enum": ["LOW", "HIGH"]}
+        assert codec.decode(2) == Ok(Level.HIGH)
+        assert codec.decode(D("1.0")) == Ok(Level.LOW)
+        assert codec.encode(Level.HIGH) == Ok(2)
+        assert text(codec, 3) == "$: expected one of 1, 2"
+        assert text(codec, D("1E+100000")) == "$: expected one of 1, 2"
+        assert text(codec, "HIGH") == "$: expected an integer"
+        assert text(codec, True) == "$: expected an integer"
+        assert enc_err(codec, 2).reason == c.UnknownEnumValue()
+        assert body(codec) == {"type": "integer", "enum": [1, 2]}
+
+    def test_int_enum_and_str_enum(self) -> None:
+        """IntEnum and StrEnum members are sent by value; their plain int or str does not encode."""
+        import enum
+
+        class Priority(enum.IntEnum):
+            LOW = 10
+            HIGH = 20
+
+        class Colour(enum.StrEnum):
+            RED = "red"
+            BLUE = "blue"
+
+        priority, colour = c.enum_of(Priority), c.enum_of(Colour)
+        assert priority.encode(Priority.HIGH) == Ok(20)
+        assert priority.decode(10) == Ok(Priority.LOW)
+        assert enc_err(priority, 20).reason == c.UnknownEnumValue()
+        assert body(priority) == {"type": "integer", "enum": [10, 20]}
+        assert colour.encode(Colour.RED) == Ok("red")
+        assert colour.decode("blue") == Ok(Colour.BLUE)
+        assert enc_err(colour, "red").reason == c.UnknownEnumValue()
+
+    def test_other_values_by_name(self) -> None:
+        """Members whose values are neither all strings nor all ints are labelled by name."""
+        import enum
+
+        class Mixed(enum.Enum):
+            ONE = 1
+            TWO = "two"
+
+        codec = c.enum_of(Mixed)
+        assert codec.decode("TWO") == Ok(Mixed.TWO)
+        assert codec.encode(Mixed.ONE) == Ok("ONE")
+        assert body(codec) == {"type": "string", "enum": ["ONE", "TWO"]}
 
     def test_mapping(self) -> None:
         """A mapping from label to value, encoded by equality."""
@@ -734,7 +775,7 @@ class TestInternalUnion:
         [
             ({"radius": 2}, ("type",), '$["type"]: required property is missing'),
             ({"type": "circle"}, ("radius",), '$["radius"]: required property is missing'),
-            ({"type": "circle", "radius": 2, "side": 1}, ("side",), HIDDEN + '"radius"'),
+            ({"type": "circle", "radius": 2, "side": 1}, ("side",), HIDDEN + '"type", "radius"'),
             ({"type": "empty", "radius": 2}, ("radius",), HIDDEN + '"type"'),
             (
                 {"type": "oval"},
@@ -1092,3 +1133,138 @@ class TestRegisteredSchemas:
             Draft202012Validator.check_schema(document(codec))  # type: ignore[arg-type]
             checked += 1
         assert checked >= 60
+
+
+class TestFormats:
+    """date_time, date and uuid decode their RFC spelling strictly and encode it canonically."""
+
+    def test_date_time(self) -> None:
+        """An RFC 3339 date-time with an offset is an aware datetime; encoding writes isoformat()."""
+        import datetime as dt
+
+        codec = c.date_time()
+        plus_one = dt.timezone(dt.timedelta(hours=1))
+        assert codec.decode("2026-03-01T09:30:00.25+01:00") == Ok(
+            dt.datetime(2026, 3, 1, 9, 30, 0, 250000, plus_one)
+        )
+        assert codec.decode("2026-03-01t08:30:00z") == Ok(dt.datetime(2026, 3, 1, 8, 30, tzinfo=dt.UTC))
+        assert codec.encode(dt.datetime(2026, 3, 1, 9, 30, tzinfo=plus_one)) == Ok(
+            "2026-03-01T09:30:00+01:00"
+        )
+        assert body(codec) == {"type": "string", "format": "date-time"}
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            "2026-03-01T09:30:00",  # no offset
+            "2026-03-01 09:30:00Z",  # a space, not T
+            "2026-02-30T09:30:00Z",  # no such day
+            "2026-03-01T24:00:00Z",
+            "2026-03-01T23:59:60Z",  # a leap second: datetime has none
+            "2026-03-01T09:30:00.1234567Z",  # beyond microseconds
+            "2026-03-01T09:30:00+01:60",
+            "20260301T093000Z",  # ISO 8601 basic form
+            "2026-03-01",
+        ],
+    )
+    def test_date_time_refusals(self, value: str) -> None:
+        """Anything but RFC 3339 with an offset is NotInFormat, and the text shows no input."""
+        assert err(c.date_time(), value).reason == c.NotInFormat("date-time")
+        assert text(c.date_time(), value) == "$: expected a string in date-time format"
+
+    def test_date_time_encode_refusals(self) -> None:
+        """A naive datetime, or an offset with seconds, does not encode."""
+        import datetime as dt
+
+        assert enc_err(c.date_time(), dt.datetime(2026, 3, 1)).reason == c.UnexpectedType(
+            "timezone-aware datetime"
+        )
+        odd = dt.timezone(dt.timedelta(seconds=30))
+        assert isinstance(c.date_time().encode(dt.datetime(2026, 3, 1, tzinfo=odd)), Err)
+        assert isinstance(c.date_time().encode("2026-03-01T00:00:00Z"), Err)  # type: ignore[arg-type]
+
+    def test_date(self) -> None:
+        """A full-date is a date; a datetime (a date subclass) does not encode."""
+        import datetime as dt
+
+        codec = c.date()
+        assert codec.decode("2024-02-29") == Ok(dt.date(2024, 2, 29))
+        assert codec.encode(dt.date(2026, 3, 1)) == Ok("2026-03-01")
+        for bad in ("2023-02-29", "2026-3-01", "2026-03-01T00:00:00Z", "+2026-03-01"):
+            assert err(codec, bad).reason == c.NotInFormat("date")
+        assert enc_err(codec, dt.datetime(2026, 3, 1)).reason == c.UnexpectedType("date")
+        assert err(codec, 20260301).reason == WrongType(("string",))
+        assert body(codec) == {"type": "string", "format": "date"}
+
+    def test_uuid(self) -> None:
+        """A hyphenated UUID in either case decodes; encoding writes it lowercase."""
+        import uuid
+
+        codec = c.uuid()
+        known = uuid.UUID("12345678-1234-5678-9abc-def012345678")
+        assert codec.decode("12345678-1234-5678-9ABC-DEF012345678") == Ok(known)
+        assert codec.encode(known) == Ok("12345678-1234-5678-9abc-def012345678")
+        for bad in ("{12345678-1234-5678-9abc-def012345678}", "12345678123456789abcdef012345678", "x"):
+            assert err(codec, bad).reason == c.NotInFormat("uuid")
+        assert enc_err(codec, str(known)).reason == c.UnexpectedType("UUID")
+        assert body(codec) == {"type": "string", "format": "uuid"}
+
+
+class TestUntagged:
+    """Untagged unions pick the member by the value's JSON type and refuse members that share one."""
+
+    def test_int_or_str(self) -> None:
+        """Each JSON type goes to its member; other types are WrongType listing the members' types."""
+        codec = c.untagged(c.integer(), c.string(max_length=3))
+        assert codec.decode(1) == Ok(1)
+        assert codec.decode(D("2.0")) == Ok(2)
+        assert codec.decode("abc") == Ok("abc")
+        assert text(codec, D("1.5")) == "$: expected an integer or a string"
+        assert text(codec, None) == "$: expected an integer or a string"
+        assert text(codec, "abcd") == "$: expected at most 3 characters"
+        assert codec.encode(5) == Ok(5)
+        assert enc_err(codec, "abcd").reason == TooLong(3)
+        assert enc_err(codec, D(1)).reason == c.UnknownVariant()
+        assert body(codec) == {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 3}]}
+
+    def test_bool_is_not_int(self) -> None:
+        """true goes to the boolean member and 1 to the integer one, whichever comes first."""
+        for codec in (c.untagged(c.boolean(), c.integer()), c.untagged(c.integer(), c.boolean())):
+            assert codec.decode(True) == Ok(True)
+            assert codec.decode(1) == Ok(1)
+            assert codec.encode(True) == Ok(True)
+            assert codec.encode(0) == Ok(0)
+            assert type(unwrap(codec.decode(1))) is int
+
+    def test_nested_and_nullable(self) -> None:
+        """Members may be containers and records; nullable adds null."""
+        codec = c.nullable(c.untagged(c.list_of(c.integer()), c.record(dict, c.required("a", c.integer()))))
+        assert codec.decode([1]) == Ok([1])
+        assert codec.decode({"a": 1}) == Ok({"a": 1})
+        assert codec.decode(None) == Ok(None)
+        assert text(codec, "x") == "$: expected an array, an object or null"
+
+    def test_recursive(self) -> None:
+        """A recursive untagged union renders and decodes through lazy."""
+        tree: c.Codec[Any] = c.lazy(lambda: node, name="Tree")
+        node = c.untagged(c.integer(), c.list_of(tree))
+        assert tree.decode([1, [2, [3]]]) == Ok([1, [2, [3]]])
+        assert text(tree, [1, ["x"]]) == "$[1][0]: expected an integer or an array"
+
+    @pytest.mark.parametrize(
+        ("members", "message"),
+        [
+            ((c.integer(), c.floating()), "members 0 and 1 both take a JSON integer"),
+            ((c.string(), c.enum_of(Unit)), "members 0 and 1 both take a JSON string"),
+            (
+                (c.integer(), c.nullable(c.string()), c.json_value()),
+                "member 2 .* does not state its JSON type",
+            ),
+            ((c.integer(), c.custom(Ok, Ok)), "member 1 .* has no schema"),
+            ((c.integer(),), "at least two members"),
+        ],
+    )
+    def test_definition_errors(self, members: tuple[c.Codec[Any], ...], message: str) -> None:
+        """Members that cannot be told apart by JSON type are refused when the codec is built."""
+        with pytest.raises(c.DefinitionError, match=message):
+            c.untagged(*members)

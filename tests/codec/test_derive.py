@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import enum
+import uuid
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Literal, NewType, Optional, Union
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from llm_wire import codec as c
+from llm_wire import contract
 from llm_wire.result import Err, Ok
 
 D = Decimal
@@ -634,8 +637,8 @@ class IntKeys:
 
 
 @attrs.frozen
-class Untagged:
-    v: int | str
+class IntOrFloat:
+    v: int | float
 
 
 @attrs.frozen
@@ -658,6 +661,64 @@ class AttrsFieldInDataclass:
     x: int = c.field(default=1)
 
 
+@attrs.frozen
+class Boundary:
+    """Types users have at the boundary."""
+
+    at: datetime.datetime
+    day: datetime.date
+    id: uuid.UUID
+    key: int | str
+    flag: bool | int
+    priority: Priority
+    shape: Circle | Square | str = "none"
+    note: str | int | None = None
+
+
+class Priority(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class TestBoundaryHints:
+    """datetime, date, UUID, IntEnum and untagged unions derive to codecs whose schema loads as a contract."""
+
+    def test_decode_encode_and_schema(self) -> None:
+        """Each hint gets its codec; the schema loads with contract.from_schema and accepts the encoding."""
+        codec = c.derive(Boundary)
+        value: dict[str, Any] = {
+            "at": "2026-03-01T09:30:00Z",
+            "day": "2026-03-01",
+            "id": "12345678-1234-5678-9abc-def012345678",
+            "key": 7,
+            "flag": True,
+            "priority": 2,
+            "shape": {"type": "Circle", "radius": 1},
+        }
+        decoded = unwrap(codec.decode(value))
+        assert decoded == Boundary(
+            datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC),
+            datetime.date(2026, 3, 1),
+            uuid.UUID("12345678-1234-5678-9abc-def012345678"),
+            7,
+            True,
+            Priority.HIGH,
+            Circle(1.0),
+        )
+        encoded = unwrap(codec.encode(decoded))
+        assert codec.decode(encoded) == Ok(decoded)
+        assert codec.schema is not None
+        compiled = unwrap(contract.from_schema(codec.schema))
+        assert contract.validate_all(compiled, encoded) == ()
+        properties: Any = document(codec)["properties"]  # type: ignore[index,call-overload]
+        assert properties["at"] == {"type": "string", "format": "date-time"}
+        assert properties["priority"] == {"type": "integer", "enum": [1, 2]}
+        assert properties["key"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+        assert codec.decode({**value, "key": "k", "flag": 0, "shape": "x", "note": 3}) == Ok(
+            attrs.evolve(decoded, key="k", flag=0, shape="x", note=3)
+        )
+
+
 class TestDefinitionErrors:
     @pytest.mark.parametrize(
         ("cls", "message"),
@@ -670,7 +731,7 @@ class TestDefinitionErrors:
             (WrongConstraint, "WrongConstraint.name: minimum does not apply to str"),
             (Clash, 'record Clash: field "a" appears twice'),
             (IntKeys, "IntKeys.m: dict keys must be str, not int"),
-            (Untagged, "Untagged.v: unsupported union int | str"),
+            (IntOrFloat, "IntOrFloat.v: untagged: members 0 and 1 both take a JSON integer"),
             (TagClash, 'TagClash.choice: internal_union: the payload of "Circle" has a field named "radius"'),
             (CodecAndConstraint, "CodecAndConstraint.n: codec= cannot be combined with minimum"),
             (Forward, "Forward: cannot resolve its type hints"),
