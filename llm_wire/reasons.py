@@ -13,6 +13,7 @@ the schema or codec declares, and never repeats an input value::
     ├── AboveMaximum(limit, exclusive)        expected at most 10 / expected less than 10
     ├── NotMultipleOf(divisor)                expected a multiple of 0.5
     ├── TooShort(minimum), TooLong(maximum)   expected at least 3 characters / at most 3 characters
+    ├── FormatMismatch(format)                expected a string in date-time format
     ├── PatternMismatch(pattern)              expected a string matching the pattern "^[a-z]+$"
     ├── TooFewItems(minimum)                  expected at least 1 item
     ├── TooManyItems(maximum)                 expected at most 3 items
@@ -45,6 +46,7 @@ __all__ = [
     "MissingProperty",
     "NotInEnum",
     "NotMultipleOf",
+    "FormatMismatch",
     "PatternMismatch",
     "TooDeep",
     "TooFewItems",
@@ -194,6 +196,17 @@ class TooLong(Described):
     def describe(self) -> str:
         """``expected at most 3 characters``."""
         return f"expected at most {_plural(self.maximum, 'character')}"
+
+
+@frozen
+class FormatMismatch(Described):
+    """A string that is not valid in its ``format`` (asserted by a contract, or decoded by a format codec)."""
+
+    format: str
+
+    def describe(self) -> str:
+        """``expected a string in date-time format``."""
+        return f"expected a string in {self.format} format"
 
 
 @frozen

@@ -8,7 +8,6 @@ members, depth, invalid JSON) are ``llm_wire.reasons``; the codec-only ones are:
     ├── the shared reasons of llm_wire.reasons
     ├── LimitExceeded                    nesting depth beyond ``Limits`` (decode_json)
     ├── UnknownTag(tags)                 a union's tag names no variant
-    ├── NotInFormat(format)              a string that is not a date-time, date or uuid (format codecs)
     ├── FloatOutOfRange                  a number too large for a binary64 float
     ├── IntegerTooLarge                  an integral number with too many digits for ``int``
     ├── ConversionRefused(by)                      a constructor or conversion function raised (TypeError...)
@@ -33,6 +32,7 @@ from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
     Described,
+    FormatMismatch,
     InvalidJson,
     MissingProperty,
     NotInEnum,
@@ -59,7 +59,6 @@ __all__ = [
     "FloatOutOfRange",
     "IntegerTooLarge",
     "NonFiniteNumber",
-    "NotInFormat",
     "NullInsideNullable",
     "ConversionRefused",
     "UnexpectedType",
@@ -82,17 +81,6 @@ class UnknownTag(Described):
         """``expected one of the tags "circle", "square"``."""
         shown = ", ".join(render(tag) for tag in self.tags[:_LISTED])
         return f"expected one of the tags {shown}" + (", ..." if len(self.tags) > _LISTED else "")
-
-
-@frozen
-class NotInFormat(Described):
-    """A string that is not valid in the ``format`` its codec decodes (``date-time``, ``date``, ``uuid``)."""
-
-    format: str
-
-    def describe(self) -> str:
-        """``expected a string in date-time format`` (the contract's text for an asserted format)."""
-        return f"expected a string in {self.format} format"
 
 
 @frozen
@@ -198,7 +186,7 @@ DecodeReason: TypeAlias = (
     | UnexpectedProperty
     | NotInEnum
     | UnknownTag
-    | NotInFormat
+    | FormatMismatch
     | TooFewItems
     | TooManyItems
     | TooShort

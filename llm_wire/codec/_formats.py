@@ -2,7 +2,7 @@
 Format codecs: strings in a known ``format`` decoded to Python values (``datetime``, ``date``, ``UUID``).
 
 Decoding is strict: only the RFC 3339 / RFC 4122 spelling is accepted (no ISO 8601 variants, no braces or
-``urn:uuid:``), and a string that is well formed but names no value (February 30th) is ``NotInFormat``.
+``urn:uuid:``), and a string that is well formed but names no value (February 30th) is ``FormatMismatch``.
 Encoding writes the canonical spelling, so ``decode(encode(x)) == Ok(x)``.
 """
 
@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_wire.codec._core import EXPECTED_STRING, Codec, _codec, _fixed
-from llm_wire.codec._errors import NotInFormat, UnexpectedType, _CodecFailure
+from llm_wire.codec._errors import UnexpectedType, _CodecFailure
+from llm_wire.reasons import FormatMismatch
 from llm_wire.value import Value
 
 _DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
@@ -31,7 +32,7 @@ def _string_codec(
     fmt: str, read: Callable[[str], Any], write: Callable[[Any], str], native: str
 ) -> Codec[Any]:
     """A ``format: fmt`` string codec: ``read`` returns ``None`` for a string not in the format."""
-    wrong_format = NotInFormat(fmt)
+    wrong_format = FormatMismatch(fmt)
     wrong_type = UnexpectedType(native)
 
     def dec(v: Any) -> Any:

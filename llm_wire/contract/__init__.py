@@ -40,7 +40,6 @@ from llm_wire.codec import ContractMismatch, DecodeError
 from llm_wire.contract._compile import Budget, Check, Memo, compile_plan
 from llm_wire.contract._errors import (
     DuplicateItems,
-    FormatMismatch,
     InvalidPropertyName,
     InvalidShape,
     LoadError,
@@ -104,7 +103,6 @@ __all__ = [
     "Reason",
     "NotJsonValue",
     "NotConst",
-    "FormatMismatch",
     "DuplicateItems",
     "TooFewMatches",
     "TooManyMatches",

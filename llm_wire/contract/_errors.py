@@ -40,6 +40,7 @@ from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
     Described,
+    FormatMismatch,
     InvalidJson,
     MissingProperty,
     NotInEnum,
@@ -58,7 +59,6 @@ from llm_wire.value import Path, render_path
 
 __all__ = [
     "DuplicateItems",
-    "FormatMismatch",
     "InvalidPropertyName",
     "InvalidShape",
     "LoadError",
@@ -245,17 +245,6 @@ class NotConst(Described):
         if len(self.expected) <= 80:
             return f"expected {self.expected}"
         return "expected the constant value"
-
-
-@frozen
-class FormatMismatch(Described):
-    """A string that is not valid in the asserted ``format``."""
-
-    format: str
-
-    def describe(self) -> str:
-        """``expected a string in date-time format``."""
-        return f"expected a string in {self.format} format"
 
 
 @frozen

@@ -20,7 +20,6 @@ from llm_wire.contract._compile import (
 )
 from llm_wire.contract._errors import (
     DuplicateItems,
-    FormatMismatch,
     InvalidShape,
     MatchesNot,
     NoMatch,
@@ -44,6 +43,7 @@ from llm_wire.contract._unevaluated import unevaluatedItems, unevaluatedProperti
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
+    FormatMismatch,
     NotInEnum,
     NotMultipleOf,
     PatternMismatch,

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from llm_wire import codec as c
+from llm_wire import reasons
 from llm_wire.codec._scalars import is_multiple
 from llm_wire.reasons import (
     BelowMinimum,
@@ -1168,8 +1169,8 @@ class TestFormats:
         ],
     )
     def test_date_time_refusals(self, value: str) -> None:
-        """Anything but RFC 3339 with an offset is NotInFormat, and the text shows no input."""
-        assert err(c.date_time(), value).reason == c.NotInFormat("date-time")
+        """Anything but RFC 3339 with an offset is FormatMismatch, and the text shows no input."""
+        assert err(c.date_time(), value).reason == reasons.FormatMismatch("date-time")
         assert text(c.date_time(), value) == "$: expected a string in date-time format"
 
     def test_date_time_encode_refusals(self) -> None:
@@ -1191,7 +1192,7 @@ class TestFormats:
         assert codec.decode("2024-02-29") == Ok(dt.date(2024, 2, 29))
         assert codec.encode(dt.date(2026, 3, 1)) == Ok("2026-03-01")
         for bad in ("2023-02-29", "2026-3-01", "2026-03-01T00:00:00Z", "+2026-03-01"):
-            assert err(codec, bad).reason == c.NotInFormat("date")
+            assert err(codec, bad).reason == reasons.FormatMismatch("date")
         assert enc_err(codec, dt.datetime(2026, 3, 1)).reason == c.UnexpectedType("date")
         assert err(codec, 20260301).reason == WrongType(("string",))
         assert body(codec) == {"type": "string", "format": "date"}
@@ -1205,7 +1206,7 @@ class TestFormats:
         assert codec.decode("12345678-1234-5678-9ABC-DEF012345678") == Ok(known)
         assert codec.encode(known) == Ok("12345678-1234-5678-9abc-def012345678")
         for bad in ("{12345678-1234-5678-9abc-def012345678}", "12345678123456789abcdef012345678", "x"):
-            assert err(codec, bad).reason == c.NotInFormat("uuid")
+            assert err(codec, bad).reason == reasons.FormatMismatch("uuid")
         assert enc_err(codec, str(known)).reason == c.UnexpectedType("UUID")
         assert body(codec) == {"type": "string", "format": "uuid"}
 

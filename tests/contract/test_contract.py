@@ -21,7 +21,6 @@ from llm_wire.contract import (
     Contract,
     Dialect,
     DuplicateItems,
-    FormatMismatch,
     InvalidPropertyName,
     InvalidShape,
     LoadError,
@@ -49,6 +48,7 @@ from llm_wire.contract import (
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
+    FormatMismatch,
     InvalidJson,
     MissingProperty,
     PatternMismatch,
