@@ -3,13 +3,13 @@ The typed failures of ``llm_wire.contract``: why a schema document was refused (
 was refused (``ValidationError``), with the reasons only contracts have. ``contract`` re-exports them.
 
 The reasons a contract shares with codecs (wrong type, enum, bounds, lengths, pattern, items, missing and
-unexpected members, depth, invalid JSON) are ``llm_wire.reasons``; bounds on a document are
+unexpected members, format, depth, invalid JSON) are ``llm_wire.reasons``; bounds on a document are
 ``llm_wire.error.LimitExceeded``::
 
     LoadError(path, keyword, reason)      a schema document that cannot be honoured
     └── LoadReason
         ├── InvalidJson                       (llm_wire.reasons) the text is not strict JSON
-        ├── LimitExceeded                     (llm_wire.error) max_nodes, max_depth or max_ref_depth
+        ├── LimitExceeded                     (llm_wire.error) max_nodes, max_depth, max_ref_depth, max_pattern_cost
         ├── InvalidShape(problem), UnsupportedKeyword(why), UnsupportedDialect
         ├── RemoteReference, UnresolvableReference(why), ReferenceLoop
         └── UnsupportedPattern(why), UnknownFormat
@@ -17,8 +17,8 @@ unexpected members, depth, invalid JSON) are ``llm_wire.reasons``; bounds on a d
     ValidationError(path, reason)         a value outside the contract
     └── Reason
         ├── the shared reasons of llm_wire.reasons
-        ├── NotJsonValue                      a Python object that is not JSON (a float, a tuple)
-        ├── NotConst(expected), FormatMismatch(format)
+        ├── NotJsonValue                      a Python object that is not JSON (a NaN, a tuple)
+        ├── NotConst(expected)
         ├── DuplicateItems, TooFewMatches, TooManyMatches, UnexpectedItem  (arrays)
         ├── TooFewProperties, TooManyProperties, MissingDependency, InvalidPropertyName  (objects)
         └── NotAllowed, NoMatch, SeveralMatch, MatchesNot  (false, anyOf/oneOf, not)
