@@ -6,9 +6,11 @@ A parsed value is plain Python: ``None | bool | str | int | Decimal | list | dic
 not allow (and duplicate keys, lone surrogates and a byte order mark), with a location and a typed reason,
 and never lets a Python exception escape.
 
-The engine is two-speed: the standard library's C scanner parses documents that a cheap pre-scan finds
-harmless, and an exact pure-Python parser takes over for everything else, so every error is located and
-explained by one implementation and valid documents pay C speed.
+The engine is two-speed. A native reader parses valid documents at native speed: jiter (Rust, strict:
+duplicate keys, lone surrogates, NaN and trailing content refused, numbers exact), or the standard library's
+C scanner with hooks when a cheap pre-scan finds a number token that may break a limit. An exact pure-Python
+parser takes over for everything they decline, so every error is located and explained by one
+implementation.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import re
 import sys
 from collections.abc import Callable
 from decimal import Decimal
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from typing import Any, TypeAlias
 
+import jiter
 from attrs import evolve, frozen
 
 from llm_wire.error import LimitExceeded
@@ -337,30 +340,67 @@ _WS = re.compile(r"[ \t\n\r]*")
 _WS_CHARS = " \t\n\r"
 
 
+#: jiter, strict: duplicate keys refused, numbers exact (``Decimal``), no NaN; dict keys cached (its cache
+#: only ever returns equal strings).
+_JITER = functools.partial(
+    jiter.from_json, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+)
+
+
+def _jiter_depth() -> int:
+    """
+    The deepest nesting jiter reads, found by asking it: arrays nested this deep with a value inside parse,
+    one more does not, and neither does one more with nothing inside. 0 when jiter has no such limit here.
+    """
+
+    def reads(depth: int, inner: bytes) -> bool:
+        try:
+            _JITER(b"[" * depth + inner + b"]" * depth)
+        except ValueError:
+            return False
+        return True
+
+    low, high = 1, 4096
+    if reads(high, b"1"):
+        return 0
+    while high - low > 1:  # reads(low) holds and reads(high) does not
+        middle = (low + high) // 2
+        low, high = (middle, high) if reads(middle, b"1") else (low, middle)
+    return low if not reads(low + 2, b"") else 0
+
+
+_JITER_DEPTH = _jiter_depth()
+
+
 class _FastEngine:
-    """The C scanner set up for one ``Limits``."""
+    """The fast readers set up for one ``Limits``: jiter, and the C scanner with number hooks."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         # A non-integer token this short, without an exponent, is within the byte and digit limits.
         self.short_number = min(limits.max_number_bytes, limits.max_number_digits)
-        # An integer token is "-"? and digits without leading zeros: this many digits are always allowed.
-        int_digits = max(0, min(limits.max_number_digits, limits.max_number_bytes - 1))
-        # Only documents longer than that can hold a longer one. Such a run of digits covers a position
-        # that is a multiple of ``long_int_step``, so sampling those characters rules most documents out;
-        # otherwise look for the run as zeros among the UTF-8 bytes with every digit turned into "0".
-        self.long_int_from = int_digits + 1
-        self.long_int_step = max(1, int_digits)
-        self.long_int = b"0" * (int_digits + 1)
-        decoder = json.JSONDecoder(
-            object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
-        )
-        self.scan_once: Callable[[str, int], tuple[Value, int]] = decoder.scan_once  # type: ignore[attr-defined]
-        # The same scanner without the duplicate-key hook, for documents with at most one object (``_fast``).
-        unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
-        self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
-        # With every integer token checked too, for documents holding a run of digits long enough to break a
-        # number limit: most such runs sit inside strings (ids, hashes), and those stay on this engine.
+        # A number token is a sign, up to three runs of digits (integer, fraction, exponent) and up to three
+        # marks. To pass the digit limit its two mantissa runs hold more than ``max_number_digits``, and to
+        # pass the byte limit its runs hold more than ``max_number_bytes - 3``: either way one run is at
+        # least ``long_run`` long. To pass ``max_exponent`` its exponent has ``exponent_digits`` or more.
+        digits, size = limits.max_number_digits, limits.max_number_bytes
+        long_run = max(1, min(-(-(digits + 1) // 2), -(-(size - 3) // 3)))
+        self.long_run = b"0" * long_run
+        exponent_digits = len(str(limits.max_exponent))
+        zeros = b"0" * exponent_digits
+        self.exponent_digits = zeros
+        self.long_exponent = re.compile(rb"e\+?" + zeros)
+        # Either kind holds at least this run of digits.
+        self.shortest_run = b"0" * min(long_run, exponent_digits)
+        # An integer token with fewer digits than this is within the byte and digit limits.
+        self.long_int_from = max(1, min(digits + 1, size))
+        # ``max_depth`` for jiter: extra arrays around the document that use up the rest of its own limit.
+        self.padding = max(0, _JITER_DEPTH + 1 - limits.max_depth) if _JITER_DEPTH else 0
+        # Without padding, jiter's own limit is enough when ``max_depth`` is at least one more.
+        self.deep_enough = bool(_JITER_DEPTH) and limits.max_depth > _JITER_DEPTH
+        self.open_pad = b"[" * self.padding
+        self.close_pad = b"]" * self.padding
+        # The C scanner with a hook on every number token, for documents that may break a number limit.
         checked = json.JSONDecoder(
             object_pairs_hook=_object,
             parse_float=self.number,
@@ -369,6 +409,29 @@ class _FastEngine:
             strict=True,
         )
         self.scan_checked: Callable[[str, int], tuple[Value, int]] = checked.scan_once  # type: ignore[attr-defined]
+
+    def suspects(self, shapes: bytes) -> list[int] | None:
+        """
+        Where a number token may break a limit, in a document seen through ``_SHAPES``: the start of each run
+        of at least ``long_run`` digits, and each exponent of ``exponent_digits`` digits or more. ``None``
+        when there are more than ``_SUSPECTS`` such places.
+        """
+        found: list[int] = []
+        run = self.long_run
+        at = shapes.find(run)
+        while at >= 0:  # the first run of zeros found from ``at`` on starts a run of digits
+            found.append(at)
+            if len(found) > _SUSPECTS:
+                return None
+            ends = [end for end in map(shapes.find, b".e+", repeat(at)) if end >= 0]
+            at = shapes.find(run, min(ends)) if ends else -1
+        if self.exponent_digits in shapes:
+            # A regular expression, not ``find``: led by the rare "e", it skips runs of zeros quickly.
+            for match in self.long_exponent.finditer(shapes):
+                found.append(match.start())
+                if len(found) > _SUSPECTS:
+                    return None
+        return found
 
     def number(self, token: str) -> Decimal:
         """Every non-integer number token: a ``Decimal`` when it is within the limits."""
@@ -390,8 +453,12 @@ def _fast_engine(limits: Limits) -> _FastEngine:
     return _FastEngine(limits)
 
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_DIGIT = re.compile(r"[0-9]")
+_SHAPE_OF = dict(zip(b"0123456789eE+-", b"0000000000ee++", strict=True))
+#: Number shapes: each digit as "0", each exponent mark as "e", each sign as "+", every other byte as ".".
+_SHAPES = bytes.maketrans(bytes(range(256)), bytes(_SHAPE_OF.get(byte, 46) for byte in range(256)))
+_DIGIT_BYTES = tuple(bytes((digit,)) for digit in b"0123456789")
+#: A document with more places to check than this goes to the careful scan without checking them.
+_SUSPECTS = 8
 
 
 def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value] | None:
@@ -400,31 +467,79 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     when the exact parser must decide. ``data``: ``source`` in UTF-8, if known.
     """
     engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
+    if data is None:
+        data = source.encode("utf-8")  # ``parse`` encodes non-ASCII text already; ASCII is a plain copy
+    # jiter keeps every number but checks no number limit. A token that may break one holds a run of at
+    # least ``long_run`` digits, or an exponent of ``exponent_digits`` (see ``_FastEngine``): look for
+    # those in the document's number shapes (one ``translate``, then a few ``memmem``).
+    # A large document with no digit at all is common (prose, code): ten ``memchr`` rule it out cheaply.
+    if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
+        shapes = data.translate(_SHAPES)
+        if engine.shortest_run in shapes:
+            suspects = engine.suspects(shapes)
+            if suspects is None or (suspects and not _inside_strings(data, suspects)):
+                return _scanned(source, engine, limits)
+    return _native(data, engine, limits)
+
+
+def _inside_strings(data: bytes, positions: list[int]) -> bool:
+    """
+    Whether every position lies inside a string: an odd number of quotes before it. Only decided for a
+    document without backslashes (no escaped quotes); otherwise ``False``, and the careful scan decides.
+    """
+    if b"\\" in data:
+        return False
+    return all(data.count(b'"', 0, at) % 2 for at in positions)
+
+
+#: Documents up to this size count their containers; larger ones are always read inside the padding.
+_COUNTED = 4096
+
+
+def _native(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+    """
+    The document through ``jiter`` (Rust): it refuses duplicate keys (after unescaping), lone surrogates,
+    NaN and Infinity, control characters, invalid UTF-8 and trailing content, and keeps numbers exact.
+    Its depth limit is fixed, so a document that may nest deeper than ``max_depth`` is read inside
+    ``engine.padding`` arrays that spend the rest of it: one nested deeper than ``max_depth`` is refused.
+    """
+    n = len(data)
+    if n <= limits.max_depth:
+        deep = False  # it has fewer containers than that
+    else:
+        deep = n > _COUNTED or data.count(b"[") + data.count(b"{") > limits.max_depth
+    try:
+        if deep and engine.padding:
+            value = _JITER(engine.open_pad + data + engine.close_pad)
+            for _ in range(engine.padding):
+                if type(value) is not list or len(value) != 1:
+                    return None
+                value = value[0]
+        else:
+            value = _JITER(data)
+    except ValueError:
+        return None
+    if deep and not engine.padding and not engine.deep_enough and not _within(value, limits):
+        return None
+    # The value count is at most one more than the containers and commas, strings included.
+    if n > limits.max_values and _structure(data) >= limits.max_values and not _within(value, limits):
+        return None
+    return (value,)
+
+
+def _structure(data: bytes) -> int:
+    """Containers and commas, strings included: one less than a bound on the number of values."""
+    return data.count(b"[") + data.count(b"{") + data.count(b",")
+
+
+def _scanned(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+    """A document with a long run of digits, through the C scanner with a hook on every number token."""
     n = len(source)
-    # The substring test is a fraction of the regular expression's cost and rules out most documents.
     if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
         return None
-    long_digits = False
-    if n >= engine.long_int_from and _DIGIT.search(source[:: engine.long_int_step]):
-        if data is None:
-            data = source.encode("utf-8")
-        long_digits = engine.long_int in data.translate(_DIGITS_AS_ZERO)
     start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
-    objects = source.count("{")
     try:
-        if long_digits:
-            value, end = engine.scan_checked(source, start)
-        elif objects > 1:
-            value, end = engine.scan_once(source, start)
-        else:
-            # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook
-            # costs about as much as the rest of the scan, so scan without it and prove no key repeated: with
-            # at most one "{" the document holds at most one object, whose pairs are the ":" outside strings,
-            # so at most ``source.count(":")``. When that object is the value and has that many keys, there
-            # were no more pairs than keys. Otherwise scan again with the hook.
-            value, end = engine.scan_unhooked(source, start)
-            if objects and (type(value) is not dict or len(value) != source.count(":")):
-                value, end = engine.scan_once(source, start)
+        value, end = engine.scan_checked(source, start)
     except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
     if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]

@@ -1047,3 +1047,57 @@ class TestToPlain:
                     number = number[segment]
                 assert isinstance(number, Decimal)
                 assert float(number) in (float("inf"), float("-inf")) or (float(number) == 0 and number != 0)
+
+
+def _typed(tree: object) -> object:
+    """A value with each number tagged by its type, so ``1`` and ``Decimal("1")`` differ."""
+    if isinstance(tree, list):
+        return [_typed(item) for item in tree]
+    if isinstance(tree, dict):
+        return {key: _typed(item) for key, item in tree.items()}
+    return (type(tree).__name__, tree)
+
+
+_TIGHT = (
+    DEFAULT,
+    DEFAULT.with_max_depth(3),
+    DEFAULT.with_max_depth(1).with_max_values(6),
+    DEFAULT.with_max_number_digits(3).with_max_number_bytes(6).with_max_exponent(9),
+    DEFAULT.with_max_values(4),
+)
+
+
+class TestEnginesAgree:
+    """The fast engine answers only what the exact engine would answer, and answers it the same."""
+
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(arbitrary_text(), st.sampled_from(_TIGHT))
+    def test_fast_never_disagrees_with_exact(self, text: str, limits: Limits) -> None:
+        """Where the fast engine gives a value, the exact engine gives that value with the same types."""
+        exact = parse_with(text, limits, engine="exact")
+        try:
+            encoded = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return  # ``parse`` refuses a lone surrogate before any engine runs
+        fast = value._fast(text, limits, encoded)
+        if fast is not None:
+            assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
+            assert _typed(fast[0]) == _typed(exact.value)
+
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(json_documents(), st.sampled_from(_TIGHT))
+    def test_valid_documents_agree(self, doc: JsonDoc, limits: Limits) -> None:
+        """On documents ``json.dumps`` writes, under tight limits: refused by one, declined by the other."""
+        text = json.dumps(doc)
+        exact = parse_with(text, limits, engine="exact")
+        fast = value._fast(text, limits, text.encode("utf-8"))
+        if isinstance(exact, Err):
+            assert fast is None
+        elif fast is not None:  # it may decline (at exactly ``max_depth``): the exact engine reads it
+            assert _typed(fast[0]) == _typed(exact.value)
+
+    def test_a_document_at_the_depth_limit_still_parses(self) -> None:
+        """At exactly ``max_depth`` the fast engine may decline; ``parse`` still gives the value."""
+        for text in ("[" * 64 + "1" + "]" * 64, '{"a":' * 63 + "[]" + "}" * 63, "[" * 64 + "]" * 64):
+            assert isinstance(parse(text), Ok)
+            assert isinstance(parse("[" + text + "]"), Err)

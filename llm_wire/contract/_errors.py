@@ -9,7 +9,8 @@ unexpected members, format, depth, invalid JSON) are ``llm_wire.reasons``; bound
     LoadError(path, keyword, reason)      a schema document that cannot be honoured
     └── LoadReason
         ├── InvalidJson                       (llm_wire.reasons) the text is not strict JSON
-        ├── LimitExceeded                     (llm_wire.error) max_nodes, max_depth, max_ref_depth, max_pattern_cost
+        ├── LimitExceeded                     (llm_wire.error) max_nodes, max_depth, max_ref_depth,
+        │                                     max_pattern_cost
         ├── InvalidShape(problem), UnsupportedKeyword(why), UnsupportedDialect
         ├── RemoteReference, UnresolvableReference(why), ReferenceLoop
         └── UnsupportedPattern(why), UnknownFormat
