@@ -10,6 +10,7 @@ stops a reducer with a typed error and never leaves this package.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import NoReturn
 
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -37,6 +38,7 @@ __all__ = [
     "Fail",
     "Reducer",
     "array",
+    "index_member",
     "integer",
     "json_text",
     "member",
@@ -61,6 +63,10 @@ def over(limits: ResponseLimits, limit: str, measured: int | None) -> LimitExcee
     """The error for the ``ResponseLimits`` field ``limit`` passed, naming the setting that raises it."""
     value: int = getattr(limits, limit)
     return LimitExceeded(limits.setting(limit), value, measured, what=_LIMIT_TEXT.get(limit, limit))
+
+
+#: The Python types a parsed JSON value may have at its top (``value.render`` checks the rest).
+_VALUES = (type(None), bool, int, float, Decimal, str, list, dict)
 
 
 class Fail(Exception):
@@ -105,6 +111,18 @@ def integer(container: Value, key: str) -> int | None:
     """An integer member, ``None`` when absent or of another type (usage counts are advisory)."""
     found = member(container, key)
     return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def index_member(container: Value, key: str, what: str) -> int | None:
+    """An index member, ``None`` when absent or null; a member of another type is a protocol violation."""
+    found = member(container, key)
+    if found is None:
+        return None
+    return (
+        found
+        if isinstance(found, int) and not isinstance(found, bool)
+        else protocol(f"{what} is not an integer")
+    )
 
 
 def json_text(value: Value, what: str) -> str:
@@ -291,14 +309,26 @@ class Reducer:
 
     def feed(self, event: Event) -> Result[list[Progress], ResponseError]:
         """Decode one framed event."""
+        if not isinstance(event, Event):
+            msg = f"event must be an Event, not {type(event).__name__}"
+            raise TypeError(msg)
         return self._guard(lambda: self._raw(event.event, event.data))
 
     def feed_json(self, data: Value, event: str | None = None) -> Result[list[Progress], ResponseError]:
         """Decode one event whose data is already parsed (``data`` may be the text ``[DONE]``)."""
+        if not isinstance(data, _VALUES):
+            msg = f"data must be a JSON value, not {type(data).__name__}"
+            raise TypeError(msg)
+        if event is not None and not isinstance(event, str):
+            msg = f"event must be a str or None, not {type(event).__name__}"
+            raise TypeError(msg)
         return self._guard(lambda: self._event(event, data))
 
     def feed_bytes(self, chunk: bytes | str) -> Result[list[Progress], ResponseError]:
         """Frame a chunk of the raw body and decode the events it completes."""
+        if not isinstance(chunk, bytes | bytearray | str):
+            msg = f"chunk must be bytes or str, not {type(chunk).__name__}"
+            raise TypeError(msg)
         if self._error is not None:
             return Err(self._error)
         if self._framer is None:
@@ -328,6 +358,9 @@ class Reducer:
 
     def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
         """Decode a whole (non-streamed) response body with the same reducer."""
+        if not isinstance(body, (bytes, bytearray, *_VALUES)):
+            msg = f"body must be bytes, str or a JSON value, not {type(body).__name__}"
+            raise TypeError(msg)
 
         def whole() -> None:
             if isinstance(body, bytes | bytearray | str):

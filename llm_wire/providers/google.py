@@ -14,9 +14,9 @@ Responses: only the first candidate is read. Gemini sends call arguments as obje
 object rendered exactly (member order and numbers as sent). Gemini 3 may stream one call over several
 chunks: a ``functionCall`` with a name and ``willContinue``, then ``partialArgs`` (a JSON path and a value
 each; a string may continue over several), ended by a chunk without ``willContinue`` or an empty
-``functionCall``. A call without an ``id`` gets ``call_<n>`` and no ``provider_id``; a ``thoughtSignature``
-on a call's part becomes its ``provider_state``. Signatures, thoughts and hosted tool parts make the
-``parts`` the turn's replay data.
+``functionCall``. A call without an ``id`` gets ``llm_wire_call_<n>`` (no other call of the response has
+it) and no ``provider_id``; a ``thoughtSignature`` on a call's part becomes its ``provider_state``.
+Signatures, thoughts and hosted tool parts make the ``parts`` the turn's replay data.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from llm_wire.providers._reduce import (
     protocol,
     string,
 )
-from llm_wire.providers._replay import Kind, arguments_object, replay, system_texts
+from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
 from llm_wire.providers.projection import Profile, Refs, Values
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
@@ -68,6 +68,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value
 
 __all__ = [
+    "GENERATED_PREFIX",
     "JSON",
     "KIND",
     "OPENAPI",
@@ -83,6 +84,8 @@ __all__ = [
 ]
 
 PROVIDER = Provider.GOOGLE
+#: The prefix of the ids the decoder gives calls that came without one (``llm_wire_call_0``...).
+GENERATED_PREFIX = "llm_wire_call_"
 
 #: ``parametersJsonSchema``: nearly all of JSON Schema; a ``$ref`` node may carry only description/default.
 JSON = Profile(name="google", ref_siblings=frozenset({"description", "default"}))
@@ -227,6 +230,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                     contents.append({"role": "model", "parts": parts})
             case ToolResult() as result:
                 results.append(_function_response(result, ids))
+            case _:
+                not_a("Message", f"messages[{index}]", message)
     if results:
         contents.append({"role": "user", "parts": results})
     body: dict[str, Value] = {"contents": contents}
@@ -285,6 +290,8 @@ def _calling(out: Outgoing) -> dict[str, Value] | None:
             return {"mode": "ANY"}
         case UseTool(name=name):
             return {"mode": "ANY", "allowedFunctionNames": [name]}
+        case _:
+            not_a("ToolChoice or UseTool", "choice", out.choice)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -409,12 +416,13 @@ class GoogleDecoder(Reducer):
         self._calls = 0
 
     def _event(self, name: str | None, data: Value) -> None:
-        if isinstance(data, list):  # a chunk of the JSON-array form of a stream
-            for chunk in data:
-                self._event(name, chunk)
-            return
-        if not isinstance(data, dict):
-            protocol("a chunk is not an object")
+        # The JSON-array form of a stream holds chunks, one level deep.
+        for chunk in data if isinstance(data, list) else [data]:
+            if not isinstance(chunk, dict):
+                protocol("a chunk is not an object")
+            self._chunk(chunk)
+
+    def _chunk(self, data: dict[str, Value]) -> None:
         if member(data, "error") is not None:
             raise Fail(_error(data["error"], None, None))
         self._b.response_id = string(data, "responseId", "a response id") or self._b.response_id
@@ -467,12 +475,15 @@ class GoogleDecoder(Reducer):
             self._b.block()
             self._calls += 1
             given = string(call, "id", "a call id")
-            call_id = given or f"call_{self._calls - 1}"
+            call_id = given or self._generated()
             opened = self._b.open_call(
                 len(self._b.calls), call_id, name, provider_id=given or None, state=signature
             )
             if not going:
-                self._close(opened, call.get("args") if "args" in call else {}, part)
+                args = call.get("args", {})
+                if not isinstance(args, dict):
+                    protocol("function call args must be an object")
+                self._close(opened, args, part)
                 return
             streaming = self._streaming = _Streaming(opened, call, signature)
         elif name:
@@ -488,6 +499,12 @@ class GoogleDecoder(Reducer):
                 kept["thoughtSignature"] = streaming.signature
             self._streaming = None
             self._close(streaming.call, streaming.args, kept)
+
+    def _generated(self) -> str:
+        """An id for a call the provider gave none: prefixed as no provider id is, and unused so far."""
+        while (call_id := f"{GENERATED_PREFIX}{self._calls - 1}") in self._b.ids:
+            self._calls += 1
+        return call_id
 
     def _partial(self, streaming: _Streaming, piece: Value) -> None:
         if not isinstance(piece, dict):
