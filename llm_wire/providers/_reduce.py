@@ -9,6 +9,7 @@ stops a reducer with a typed error and never leaves this package.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from decimal import Decimal
 from typing import NoReturn
@@ -38,6 +39,7 @@ __all__ = [
     "Fail",
     "Reducer",
     "array",
+    "flag",
     "index_member",
     "integer",
     "json_text",
@@ -111,6 +113,14 @@ def integer(container: Value, key: str) -> int | None:
     """An integer member, ``None`` when absent or of another type (usage counts are advisory)."""
     found = member(container, key)
     return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def flag(container: Value, key: str) -> bool:
+    """A boolean member, ``False`` when absent or null; any other type is a protocol violation."""
+    found = member(container, key)
+    if found is None:
+        return False
+    return found if isinstance(found, bool) else protocol(f"{key} must be a boolean")
 
 
 def index_member(container: Value, key: str, what: str) -> int | None:
@@ -282,6 +292,9 @@ class Reducer:
         self._limits = limits
         self._b = Builder(self.provider, limits)
         self._framer: Framer | None = None
+        # The framer decodes as the SSE standard says, with replacement characters; a call's arguments must
+        # never carry one, so the raw stream is checked to be UTF-8 on the way in.
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._error: ResponseError | None = None
         self._ended = False
         self._bytes = 0
@@ -335,12 +348,19 @@ class Reducer:
             self._framer = Framer(
                 max_line_bytes=self._limits.line_bytes, max_event_bytes=self._limits.event_bytes
             )
-        return self._events(self._framer.feed(chunk))
+        raw = chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
+        failed = self._not_utf8(raw)
+        if failed is not None:
+            return failed
+        return self._events(self._framer.feed(raw))
 
     def finish(self) -> Result[Terminal, ResponseError]:
         """The terminal; ``Err(ProtocolError)`` if the stream ended before the provider's final event."""
         if self._framer is not None and self._error is None:
             framer, self._framer = self._framer, None
+            failed = self._not_utf8(b"", final=True)
+            if failed is not None:
+                return failed
             match self._events(framer.finish()):
                 case Err(error):
                     return Err(error)
@@ -395,6 +415,15 @@ class Reducer:
         raise NotImplementedError
 
     # Shared machinery.
+
+    def _not_utf8(self, raw: bytes, *, final: bool = False) -> Err[ResponseError] | None:
+        """The error when the raw stream so far is not UTF-8 (a sequence cut at a chunk end waits)."""
+        try:
+            self._utf8.decode(raw, final)
+        except UnicodeDecodeError:
+            self._error = ProtocolError("the stream is not valid UTF-8")
+            return Err(self._error)
+        return None
 
     def _end(self) -> None:
         """Mark the provider's final event as seen."""

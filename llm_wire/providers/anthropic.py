@@ -385,6 +385,8 @@ class AnthropicDecoder(Reducer):
         if not isinstance(data, dict):
             protocol("an event is not an object")
         kind = string(data, "type", "an event type") or name
+        if not kind:
+            protocol("an event has no type")
         if kind == "message_start":
             message = obj(data, "message", "a message")
             if message is None:
@@ -470,7 +472,9 @@ class AnthropicDecoder(Reducer):
         return found
 
     def _delta(self, block: _Block, delta: dict[str, Value] | None) -> None:
-        kind = string(delta, "type", "a delta type") or ""
+        kind = string(delta, "type", "a delta type")
+        if not kind:
+            protocol("a delta has no type")
         if kind not in _DELTAS:
             return
         key, block_kind = _DELTAS[kind]

@@ -33,6 +33,7 @@ from llm_wire.providers._reduce import (
     Fail,
     Reducer,
     array,
+    flag,
     integer,
     json_text,
     member,
@@ -437,6 +438,8 @@ class GoogleDecoder(Reducer):
             self._finish = f"PROMPT_{blocked}"
             self._end()
         candidate = candidates[0] if candidates else None
+        if candidate is not None and not isinstance(candidate, dict):
+            protocol("a candidate is not an object")
         parts = array(obj(candidate, "content", "content"), "parts", "parts")
         if self._finish is not None and parts:
             protocol("content arrived after the finish reason")
@@ -455,19 +458,23 @@ class GoogleDecoder(Reducer):
     def _part(self, part: dict[str, Value]) -> None:
         signature = string(part, "thoughtSignature", "a thought signature")
         if "functionCall" in part:
-            self._function_call(part, obj(part, "functionCall", "a functionCall") or {}, signature)
+            call = obj(part, "functionCall", "a functionCall")
+            if call is None:
+                protocol("a functionCall must be an object")
+            self._function_call(part, call, signature)
             return
-        if signature is not None or member(part, "thought") is True or not set(part) <= _TEXT_PART:
+        thought = flag(part, "thought")
+        if signature is not None or thought or not set(part) <= _TEXT_PART:
             self._b.replay = True
         text = string(part, "text", "text")
-        if text is not None and member(part, "thought") is not True:
+        if text is not None and not thought:
             self._b.text(text)
         self._keep(part)
 
     def _function_call(self, part: dict[str, Value], call: dict[str, Value], signature: str | None) -> None:
         name = string(call, "name", "a function name")
         partial = array(call, "partialArgs", "partial arguments")
-        going = member(call, "willContinue") is True
+        going = flag(call, "willContinue")
         streaming = self._streaming
         if streaming is None:
             if not name:
@@ -525,9 +532,7 @@ class GoogleDecoder(Reducer):
         else:
             protocol("a partial argument has no value")
         streaming.put(path, value, extend=streaming.continuing == path and isinstance(value, str))
-        streaming.continuing = (
-            path if isinstance(value, str) and member(piece, "willContinue") is True else None
-        )
+        streaming.continuing = path if isinstance(value, str) and flag(piece, "willContinue") else None
         streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
         if streaming.size > self._limits.argument_bytes_per_call:
             raise Fail(over(self._limits, "argument_bytes_per_call", streaming.size))

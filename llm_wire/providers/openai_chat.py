@@ -198,6 +198,8 @@ class ChatDecoder(Reducer):
                 prompt, integer(usage, "completion_tokens"), integer(usage, "total_tokens"), usage
             )
         for choice in array(chunk, "choices", "choices"):
+            if not isinstance(choice, dict):
+                protocol("a choice is not an object")
             if index_member(choice, "index", "a choice index") not in (0, None):
                 continue
             delta = obj(choice, key, key)

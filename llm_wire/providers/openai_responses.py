@@ -210,6 +210,8 @@ class ResponsesDecoder(Reducer):
         if not isinstance(data, dict):
             protocol("an event is not an object")
         kind = string(data, "type", "an event type") or name
+        if not kind:
+            protocol("an event has no type")
         if kind in ("response.created", "response.in_progress", "response.queued"):
             self._b.response_id = string(obj(data, "response", "response"), "id", "a response id")
         elif kind == "response.output_item.added":

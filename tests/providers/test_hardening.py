@@ -251,3 +251,93 @@ class TestBoundedTexts:
         assert "\x00" not in error.describe()
         assert "\u202e" not in error.describe()
         assert len(error.describe()) < 150
+
+
+class TestInvalidUtf8:
+    """A raw stream that is not UTF-8 fails; the framer's replacement characters never reach a call."""
+
+    @pytest.mark.parametrize("bad", [b"\xff", b"\xc3", b"\xed\xa0\x80"], ids=repr)
+    def test_a_bad_byte_in_arguments(self, bad: bytes) -> None:
+        """A bad byte inside a call's argument text is a protocol error, not a U+FFFD in the arguments."""
+        call = b'{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{\\"a\\":\\"x'
+        body = (
+            b'data: {"choices":[{"index":0,"delta":{"tool_calls":[' + call + bad + b'\\"}"}}]}}]}\n\n'
+            b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+            b"data: [DONE]\n\n"
+        )
+        decoder = openai_chat.WIRE.decoder(ResponseLimits())
+        for at in range(len(body)):
+            decoder.feed_bytes(body[at : at + 1])
+        assert decoder.finish() == Err(ProtocolError("the stream is not valid UTF-8"))
+
+    def test_a_lone_surrogate_in_text(self) -> None:
+        """A text chunk holding a lone surrogate is refused the same way."""
+        decoder = anthropic.WIRE.decoder(ResponseLimits())
+        assert decoder.feed_bytes("data: {}\ud800\n\n") == Err(ProtocolError("the stream is not valid UTF-8"))
+
+
+class TestFlags:
+    """Gemini flags (``willContinue``, ``thought``) of another type than a boolean are protocol errors."""
+
+    @pytest.mark.parametrize("flag", ["yes", 1, [], {}], ids=repr)
+    def test_will_continue(self, flag: Value) -> None:
+        """A call whose ``willContinue`` is no boolean is never closed early with part of its arguments."""
+        decoder = google.WIRE.decoder(ResponseLimits())
+        opening: Value = {
+            "name": "f",
+            "willContinue": flag,
+            "partialArgs": [{"jsonPath": "$.a", "numberValue": 1}],
+        }
+        got = decoder.feed_json({"candidates": [{"content": {"parts": [{"functionCall": opening}]}}]})
+        assert got == Err(ProtocolError("willContinue must be a boolean"))
+
+    @pytest.mark.parametrize("flag", ["yes", 1, [], {}], ids=repr)
+    def test_a_partial_arguments_will_continue(self, flag: Value) -> None:
+        """A partial argument whose ``willContinue`` is no boolean is refused the same way."""
+        decoder = google.WIRE.decoder(ResponseLimits())
+        piece: Value = {"jsonPath": "$.a", "stringValue": "x", "willContinue": flag}
+        opening: Value = {"name": "f", "willContinue": True, "partialArgs": [piece]}
+        got = decoder.feed_json({"candidates": [{"content": {"parts": [{"functionCall": opening}]}}]})
+        assert got == Err(ProtocolError("willContinue must be a boolean"))
+
+    def test_thought(self) -> None:
+        """A part whose ``thought`` is no boolean is refused, not read as answer text."""
+        got = google.decode_body({"candidates": [{"content": {"parts": [{"text": "t", "thought": "yes"}]}}]})
+        assert got == Err(ProtocolError("thought must be a boolean"))
+
+
+class TestNothingReadAsAbsent:
+    """A member of the wrong type is a protocol error, never read as absent (which would drop content)."""
+
+    def test_a_gemini_candidate(self) -> None:
+        """A candidate that is not an object fails the chunk instead of being skipped."""
+        assert google.decode_body({"candidates": [5]}) == Err(ProtocolError("a candidate is not an object"))
+
+    def test_a_gemini_null_function_call(self) -> None:
+        """``functionCall: null`` does not end a streaming call as an empty ``functionCall`` would."""
+        decoder = google.WIRE.decoder(ResponseLimits())
+        opening: Value = {"name": "f", "willContinue": True}
+        decoder.feed_json({"candidates": [{"content": {"parts": [{"functionCall": opening}]}}]})
+        got = decoder.feed_json({"candidates": [{"content": {"parts": [{"functionCall": None}]}}]})
+        assert got == Err(ProtocolError("a functionCall must be an object"))
+
+    def test_a_chat_choice(self) -> None:
+        """A choice that is not an object fails the chunk instead of being read as choice 0 with no delta."""
+        decoder = openai_chat.WIRE.decoder(ResponseLimits())
+        assert decoder.feed_json({"choices": ["x"]}) == Err(ProtocolError("a choice is not an object"))
+
+    @pytest.mark.parametrize("module", [openai_responses, anthropic], ids=lambda m: m.__name__)
+    def test_an_event_without_a_type(self, module: ModuleType) -> None:
+        """An event with no type (in its data or its SSE name) is refused, never skipped."""
+        decoder = module.WIRE.decoder(ResponseLimits())
+        assert decoder.feed_json({"type": None, "delta": "x"}) == Err(ProtocolError("an event has no type"))
+
+    def test_an_anthropic_delta_without_a_type(self) -> None:
+        """A ``content_block_delta`` whose delta has no type is refused, never skipped."""
+        decoder = anthropic.WIRE.decoder(ResponseLimits())
+        decoder.feed_json({"type": "message_start", "message": {"id": "m", "content": []}})
+        block: Value = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+        decoder.feed_json({"type": "content_block_start", "index": 0, "content_block": block})
+        delta: Value = {"type": None, "partial_json": '{"a": 1}'}
+        got = decoder.feed_json({"type": "content_block_delta", "index": 0, "delta": delta})
+        assert got == Err(ProtocolError("a delta has no type"))
