@@ -217,6 +217,9 @@ def sent_for(error: ResponseError) -> Sent:
             return Sent.MAYBE_SENT
         case ProtocolError() | LimitExceeded() | InvalidToolCall():
             return Sent.COMPLETED
+        case _:
+            msg = f"error must be a ResponseError, not {type(error).__name__}"
+            raise TypeError(msg)
 
 
 def resolve(
@@ -229,7 +232,10 @@ def resolve(
     """
     The outcome of a decoded response to ``prepared``: its calls admitted against the prepared tools, with
     its checks, limits and projection restore, and a plain answer decoded with its output tool if any.
+    ``TypeError`` when ``decoded`` is no ``Result`` of a ``Terminal`` or ``prepared`` no ``Prepared``.
     """
+    _check_decoded(decoded)
+    _check_prepared(prepared)
     return resolve_with(
         decoded,
         prepared.tools,
@@ -244,6 +250,8 @@ def resolve(
 
 def resolve_stream(stream: StreamDecoder, prepared: Prepared) -> Outcome:
     """``resolve`` for a stream of ``prepared``'s response (``prepared.decoder()``) fed to its end."""
+    _check_stream(stream)
+    _check_prepared(prepared)
     return resolve_stream_with(
         stream,
         prepared.tools,
@@ -275,6 +283,7 @@ def resolve_with(
     codec, declared on the spot under the name ``output``. A decode error is a
     ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
     """
+    _check_decoded(decoded)
     match decoded:
         case Err(error):
             return Failure(error, sent or sent_for(error), partial_output)
@@ -316,6 +325,7 @@ def resolve_stream_with(
     ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
     whether the stream completed and whether progress reached the caller.
     """
+    _check_stream(stream)
     decoded = stream.finish()
     completed = Sent.COMPLETED if stream.completed else Sent.MAYBE_SENT
     sent = None if isinstance(decoded, Err) and isinstance(decoded.error, ProviderError) else completed
@@ -332,6 +342,27 @@ def resolve_stream_with(
     if isinstance(got, Failure) and isinstance(decoded, Err):
         return Failure(got.error, got.sent, got.partial_output, stream.provider, stream.usage, stream.text)
     return got
+
+
+def _check_decoded(decoded: object) -> None:
+    if not isinstance(decoded, Ok | Err):
+        msg = f"decoded must be an Ok or Err, not {type(decoded).__name__}"
+        raise TypeError(msg)
+    if isinstance(decoded, Ok) and not isinstance(decoded.value, Terminal):
+        msg = f"decoded must hold a Terminal, not {type(decoded.value).__name__}"
+        raise TypeError(msg)
+
+
+def _check_prepared(prepared: object) -> None:
+    if not isinstance(prepared, Prepared):
+        msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
+        raise TypeError(msg)
+
+
+def _check_stream(stream: object) -> None:
+    if not isinstance(stream, StreamDecoder):
+        msg = f"stream must be a StreamDecoder, not {type(stream).__name__}"
+        raise TypeError(msg)
 
 
 def _failed(terminal: Terminal, error: FailureError, partial: bool) -> Failure:

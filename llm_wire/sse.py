@@ -74,6 +74,9 @@ class Framer:
         """
         The events completed by ``chunk``; ``Err(LimitExceeded)`` when a line or an event is too large.
         """
+        if not isinstance(chunk, bytes | bytearray | str):
+            msg = f"chunk must be bytes or str, not {type(chunk).__name__}"
+            raise TypeError(msg)
         if self._error is not None:
             return Err(self._error)
         if isinstance(chunk, str):

@@ -29,7 +29,7 @@ from llm_wire.outcome import (
     resolve_with,
     sent_for,
 )
-from llm_wire.providers import anthropic, openai_chat, openai_responses
+from llm_wire.providers import anthropic, google, openai_chat, openai_responses
 from llm_wire.providers.response import (
     ErrorKind,
     FinishReason,
@@ -442,3 +442,46 @@ class TestTexts:
         """A ``ProviderError`` renders its description."""
         error = anthropic.decode_error(529, b"{}")
         assert str(error) == error.describe()
+
+
+class TestBoundaryTypes:
+    """``resolve`` given the wrong Python types raises ``TypeError`` naming the parameter."""
+
+    def test_a_non_prepared(self) -> None:
+        """A dict where the ``Prepared`` goes is named, not an ``AttributeError`` from inside."""
+        with pytest.raises(TypeError, match=r"^prepared must be a Prepared, not dict$"):
+            resolve(Ok(terminal(FinishReason.STOP)), {})  # type: ignore[arg-type]
+
+    def test_a_non_result(self) -> None:
+        """A bare ``Terminal`` (or anything not a ``Result``) where the decoded result goes is named."""
+        prepared = _prepared(ToolCallChecks.REJECT)
+        with pytest.raises(TypeError, match=r"^decoded must be an Ok or Err, not Terminal$"):
+            resolve(terminal(FinishReason.STOP), prepared)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"^decoded must be an Ok or Err, not int$"):
+            resolve_with(5)  # type: ignore[arg-type]
+
+    def test_a_result_of_something_else(self) -> None:
+        """An ``Ok`` holding no ``Terminal`` is named too."""
+        with pytest.raises(TypeError, match=r"^decoded must hold a Terminal, not str$"):
+            resolve_with(Ok("text"))  # type: ignore[arg-type]
+
+    def test_a_non_decoder(self) -> None:
+        """``resolve_stream`` names a stream that is no decoder."""
+        with pytest.raises(TypeError, match=r"^stream must be a StreamDecoder, not str$"):
+            resolve_stream_with("data: {}")  # type: ignore[arg-type]
+
+
+class TestBoundedTexts:
+    """Provider codes echoed in outcome texts are bounded and stripped."""
+
+    def test_a_finish_reason_in_a_failure(self) -> None:
+        """An unknown, long, hostile finish reason fails the response with a bounded text."""
+        reason = "WEIRD\x1b]0;pwned\x07" + "A" * 5000
+        body: Value = {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": reason}]}
+        got = resolve_with(google.decode_body(body))
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, ProviderError)
+        assert got.error.code == reason
+        assert "\x1b" not in got.describe()
+        assert "\x07" not in got.describe()
+        assert len(got.describe()) < 200

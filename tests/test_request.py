@@ -627,7 +627,8 @@ class TestDroppedConstraints:
         assert printed.count("outcome: NeedsTools") == 4
         assert printed.count("an SSE stream of") == 2
         assert "admitted toolu_01TJoxvFknVdnV9XpWFPaRmY get_weather" in printed
-        assert "issue with call_0 get_file: Error: the arguments for tool get_file were refused" in printed
+        issue = "issue with llm_wire_call_0 get_file: Error: the arguments for tool get_file were refused"
+        assert issue in printed
         monkeypatch.setattr(providers, "CORPUS", tmp_path / "absent")
         providers.run()
         printed = capsys.readouterr().out
@@ -739,3 +740,41 @@ class TestPreparedResponse:
         assert str(found) == found.describe() == "tool get_weather is declared twice"
         unsupported = error(rq.Config.openai_responses(), conversation().with_stop("END"))
         assert str(unsupported) == unsupported.describe()
+
+
+class TestBoundaryTypes:
+    """Wrong Python types are refused at ``prepare``'s boundary; nothing is dropped silently."""
+
+    @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
+    def test_a_dict_message_is_refused(self, config: rq.Config) -> None:
+        """A plain dict in the conversation is a ``TypeError`` naming its position, never dropped."""
+        req = rq.request("m", [rq.user("hi"), {"role": "user", "content": "hi"}])  # type: ignore[list-item]
+        with pytest.raises(TypeError, match=r"^request\.messages\[1\] must be a Message, not dict$"):
+            rq.prepare(config, req)
+
+    @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
+    def test_an_empty_conversation_is_refused(self, config: rq.Config) -> None:
+        """No message at all is a typed ``EmptyConversation``, not an empty body."""
+        problem = error(config, rq.request("m").with_tools([WEATHER]))
+        assert problem == rq.EmptyConversation()
+        assert str(problem) == problem.describe() == "the conversation has no message"
+
+    def test_wrong_config_and_request(self) -> None:
+        """``prepare`` names the parameter it was given the wrong type for."""
+        with pytest.raises(TypeError, match=r"^config must be a Config, not str$"):
+            rq.prepare("openai", rq.request("m", [rq.user("x")]))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"^request must be a Request, not dict$"):
+            rq.prepare(rq.Config.openai_chat(), {"model": "m"})  # type: ignore[arg-type]
+
+    def test_wrong_tools(self) -> None:
+        """A tool that is not a ``Tool`` names its position."""
+        req = rq.request("m", [rq.user("x")]).with_tools([WEATHER, "get_time"])  # type: ignore[list-item]
+        with pytest.raises(TypeError, match=r"^request\.tools\[1\] must be a Tool, not str$"):
+            rq.prepare(rq.Config.openai_chat(), req)
+
+    def test_prepared_decode_body(self) -> None:
+        """``Prepared.decode_body`` refuses a non-JSON Python object and reads a JSON scalar as data."""
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat(), rq.request("m", [rq.user("x")])))
+        with pytest.raises(TypeError, match=r"^body must be bytes, str or a JSON value, not object$"):
+            prepared.decode_body(object())  # type: ignore[arg-type]
+        assert isinstance(prepared.decode_body(5), Err)

@@ -247,3 +247,15 @@ class TestHostileFields:
         framer = Framer()
         assert framer.feed("retry: " + "9" * 5000 + "\ndata: x\n\n") == Ok([Event("x")])
         assert framer.retry is None
+
+
+class TestEntryTypes:
+    """The framer given the wrong Python type raises ``TypeError`` naming the parameter."""
+
+    @pytest.mark.parametrize("chunk", [5, None, ["data: x\n\n"], memoryview(b"data: x\n\n")])
+    def test_feed_names_chunk(self, chunk: object) -> None:
+        """``Framer.feed`` and ``frame`` take bytes or text only."""
+        with pytest.raises(TypeError, match=r"^chunk must be bytes or str, not "):
+            Framer().feed(chunk)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"^chunk must be bytes or str, not "):
+            frame(chunk)  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ __all__ = [
     "DuplicateCallId",
     "DuplicateResult",
     "DuplicateToolName",
+    "EmptyConversation",
     "InvalidSetting",
     "MissingResult",
     "NotEncodable",
@@ -43,6 +44,18 @@ class InvalidSetting:
     def describe(self) -> str:
         """Which setting, and what it must be."""
         return f"{self.setting} {self.reason}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class EmptyConversation:
+    """The request holds no message: there is nothing for the model to answer."""
+
+    def describe(self) -> str:
+        """Says so."""
+        return "the conversation has no message"
 
     def __str__(self) -> str:
         return self.describe()
@@ -191,6 +204,7 @@ class NotEncodable:
 
 PrepareError: TypeAlias = (
     InvalidSetting
+    | EmptyConversation
     | DuplicateToolName
     | UnknownToolChoice
     | UnsupportedSchema

@@ -23,6 +23,7 @@ from llm_wire._request._errors import (
     DuplicateCallId,
     DuplicateResult,
     DuplicateToolName,
+    EmptyConversation,
     InvalidSetting,
     MissingResult,
     NotEncodable,
@@ -109,7 +110,10 @@ class Prepared:
         return self.wire.decoder(self.response_limits)
 
     def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
-        """This request's whole response body as a ``Terminal``; ``Err`` with a typed error if unusable."""
+        """
+        This request's whole response body as a ``Terminal``; ``Err`` with a typed error if unusable.
+        ``TypeError`` when ``body`` is neither bytes, text nor a JSON value.
+        """
         return self.wire.decoder(self.response_limits).decode_body(body)
 
 
@@ -120,7 +124,9 @@ _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     """
     Check ``request`` for ``config``'s provider and encode its exact body; the first problem is an ``Err``.
+    ``TypeError`` names the argument (or the message or tool) that is not of its type.
     """
+    _check_types(config, request)
     wire = WIRES[config.provider]
     legacy = config.google_schema is GoogleSchema.OPENAPI
 
@@ -143,6 +149,8 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
                 return failed
             case Ok(output):
                 output_tool = new(request.output.name, "The structured output.", request.output.codec)
+    if not request.messages:
+        return Err(EmptyConversation())
     match _history(config, request.messages):
         case Err() as failed:
             return failed
@@ -194,6 +202,34 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
             _text=text,
         )
     )
+
+
+def _check_types(config: Config, request: Request) -> None:
+    """Raise ``TypeError`` naming the first argument, message, tool or choice of the wrong Python type."""
+    problem = None
+    if not isinstance(config, Config):
+        problem = f"config must be a Config, not {type(config).__name__}"
+    elif not isinstance(request, Request):
+        problem = f"request must be a Request, not {type(request).__name__}"
+    else:
+        found = [
+            f"request.messages[{n}] must be a Message, not {type(m).__name__}"
+            for n, m in enumerate(request.messages)
+            if not isinstance(m, Message)
+        ]
+        found += [
+            f"request.tools[{n}] must be a Tool, not {type(t).__name__}"
+            for n, t in enumerate(request.tools)
+            if not isinstance(t, Tool)
+        ]
+        choice = request.tool_choice
+        if choice is not None and not isinstance(choice, ToolChoice | UseTool):
+            found.append(f"request.tool_choice must be a ToolChoice or UseTool, not {type(choice).__name__}")
+        if request.output is not None and not isinstance(request.output, Output):
+            found.append(f"request.output must be an Output, not {type(request.output).__name__}")
+        problem = found[0] if found else None
+    if problem is not None:
+        raise TypeError(problem)
 
 
 def _settings(config: Config, request: Request) -> PrepareError | None:

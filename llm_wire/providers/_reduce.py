@@ -9,7 +9,9 @@ stops a reducer with a typed error and never leaves this package.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
+from decimal import Decimal
 from typing import NoReturn
 
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -37,6 +39,8 @@ __all__ = [
     "Fail",
     "Reducer",
     "array",
+    "flag",
+    "index_member",
     "integer",
     "json_text",
     "member",
@@ -61,6 +65,10 @@ def over(limits: ResponseLimits, limit: str, measured: int | None) -> LimitExcee
     """The error for the ``ResponseLimits`` field ``limit`` passed, naming the setting that raises it."""
     value: int = getattr(limits, limit)
     return LimitExceeded(limits.setting(limit), value, measured, what=_LIMIT_TEXT.get(limit, limit))
+
+
+#: The Python types a parsed JSON value may have at its top (``value.render`` checks the rest).
+_VALUES = (type(None), bool, int, float, Decimal, str, list, dict)
 
 
 class Fail(Exception):
@@ -105,6 +113,26 @@ def integer(container: Value, key: str) -> int | None:
     """An integer member, ``None`` when absent or of another type (usage counts are advisory)."""
     found = member(container, key)
     return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def flag(container: Value, key: str) -> bool:
+    """A boolean member, ``False`` when absent or null; any other type is a protocol violation."""
+    found = member(container, key)
+    if found is None:
+        return False
+    return found if isinstance(found, bool) else protocol(f"{key} must be a boolean")
+
+
+def index_member(container: Value, key: str, what: str) -> int | None:
+    """An index member, ``None`` when absent or null; a member of another type is a protocol violation."""
+    found = member(container, key)
+    if found is None:
+        return None
+    return (
+        found
+        if isinstance(found, int) and not isinstance(found, bool)
+        else protocol(f"{what} is not an integer")
+    )
 
 
 def json_text(value: Value, what: str) -> str:
@@ -264,6 +292,9 @@ class Reducer:
         self._limits = limits
         self._b = Builder(self.provider, limits)
         self._framer: Framer | None = None
+        # The framer decodes as the SSE standard says, with replacement characters; a call's arguments must
+        # never carry one, so the raw stream is checked to be UTF-8 on the way in.
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._error: ResponseError | None = None
         self._ended = False
         self._bytes = 0
@@ -291,26 +322,45 @@ class Reducer:
 
     def feed(self, event: Event) -> Result[list[Progress], ResponseError]:
         """Decode one framed event."""
+        if not isinstance(event, Event):
+            msg = f"event must be an Event, not {type(event).__name__}"
+            raise TypeError(msg)
         return self._guard(lambda: self._raw(event.event, event.data))
 
     def feed_json(self, data: Value, event: str | None = None) -> Result[list[Progress], ResponseError]:
         """Decode one event whose data is already parsed (``data`` may be the text ``[DONE]``)."""
+        if not isinstance(data, _VALUES):
+            msg = f"data must be a JSON value, not {type(data).__name__}"
+            raise TypeError(msg)
+        if event is not None and not isinstance(event, str):
+            msg = f"event must be a str or None, not {type(event).__name__}"
+            raise TypeError(msg)
         return self._guard(lambda: self._event(event, data))
 
     def feed_bytes(self, chunk: bytes | str) -> Result[list[Progress], ResponseError]:
         """Frame a chunk of the raw body and decode the events it completes."""
+        if not isinstance(chunk, bytes | bytearray | str):
+            msg = f"chunk must be bytes or str, not {type(chunk).__name__}"
+            raise TypeError(msg)
         if self._error is not None:
             return Err(self._error)
         if self._framer is None:
             self._framer = Framer(
                 max_line_bytes=self._limits.line_bytes, max_event_bytes=self._limits.event_bytes
             )
-        return self._events(self._framer.feed(chunk))
+        raw = chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
+        failed = self._not_utf8(raw)
+        if failed is not None:
+            return failed
+        return self._events(self._framer.feed(raw))
 
     def finish(self) -> Result[Terminal, ResponseError]:
         """The terminal; ``Err(ProtocolError)`` if the stream ended before the provider's final event."""
         if self._framer is not None and self._error is None:
             framer, self._framer = self._framer, None
+            failed = self._not_utf8(b"", final=True)
+            if failed is not None:
+                return failed
             match self._events(framer.finish()):
                 case Err(error):
                     return Err(error)
@@ -328,6 +378,9 @@ class Reducer:
 
     def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
         """Decode a whole (non-streamed) response body with the same reducer."""
+        if not isinstance(body, (bytes, bytearray, *_VALUES)):
+            msg = f"body must be bytes, str or a JSON value, not {type(body).__name__}"
+            raise TypeError(msg)
 
         def whole() -> None:
             if isinstance(body, bytes | bytearray | str):
@@ -362,6 +415,15 @@ class Reducer:
         raise NotImplementedError
 
     # Shared machinery.
+
+    def _not_utf8(self, raw: bytes, *, final: bool = False) -> Err[ResponseError] | None:
+        """The error when the raw stream so far is not UTF-8 (a sequence cut at a chunk end waits)."""
+        try:
+            self._utf8.decode(raw, final)
+        except UnicodeDecodeError:
+            self._error = ProtocolError("the stream is not valid UTF-8")
+            return Err(self._error)
+        return None
 
     def _end(self) -> None:
         """Mark the provider's final event as seen."""

@@ -9,6 +9,7 @@ its text and calls only. A ``Kind`` says how one API marks call and text items i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from attrs import frozen
 
@@ -16,7 +17,7 @@ from llm_wire.message import AssistantTurn, Message, Provider, SystemMessage, To
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse
 
-__all__ = ["Kind", "arguments_object", "replay", "system_texts"]
+__all__ = ["Kind", "arguments_object", "not_a", "replay", "system_texts"]
 
 
 def arguments_object(arguments_json: str) -> Value:
@@ -31,6 +32,12 @@ def arguments_object(arguments_json: str) -> Value:
             return arguments
         case _:
             return {"unparsed_arguments": arguments_json}
+
+
+def not_a(what: str, where: str, value: object) -> NoReturn:
+    """Raise ``TypeError``: ``where`` holds ``value``, which is not a ``what`` (an encoder's missed case)."""
+    msg = f"{where} must be a {what}, not {type(value).__name__}"
+    raise TypeError(msg)
 
 
 @frozen

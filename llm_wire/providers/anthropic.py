@@ -26,6 +26,7 @@ from llm_wire.providers._reduce import (
     Fail,
     Reducer,
     array,
+    index_member,
     integer,
     json_text,
     member,
@@ -33,7 +34,7 @@ from llm_wire.providers._reduce import (
     protocol,
     string,
 )
-from llm_wire.providers._replay import Kind, arguments_object, replay, system_texts
+from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
 from llm_wire.providers.projection import Profile, Projection, Values
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
@@ -226,6 +227,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                 if is_error:
                     block["is_error"] = True
                 results.append(block)
+            case _:
+                not_a("Message", f"messages[{index}]", message)
     if results:
         messages.append({"role": "user", "content": results})
     body: dict[str, Value] = {"model": out.model, "max_tokens": out.max_tokens}
@@ -278,6 +281,8 @@ def _choice(out: Outgoing) -> dict[str, Value] | None:
             choice = {"type": "any"}
         case UseTool(name=name):
             choice = {"type": "tool", "name": name}
+        case _:
+            not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is False:
         choice["disable_parallel_tool_use"] = True
     return choice
@@ -377,7 +382,11 @@ class AnthropicDecoder(Reducer):
 
     def _event(self, name: str | None, data: Value) -> None:
         self._not_ended()
+        if not isinstance(data, dict):
+            protocol("an event is not an object")
         kind = string(data, "type", "an event type") or name
+        if not kind:
+            protocol("an event has no type")
         if kind == "message_start":
             message = obj(data, "message", "a message")
             if message is None:
@@ -389,7 +398,7 @@ class AnthropicDecoder(Reducer):
             block = obj(data, "content_block", "a content block")
             if block is None:
                 protocol("content_block_start has no content block")
-            self._start(integer(data, "index"), block)
+            self._start(index_member(data, "index", "a content block index"), block)
         elif kind == "content_block_delta":
             self._delta(self._open(data), obj(data, "delta", "a delta"))
         elif kind == "content_block_stop":
@@ -435,25 +444,27 @@ class AnthropicDecoder(Reducer):
             usage,
         )
 
-    def _start(self, index: object, block: dict[str, Value]) -> _Block:
-        if index is None:
+    def _start(self, key: object, block: dict[str, Value]) -> _Block:
+        if key is None:
             protocol("a content block has no index")
-        if index in self._blocks:
+        if key in self._blocks:
             protocol("two content blocks share one index")
         self._b.block()
         kind = string(block, "type", "a block type") or ""
         call = None
         if kind == "tool_use":
+            if not isinstance(block.get("input", {}), dict):
+                protocol("a tool_use input must be an object")
             call = self._b.open_call(
-                index, string(block, "id", "a tool_use id"), string(block, "name", "a name")
+                key, string(block, "id", "a tool_use id"), string(block, "name", "a name")
             )
         elif kind == "text":
             self._b.text(string(block, "text", "text") or "")
-        found = self._blocks[index] = _Block(kind, block, call)
+        found = self._blocks[key] = _Block(kind, block, call)
         return found
 
     def _open(self, data: Value) -> _Block:
-        found = self._blocks.get(integer(data, "index"))
+        found = self._blocks.get(index_member(data, "index", "a content block index"))
         if found is None:
             protocol("an event names a content block that was never started")
         if found.done:
@@ -461,7 +472,9 @@ class AnthropicDecoder(Reducer):
         return found
 
     def _delta(self, block: _Block, delta: dict[str, Value] | None) -> None:
-        kind = string(delta, "type", "a delta type") or ""
+        kind = string(delta, "type", "a delta type")
+        if not kind:
+            protocol("a delta has no type")
         if kind not in _DELTAS:
             return
         key, block_kind = _DELTAS[kind]
@@ -488,7 +501,7 @@ class AnthropicDecoder(Reducer):
         block.done = True
         if block.call is not None:
             if not block.call.parts:
-                self._b.settle(block.call, json_text(block.start.get("input") or {}, "a tool_use input"))
+                self._b.settle(block.call, json_text(block.start.get("input", {}), "a tool_use input"))
             block.call.done = True
         return block
 

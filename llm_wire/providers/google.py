@@ -14,9 +14,9 @@ Responses: only the first candidate is read. Gemini sends call arguments as obje
 object rendered exactly (member order and numbers as sent). Gemini 3 may stream one call over several
 chunks: a ``functionCall`` with a name and ``willContinue``, then ``partialArgs`` (a JSON path and a value
 each; a string may continue over several), ended by a chunk without ``willContinue`` or an empty
-``functionCall``. A call without an ``id`` gets ``call_<n>`` and no ``provider_id``; a ``thoughtSignature``
-on a call's part becomes its ``provider_state``. Signatures, thoughts and hosted tool parts make the
-``parts`` the turn's replay data.
+``functionCall``. A call without an ``id`` gets ``llm_wire_call_<n>`` (no other call of the response has
+it) and no ``provider_id``; a ``thoughtSignature`` on a call's part becomes its ``provider_state``.
+Signatures, thoughts and hosted tool parts make the ``parts`` the turn's replay data.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from llm_wire.providers._reduce import (
     Fail,
     Reducer,
     array,
+    flag,
     integer,
     json_text,
     member,
@@ -41,7 +42,7 @@ from llm_wire.providers._reduce import (
     protocol,
     string,
 )
-from llm_wire.providers._replay import Kind, arguments_object, replay, system_texts
+from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
 from llm_wire.providers.projection import Profile, Refs, Values
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
@@ -68,6 +69,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value
 
 __all__ = [
+    "GENERATED_PREFIX",
     "JSON",
     "KIND",
     "OPENAPI",
@@ -83,6 +85,8 @@ __all__ = [
 ]
 
 PROVIDER = Provider.GOOGLE
+#: The prefix of the ids the decoder gives calls that came without one (``llm_wire_call_0``...).
+GENERATED_PREFIX = "llm_wire_call_"
 
 #: ``parametersJsonSchema``: nearly all of JSON Schema; a ``$ref`` node may carry only description/default.
 JSON = Profile(name="google", ref_siblings=frozenset({"description", "default"}))
@@ -227,6 +231,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                     contents.append({"role": "model", "parts": parts})
             case ToolResult() as result:
                 results.append(_function_response(result, ids))
+            case _:
+                not_a("Message", f"messages[{index}]", message)
     if results:
         contents.append({"role": "user", "parts": results})
     body: dict[str, Value] = {"contents": contents}
@@ -285,6 +291,8 @@ def _calling(out: Outgoing) -> dict[str, Value] | None:
             return {"mode": "ANY"}
         case UseTool(name=name):
             return {"mode": "ANY", "allowedFunctionNames": [name]}
+        case _:
+            not_a("ToolChoice or UseTool", "choice", out.choice)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -409,12 +417,13 @@ class GoogleDecoder(Reducer):
         self._calls = 0
 
     def _event(self, name: str | None, data: Value) -> None:
-        if isinstance(data, list):  # a chunk of the JSON-array form of a stream
-            for chunk in data:
-                self._event(name, chunk)
-            return
-        if not isinstance(data, dict):
-            protocol("a chunk is not an object")
+        # The JSON-array form of a stream holds chunks, one level deep.
+        for chunk in data if isinstance(data, list) else [data]:
+            if not isinstance(chunk, dict):
+                protocol("a chunk is not an object")
+            self._chunk(chunk)
+
+    def _chunk(self, data: dict[str, Value]) -> None:
         if member(data, "error") is not None:
             raise Fail(_error(data["error"], None, None))
         self._b.response_id = string(data, "responseId", "a response id") or self._b.response_id
@@ -429,6 +438,8 @@ class GoogleDecoder(Reducer):
             self._finish = f"PROMPT_{blocked}"
             self._end()
         candidate = candidates[0] if candidates else None
+        if candidate is not None and not isinstance(candidate, dict):
+            protocol("a candidate is not an object")
         parts = array(obj(candidate, "content", "content"), "parts", "parts")
         if self._finish is not None and parts:
             protocol("content arrived after the finish reason")
@@ -447,19 +458,23 @@ class GoogleDecoder(Reducer):
     def _part(self, part: dict[str, Value]) -> None:
         signature = string(part, "thoughtSignature", "a thought signature")
         if "functionCall" in part:
-            self._function_call(part, obj(part, "functionCall", "a functionCall") or {}, signature)
+            call = obj(part, "functionCall", "a functionCall")
+            if call is None:
+                protocol("a functionCall must be an object")
+            self._function_call(part, call, signature)
             return
-        if signature is not None or member(part, "thought") is True or not set(part) <= _TEXT_PART:
+        thought = flag(part, "thought")
+        if signature is not None or thought or not set(part) <= _TEXT_PART:
             self._b.replay = True
         text = string(part, "text", "text")
-        if text is not None and member(part, "thought") is not True:
+        if text is not None and not thought:
             self._b.text(text)
         self._keep(part)
 
     def _function_call(self, part: dict[str, Value], call: dict[str, Value], signature: str | None) -> None:
         name = string(call, "name", "a function name")
         partial = array(call, "partialArgs", "partial arguments")
-        going = member(call, "willContinue") is True
+        going = flag(call, "willContinue")
         streaming = self._streaming
         if streaming is None:
             if not name:
@@ -467,12 +482,15 @@ class GoogleDecoder(Reducer):
             self._b.block()
             self._calls += 1
             given = string(call, "id", "a call id")
-            call_id = given or f"call_{self._calls - 1}"
+            call_id = given or self._generated()
             opened = self._b.open_call(
                 len(self._b.calls), call_id, name, provider_id=given or None, state=signature
             )
             if not going:
-                self._close(opened, call.get("args") if "args" in call else {}, part)
+                args = call.get("args", {})
+                if not isinstance(args, dict):
+                    protocol("function call args must be an object")
+                self._close(opened, args, part)
                 return
             streaming = self._streaming = _Streaming(opened, call, signature)
         elif name:
@@ -488,6 +506,12 @@ class GoogleDecoder(Reducer):
                 kept["thoughtSignature"] = streaming.signature
             self._streaming = None
             self._close(streaming.call, streaming.args, kept)
+
+    def _generated(self) -> str:
+        """An id for a call the provider gave none: prefixed as no provider id is, and unused so far."""
+        while (call_id := f"{GENERATED_PREFIX}{self._calls - 1}") in self._b.ids:
+            self._calls += 1
+        return call_id
 
     def _partial(self, streaming: _Streaming, piece: Value) -> None:
         if not isinstance(piece, dict):
@@ -508,9 +532,7 @@ class GoogleDecoder(Reducer):
         else:
             protocol("a partial argument has no value")
         streaming.put(path, value, extend=streaming.continuing == path and isinstance(value, str))
-        streaming.continuing = (
-            path if isinstance(value, str) and member(piece, "willContinue") is True else None
-        )
+        streaming.continuing = path if isinstance(value, str) and flag(piece, "willContinue") else None
         streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
         if streaming.size > self._limits.argument_bytes_per_call:
             raise Fail(over(self._limits, "argument_bytes_per_call", streaming.size))

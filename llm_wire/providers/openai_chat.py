@@ -18,7 +18,18 @@ from __future__ import annotations
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolResult, UserMessage
 from llm_wire.providers._http_errors import provider_error
 from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error
-from llm_wire.providers._reduce import Fail, Reducer, array, integer, member, obj, protocol, string
+from llm_wire.providers._reduce import (
+    Fail,
+    Reducer,
+    array,
+    index_member,
+    integer,
+    member,
+    obj,
+    protocol,
+    string,
+)
+from llm_wire.providers._replay import not_a
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
     ErrorKind,
@@ -57,7 +68,7 @@ def path(model: str, stream: bool) -> str:
 def encode(out: Outgoing) -> Result[Value, EncodeError]:
     """The request body for ``out``; every setting has a Chat Completions field, so it never fails."""
     messages: list[Value] = []
-    for message in out.messages:
+    for index, message in enumerate(out.messages):
         match message:
             case SystemMessage(text=text):
                 messages.append({"role": "system", "content": text})
@@ -80,6 +91,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                 messages.append(entry)
             case ToolResult(call_id=call_id, content=content):
                 messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+            case _:
+                not_a("Message", f"messages[{index}]", message)
     body: dict[str, Value] = {"model": out.model, "messages": messages}
     if out.tools:
         tools: list[Value] = []
@@ -98,6 +111,10 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             body["tool_choice"] = choice.value
         case UseTool(name=name):
             body["tool_choice"] = {"type": "function", "function": {"name": name}}
+        case None:
+            pass
+        case _:
+            not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is not None:
         body["parallel_tool_calls"] = out.parallel
     if out.output is not None:
@@ -181,7 +198,9 @@ class ChatDecoder(Reducer):
                 prompt, integer(usage, "completion_tokens"), integer(usage, "total_tokens"), usage
             )
         for choice in array(chunk, "choices", "choices"):
-            if integer(choice, "index") not in (0, None):
+            if not isinstance(choice, dict):
+                protocol("a choice is not an object")
+            if index_member(choice, "index", "a choice index") not in (0, None):
                 continue
             delta = obj(choice, key, key)
             if self._finish is not None:
@@ -204,18 +223,18 @@ class ChatDecoder(Reducer):
             self._b.text(string(delta, "content", "content") or "")
         self._b.text(string(delta, "refusal", "a refusal") or "", refusal=True)
         for position, raw in enumerate(array(delta, "tool_calls", "tool calls")):
-            index = integer(raw, "index") if streamed else position
-            if index is None:
+            key = index_member(raw, "index", "a tool call index") if streamed else position
+            if key is None:
                 protocol("a streamed tool call has no index")
             function = obj(raw, "function", "a function")
             call_id = string(raw, "id", "a call id")
             name = string(function, "name", "a function name")
-            known = self._b.calls.get(index)
+            known = self._b.calls.get(key)
             if known is None:
                 if string(raw, "type", "a call type") not in (None, "function"):
                     protocol("only function tool calls are supported")
                 self._b.block()
-                known = self._b.open_call(index, call_id, name)
+                known = self._b.open_call(key, call_id, name)
             elif call_id not in (None, "", known.id) or name not in (None, "", known.name):
                 protocol("a streamed tool call changed its id or name")
             self._b.append(known, string(function, "arguments", "arguments") or "")

@@ -21,8 +21,18 @@ from __future__ import annotations
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers._http_errors import provider_error
 from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error
-from llm_wire.providers._reduce import Call, Fail, Reducer, array, integer, obj, protocol, string
-from llm_wire.providers._replay import Kind, replay
+from llm_wire.providers._reduce import (
+    Call,
+    Fail,
+    Reducer,
+    array,
+    index_member,
+    integer,
+    obj,
+    protocol,
+    string,
+)
+from llm_wire.providers._replay import Kind, not_a, replay
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
     ErrorKind,
@@ -113,6 +123,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                         items.extend(replayed or ())
             case ToolResult(call_id=call_id, content=content):
                 items.append({"type": "function_call_output", "call_id": call_id, "output": content})
+            case _:
+                not_a("Message", f"messages[{index}]", message)
     body: dict[str, Value] = {"model": out.model, "input": items}
     if out.tools:
         body["tools"] = [
@@ -130,6 +142,10 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             body["tool_choice"] = choice.value
         case UseTool(name=name):
             body["tool_choice"] = {"type": "function", "name": name}
+        case None:
+            pass
+        case _:
+            not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is not None:
         body["parallel_tool_calls"] = out.parallel
     if out.output is not None:
@@ -191,7 +207,11 @@ class ResponsesDecoder(Reducer):
 
     def _event(self, name: str | None, data: Value) -> None:
         self._not_ended()
+        if not isinstance(data, dict):
+            protocol("an event is not an object")
         kind = string(data, "type", "an event type") or name
+        if not kind:
+            protocol("an event has no type")
         if kind in ("response.created", "response.in_progress", "response.queued"):
             self._b.response_id = string(obj(data, "response", "response"), "id", "a response id")
         elif kind == "response.output_item.added":
@@ -231,38 +251,39 @@ class ResponsesDecoder(Reducer):
 
     def _added(self, data: Value) -> None:
         item = obj(data, "item", "an output item")
-        index = integer(data, "output_index")
+        position = index_member(data, "output_index", "an output_index")
         if item is None:
             protocol("an output item event has no item")
-        index = len(self._items) if index is None else index
+        position = len(self._items) if position is None else position
         item_id = string(item, "id", "an item id")
         kind = string(item, "type", "an item type") or ""
-        if index in self._items or (item_id is not None and item_id in self._by_id):
+        if position in self._items or (item_id is not None and item_id in self._by_id):
             protocol("two output items share one output_index or item id")
         self._b.block()
         call = None
         if kind == "function_call":
             call_id = string(item, "call_id", "a call_id")
             name = string(item, "name", "a function name")
-            call = self._b.open_call(index, call_id, name, provider_id=item_id)
+            call = self._b.open_call(position, call_id, name, provider_id=item_id)
             self._b.append(call, string(item, "arguments", "arguments") or "")
-        self._items[index] = _OutputItem(kind, call)
+        self._items[position] = _OutputItem(kind, call)
         if item_id is not None:
-            self._by_id[item_id] = index
+            self._by_id[item_id] = position
 
     def _done(self, data: Value) -> None:
         item = obj(data, "item", "an output item")
         if item is None:
             protocol("an output item event has no item")
-        index = integer(data, "output_index")
         item_id = string(item, "id", "an item id")
-        found = self._find(index, item_id)
+        found = self._find(index_member(data, "output_index", "an output_index"), item_id)
         found.done = True
         found.final = item
         if found.call is not None:
             call = found.call
             if string(item, "call_id", "a call_id") not in (None, call.id):
                 protocol("an output item changed its call_id")
+            if string(item, "name", "a function name") not in (None, call.name):
+                protocol("an output item changed its call's name")
             whole = string(item, "arguments", "arguments")
             if whole is not None:
                 self._b.settle(call, whole)
@@ -275,20 +296,22 @@ class ResponsesDecoder(Reducer):
                 elif part_kind == "refusal":
                     self._b.text(string(part, "refusal", "a refusal") or "", refusal=True)
 
-    def _find(self, index: int | None, item_id: str | None) -> _OutputItem:
+    def _find(self, position: int | None, item_id: str | None) -> _OutputItem:
         by_id = self._by_id.get(item_id) if item_id is not None else None
         if item_id is not None and by_id is None:
             protocol("an event names an output item that was never added")
-        if index is not None and by_id is not None and index != by_id:
+        if position is not None and by_id is not None and position != by_id:
             protocol("an event's item_id and output_index disagree")
-        key = by_id if by_id is not None else index
+        key = by_id if by_id is not None else position
         found = self._items.get(key) if key is not None else None
         if found is None:
             protocol("an event names an output item that was never added")
         return found
 
     def _route(self, data: Value) -> _OutputItem:
-        return self._find(integer(data, "output_index"), string(data, "item_id", "an item id"))
+        return self._find(
+            index_member(data, "output_index", "an output_index"), string(data, "item_id", "an item id")
+        )
 
     def _call(self, data: Value) -> Call:
         found = self._route(data)

@@ -20,9 +20,10 @@ the provider's replay data. A stream also yields ``Progress`` as it goes. Failur
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
@@ -46,10 +47,25 @@ __all__ = [
     "RetryAdvice",
     "StreamDecoder",
     "Terminal",
+    "TOKEN_CHARS",
     "TextDelta",
     "ToolCallStarted",
     "Usage",
+    "token",
 ]
+
+#: The longest provider code, type or reason a text echoes (the typed field keeps it whole).
+TOKEN_CHARS = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+
+def token(text: str) -> str:
+    """
+    A provider's code, type or finish reason as it may appear in a text: each run of characters outside
+    ``[A-Za-z0-9_.:-]`` becomes ``_``, and the result is cut to ``TOKEN_CHARS`` (marked ``...``).
+    """
+    safe = _UNSAFE.sub("_", text)
+    return safe if len(safe) <= TOKEN_CHARS else f"{safe[: TOKEN_CHARS - 3]}..."
 
 
 class FinishReason(enum.Enum):
@@ -230,12 +246,12 @@ class ProviderError:
         return f"provider.{self.kind.value}"
 
     def describe(self) -> str:
-        """Kind, status, code and retry advice as text; never the provider's message."""
+        """Kind, status, code (bounded, ``token``) and retry advice as text; never the provider's message."""
         parts = [f"provider error: {self.kind.value}"]
         if self.status is not None:
             parts.append(f"HTTP {self.status}")
-        if self.code is not None:
-            parts.append(self.code)
+        if self.code:
+            parts.append(token(self.code))
         advice = "retryable" if self.retry.retryable else "not retryable"
         if self.retry.delay is not None:
             advice += f" after {self.retry.delay.total_seconds():g}s"
@@ -253,6 +269,7 @@ ResponseError: TypeAlias = ProtocolError | LimitExceeded | ProviderError
 Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
 
 
+@runtime_checkable
 class StreamDecoder(Protocol):
     """
     Decodes one response from its SSE events into ``Progress`` and, at the end, a ``Terminal``.

@@ -117,7 +117,8 @@ def check_tool(api: str, tool: Recorded, named: Counter[str]) -> str:
     if not isinstance(tool.description, str):
         named["description absent or null, sent as empty text"] += 1
     declared = declare(tool.name, description, source)
-    prepared = unwrap(rq.prepare(config_for(api, tool), rq.request("model").with_tools([declared])))
+    req = rq.request("model", [rq.user("x")]).with_tools([declared])
+    prepared = unwrap(rq.prepare(config_for(api, tool), req))
     [ours] = wire_tools(api, prepared.body)
     projection = prepared.projections[tool.name]
     theirs = tool.schema

@@ -7,10 +7,16 @@ recording by a small extraction written here, independent of the decoders: the c
 equal as JSON, and byte-exact where the provider sends text), and the outcome kind from the provider's own
 finish reason. Error bodies must decode to typed errors. A few recordings hold several responses in one
 stream; they are cut at each new response start after a finished one. Counts are printed per provider.
+
+``TestStreamFuzz`` feeds every stream decoder, and the framer, mutated recordings (events dropped, repeated,
+swapped, members given hostile values, non-UTF-8 bytes, cuts at any byte): nothing raises, and every call
+admitted is one the recording holds, or, where content moved or went, one an independent reading of the
+mutated events finds. The folder absent, the tests are skipped.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from decimal import Decimal
@@ -19,15 +25,17 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llm_wire import outcome
 from llm_wire.error import ProtocolError
 from llm_wire.providers import anthropic, google, openai_chat, openai_responses
 from llm_wire.providers.response import ErrorKind, ProviderError, ResponseLimits, StreamDecoder, Terminal
-from llm_wire.result import Err, Ok, Result
+from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.sse import frame
-from llm_wire.tool import ToolCallChecks
-from llm_wire.value import Value, parse
+from llm_wire.tool import ToolCallChecks, from_json_schema
+from llm_wire.value import NotJson, Value, parse, render
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "provider-responses"
 MODULES: dict[str, ModuleType] = {
@@ -428,3 +436,246 @@ class TestRecordedExchanges:
             pytest.skip(f"recording not found: {path}")
         events = [e["data"] for e in _load(path)["response_events"]]
         assert decode_events(anthropic, events)[0] == Err(ProtocolError("a second message_start arrived"))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Stream fuzz: every stream decoder and the framer, fed mutated recordings (issue "hardening the wire", 5).
+
+#: Members whose value is the model's arguments (or a piece of them): replaced whole, never entered, since a
+#: changed argument is what the model said, not a broken stream.
+ARGUMENT_MEMBERS = {"args", "input", "arguments", "partial_json", "partialArgs", "stringValue", "numberValue"}
+#: APIs whose streams repeat no whole argument text: a dropped or repeated fragment that still parses is what
+#: the stream says, so such a call is checked against an independent reading of the mutated events.
+NO_REPEAT = {"openai-chat", "anthropic", "gemini"}
+
+
+def _deep(depth: int) -> Any:
+    nested: Any = []
+    for _ in range(depth):
+        nested = [nested]
+    return nested
+
+
+DEEP = _deep(5000)
+HOSTILE: list[Any] = [
+    10**400,
+    -(10**30),
+    Decimal("1E+999999"),
+    Decimal("-0.0"),
+    True,
+    None,
+    "",
+    "x" * 5000,
+    "\x00\ud800\u202e",
+    [],
+    {},
+    DEEP,
+    {"type": DEEP, "index": 10**400},
+    [None, {"x": [1]}],
+]
+
+
+class Recorded:
+    """One recorded stream, decoded whole: its SSE bytes, parsed events, calls and declared tools."""
+
+    def __init__(self, api: str, name: str, text: str, events: list[Any]) -> None:
+        self.api = api
+        self.name = name
+        self.module = MODULES[api]
+        self.body = text.encode("utf-8")
+        self.events = [e if isinstance(e, str) else _exact(e) for e in events]
+        self.names: list[str | None] = [None] * len(events)
+        whole, decoder = decode_sse(self.module, text)
+        self.whole = whole
+        calls = whole.value.calls if isinstance(whole, Ok) else ()
+        self.tools = [unwrap(from_json_schema(n, "", {"type": "object"})) for n in {c.name for c in calls}]
+        self.outcome = outcome.resolve_stream_with(decoder, self.tools, checks=ToolCallChecks.REPORT)
+        self.keys = {_key(self.api, call) for call in calls}
+
+
+def _key(api: str, call: Any) -> tuple[str | None, str, str]:
+    """A call as the fuzz compares it: ids the Gemini decoder made up are not the provider's and may move."""
+    made_up = api == "gemini" and call.provider_id is None
+    return (None if made_up else call.id, call.name, call.arguments_json)
+
+
+@functools.cache
+def _recorded_streams() -> tuple[Recorded, ...]:
+    found: list[Recorded] = []
+    for entry in _index():
+        record = _load(CORPUS / entry["file"])
+        if not record.get("stream") or record.get("http_status") not in (None, 200):
+            continue
+        events = [e["data"] for e in record["response_events"]]
+        if len(segments(events)) > 1:
+            continue  # spliced: refused whole (test_a_spliced_stream_never_yields_the_first_call)
+        text = record.get("response_sse") or "".join(
+            f"data: {e if isinstance(e, str) else _dumps(e)}\n\n" for e in events
+        )
+        if not text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
+            text += "\n\n"
+        found.append(Recorded(entry["provider"], entry["file"], text, events))
+    return tuple(found)
+
+
+def _streams() -> tuple[Recorded, ...]:
+    found = _recorded_streams()
+    if not found:
+        pytest.skip(f"no recorded streams found under {CORPUS}")
+    return found
+
+
+def _replace(draw: st.DrawFn, value: Any, nulled: list[bool]) -> Any:
+    """
+    ``value`` with one member somewhere inside replaced by a hostile value of another JSON type; ``nulled``
+    records a ``null``, which a decoder may read as an absent member (content dropped, as by a lost event).
+    """
+    if isinstance(value, dict) and value and draw(st.integers(0, 3)) > 0:
+        key = draw(st.sampled_from(sorted(value)))
+        inner = value[key]
+        if key not in ARGUMENT_MEMBERS or not isinstance(inner, dict | list | str):
+            return {**value, key: _replace(draw, inner, nulled)}
+        return {**value, key: _other_type(draw, inner, nulled)}
+    if isinstance(value, list) and value and draw(st.integers(0, 3)) > 0:
+        at = draw(st.integers(0, len(value) - 1))
+        return [*value[:at], _replace(draw, value[at], nulled), *value[at + 1 :]]
+    if isinstance(value, dict) and draw(st.booleans()):
+        nulled.append(True)
+        return {**value, draw(st.sampled_from(["index", "type", "id", "name", "willContinue"])): None}
+    return _other_type(draw, value, nulled)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    return "number" if isinstance(value, int | Decimal) else type(value).__name__
+
+
+def _other_type(draw: st.DrawFn, value: Any, nulled: list[bool]) -> Any:
+    """A hostile value whose JSON type differs from ``value``'s (a changed number is a changed argument)."""
+    chosen = draw(st.sampled_from([h for h in HOSTILE if _json_type(h) != _json_type(value)]))
+    nulled.append(chosen is None)
+    return chosen
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[Recorded, list[Any], bool]:
+    """
+    A recorded stream with events dropped, repeated, swapped or given hostile members, and whether content
+    may have moved or gone (an event dropped, repeated or swapped, a member nulled).
+    """
+    recorded = draw(st.sampled_from(_streams()))
+    events = list(recorded.events)
+    nulled: list[bool] = []
+    moved = False
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(events) - 1)) if events else 0
+        kind = draw(st.sampled_from(["drop", "repeat", "swap", "field", "field"]))
+        if kind == "drop" and events:
+            del events[at]
+            moved = True
+        elif kind == "repeat" and events:
+            events.insert(at, events[at])
+            moved = True
+        elif kind == "swap" and len(events) > 1:
+            other = draw(st.integers(0, len(events) - 1))
+            events[at], events[other] = events[other], events[at]
+            moved = True
+        elif kind == "field" and events:
+            events[at] = _replace(draw, events[at], nulled)
+    return recorded, events, moved or any(nulled)
+
+
+def _independent(api: str, events: list[Any]) -> set[tuple[str | None, str, str]] | None:
+    """The calls an independent reading finds in mutated events, or ``None`` when it cannot read them."""
+    try:
+        calls = expected_calls(api, None, [e for e in events if isinstance(e, dict)])
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError):
+        return None
+    return {(None if api == "gemini" and i is None else i, n, _dumps(a)) for i, n, _, a in calls}
+
+
+def _admitted_faithfully(
+    recorded: Recorded, got: Any, allowed: set[tuple[str | None, str, str]] | None
+) -> None:
+    """Every admitted call is one the recording holds (or, after moved fragments, one the stream says)."""
+    if not isinstance(got, outcome.NeedsTools):
+        return
+    for admitted in got.admitted:
+        key = _key(recorded.api, admitted.call)
+        if key in recorded.keys:
+            continue
+        as_json = (key[0], key[1], _dumps(_as_json(key[2])))
+        assert allowed is not None, f"{recorded.name}: an altered call was admitted"
+        assert as_json in {(i, n, _dumps(_as_json(a))) for i, n, a in allowed}, (
+            f"{recorded.name}: an altered call was admitted"
+        )
+
+
+def _sse(events: list[Any]) -> bytes:
+    """Events as SSE text again (hostile values included), through the framer."""
+    out = []
+    for event in events:
+        try:
+            data = event if isinstance(event, str) else render(event)
+        except NotJson:
+            data = "{"
+        out.append(f"data: {data}\n\n")
+    return "".join(out).encode("utf-8", "surrogatepass")
+
+
+class TestStreamFuzz:
+    """Mutated recordings never raise and never admit a call the recording does not hold."""
+
+    @given(mutated(), st.integers(1, 97))
+    def test_mutated_events(self, case: tuple[Recorded, list[Any], bool], chunk: int) -> None:
+        """Events dropped, repeated, swapped or given hostile members: no raise, no altered call admitted."""
+        recorded, events, moved = case
+        allowed = _independent(recorded.api, events) if moved and recorded.api in NO_REPEAT else set()
+        decoder = recorded.module.WIRE.decoder(ResponseLimits())
+        for event in events:
+            decoder.feed_json(event)
+        got = outcome.resolve_stream_with(decoder, recorded.tools, checks=ToolCallChecks.REPORT)
+        _admitted_faithfully(recorded, got, allowed)
+        body = _sse(events)
+        framed = recorded.module.WIRE.decoder(ResponseLimits())
+        for start in range(0, len(body), chunk):
+            framed.feed_bytes(body[start : start + chunk])
+        got = outcome.resolve_stream_with(framed, recorded.tools, checks=ToolCallChecks.REPORT)
+        _admitted_faithfully(recorded, got, allowed)
+
+    @given(st.data())
+    def test_cut_anywhere(self, data: st.DataObject) -> None:
+        """A stream cut at any byte never yields ``NeedsTools`` with other calls than the whole stream's."""
+        recorded = data.draw(st.sampled_from(_streams()))
+        cut = data.draw(st.integers(0, len(recorded.body)))
+        decoder = recorded.module.WIRE.decoder(ResponseLimits())
+        decoder.feed_bytes(recorded.body[:cut])
+        got = outcome.resolve_stream_with(decoder, recorded.tools, checks=ToolCallChecks.REPORT)
+        if isinstance(got, outcome.NeedsTools):
+            assert isinstance(recorded.outcome, outcome.NeedsTools), recorded.name
+            assert got.turn.calls == recorded.outcome.turn.calls, recorded.name
+            assert got.admitted == recorded.outcome.admitted, recorded.name
+
+    @given(st.data())
+    def test_hostile_bytes(self, data: st.DataObject) -> None:
+        """Non-UTF-8 bytes, stray line ends or NULs anywhere in the raw stream: never an altered call."""
+        recorded = data.draw(st.sampled_from(_streams()))
+        body = bytearray(recorded.body)
+        for _ in range(data.draw(st.integers(1, 3))):
+            at = data.draw(st.integers(0, len(body)))
+            body[at:at] = data.draw(
+                st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\r", b"\n\n"])
+            )
+        decoder = recorded.module.WIRE.decoder(ResponseLimits())
+        chunk = data.draw(st.integers(1, 4096))
+        for start in range(0, len(body), chunk):
+            decoder.feed_bytes(bytes(body[start : start + chunk]))
+        got = outcome.resolve_stream_with(decoder, recorded.tools, checks=ToolCallChecks.REPORT)
+        _admitted_faithfully(recorded, got, None)
+
+    def test_the_corpus_has_streams_with_calls(self) -> None:
+        """The fuzz runs over every API's recorded streams, with calls to admit."""
+        streams = _streams()
+        assert {s.api for s in streams} == set(MODULES)
+        assert all(any(s.keys for s in streams if s.api == api) for api in MODULES)

@@ -551,7 +551,8 @@ class TestGoogle:
             '"thoughtSignature":"sig"},{"functionCall":{"name":"g","id":"given"}}]},"finishReason":"STOP"}]}'
         )
         terminal = ok(GOOGLE.decode_body(body))
-        assert calls(terminal) == [("call_0", "f", '{"b":1.10,"a":[1E+2,-0.0]}'), ("given", "g", "{}")]
+        first = ("llm_wire_call_0", "f", '{"b":1.10,"a":[1E+2,-0.0]}')
+        assert calls(terminal) == [first, ("given", "g", "{}")]
         assert [(c.provider_id, c.provider_state) for c in terminal.calls] == [(None, "sig"), ("given", None)]
         assert isinstance(terminal.provider_data, list)
         assert len(terminal.provider_data) == 2
@@ -602,9 +603,9 @@ class TestGoogle:
         progress, result = run(GOOGLE, events)
         terminal = ok(result)
         expected = '{"items":[{"name":"apple","n":0.5}],"odd key":true,"z":null}'
-        assert calls(terminal) == [("call_0", "w", expected)]
+        assert calls(terminal) == [("llm_wire_call_0", "w", expected)]
         assert terminal.calls[0].provider_state == "s"
-        assert deltas(progress) == {"call_0": expected}
+        assert deltas(progress) == {"llm_wire_call_0": expected}
         assert terminal.text == "done"
 
     def test_partial_args_without_a_call(self) -> None:
