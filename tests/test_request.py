@@ -4,6 +4,7 @@ The request facade, ``Config``, ``prepare`` and its errors, and each provider's 
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -778,3 +779,18 @@ class TestBoundaryTypes:
         with pytest.raises(TypeError, match=r"^body must be bytes, str or a JSON value, not object$"):
             prepared.decode_body(object())  # type: ignore[arg-type]
         assert isinstance(prepared.decode_body(5), Err)
+
+
+class TestPythonFloats:
+    """A schema from ``json.loads`` holds floats: they load, and every body carries them exactly."""
+
+    @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
+    def test_a_float_default_reaches_the_body(self, config: rq.Config) -> None:
+        """``default: 0.7`` and ``maximum: 1.5`` (Python floats) go out as ``0.7`` and ``1.5``."""
+        document: Any = json.loads('{"type": "object", "properties": {"t": {"type": "number", "default": 0.7}}}')
+        document["properties"]["t"]["maximum"] = 1.5
+        declared = unwrap(from_json_schema("temp", "A temperature", document))
+        prepared = unwrap(rq.prepare(config, rq.request("m", [rq.user("x")]).with_tools([declared])))
+        sent = prepared.body_bytes()
+        assert b'"default":0.7' in sent
+        assert b'"maximum":1.5' in sent
