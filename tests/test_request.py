@@ -787,7 +787,7 @@ class TestPythonFloats:
     @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
     def test_a_float_default_reaches_the_body(self, config: rq.Config) -> None:
         """``default: 0.7`` and ``maximum: 1.5`` (Python floats) go out as ``0.7`` and ``1.5``."""
-        document: Any = json.loads('{"type": "object", "properties": {"t": {"type": "number", "default": 0.7}}}')
+        document: Any = json.loads('{"type": "object", "properties": {"t": {"default": 0.7}}}')
         document["properties"]["t"]["maximum"] = 1.5
         declared = unwrap(from_json_schema("temp", "A temperature", document))
         prepared = unwrap(rq.prepare(config, rq.request("m", [rq.user("x")]).with_tools([declared])))
