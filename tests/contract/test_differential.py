@@ -395,14 +395,14 @@ def _oracle_bug(schema: Any, instance: Any, dialect: str) -> str | None:
     this test), or ``None``; like the exclusions of ``jsonschema``'s harness for the JSON Schema Test Suite.
     """
     nodes = list(_nodes(schema))
-    if dialect == DRAFT_07 and any(
-        "additionalItems" in n and isinstance(n.get("items"), bool) for n in nodes
-    ):
+    arrays = list(_arrays(instance))
+    boolean_items = any("additionalItems" in n and isinstance(n.get("items"), bool) for n in nodes)
+    if dialect == DRAFT_07 and arrays and boolean_items:
         # draft-07 9.3.1.2: additionalItems is ignored unless items is an array; jsonschema's
         # _legacy_keywords.additionalItems calls len() on a boolean items and raises TypeError.
         return "draft-07 additionalItems beside a boolean items"
     if any(n.get("uniqueItems") is True for n in nodes) and any(
-        _utils.uniq(a) != _pairwise_unique(a) for a in _arrays(instance)
+        _utils.uniq(a) != _pairwise_unique(a) for a in arrays
     ):
         # jsonschema's uniq sorts the items and compares neighbours, but Python's sort sees True == 1: in
         # [[1], [true], [1]] the two [1] are not neighbours, and it calls the array unique.
