@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench lint typecheck install clean
+.PHONY: test fuzz demo bench lint typecheck install clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,12 @@ typecheck: $(STAMP)
 
 test: lint typecheck
 	$(BIN)/pytest
+
+# The differential test against jsonschema at length (not part of `test`): FUZZ_EXAMPLES schemas per test,
+# two tests; prints the tally of schemas, verdicts and refusals.
+FUZZ_EXAMPLES ?= 100000
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz LLM_WIRE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -s tests/contract/test_differential.py
 
 demo: $(STAMP)
 	$(BIN)/python -m llm_wire demo

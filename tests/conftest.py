@@ -12,6 +12,10 @@ from hypothesis import settings
 
 #: CI runs every property 300 times; the parser's properties pin 2,000 (``strategies.PARSER_EXAMPLES``).
 settings.register_profile("ci", max_examples=300, deadline=None)
+#: ``make fuzz``: the differential tests take this many schemas each (``LLM_WIRE_FUZZ_EXAMPLES``, 100,000).
+settings.register_profile(
+    "fuzz", max_examples=int(os.environ.get("LLM_WIRE_FUZZ_EXAMPLES", "100000")), deadline=None, database=None
+)
 #: Local runs stay quick.
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

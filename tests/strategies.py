@@ -25,6 +25,7 @@ __all__ = [
     "json_text",
     "json_values",
     "mutated_json",
+    "short_numbers",
     "to_value",
 ]
 
@@ -59,6 +60,20 @@ def finite_decimals() -> st.SearchStrategy[Decimal]:
     )
     edge = st.sampled_from(["0.1", "-0", "-0.0", "1E+2", "0E-5", "1.10", "1E+1200", "9" * 799 + ".9"])
     return built | edge.map(Decimal)
+
+
+#: Short decimal spellings: halves, tenths, hundredths, ``2.0``-style integers and exponents.
+_SHORT = ("0.5", "1.5", "-2.5", "2.0", "-1.0", "0.1", "0.3", "0.25", "1E+1", "1e-1", "1.10", "-0.0", "1E+20")
+
+
+def short_numbers() -> st.SearchStrategy[int | Decimal | float]:
+    """
+    Small numbers as ints, as ``Decimal``s from short strings, or as the Python floats of those strings (which
+    read back exactly through their shortest repr): the numbers that schemas and values in a differential
+    test share, so that ``1``, ``1.0`` and ``Decimal("1.0")`` meet.
+    """
+    texts = st.sampled_from(_SHORT) | st.integers(-3, 3).map(str)
+    return st.integers(-3, 3) | texts.map(Decimal) | texts.map(float)
 
 
 def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Value]:
