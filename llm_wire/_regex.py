@@ -21,10 +21,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-
-import re2
+from typing import TYPE_CHECKING
 
 from llm_wire.result import Err, Ok, Result
+
+if TYPE_CHECKING:
+    import re2
 
 __all__ = [
     "MAX_PATTERN_COST",
@@ -447,10 +449,17 @@ def _nullable(items: list[_Term]) -> bool:
 #: Longest pattern source accepted, in characters.
 MAX_PATTERN_LENGTH = 4096
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False
-_OPTIONS.max_mem = 8 << 20  # bounds the compiled program, so a pattern cannot exhaust memory
-_OPTIONS.never_capture = True  # a yes/no search needs no groups, and RE2 is fastest without them
+
+@functools.cache
+def _options() -> re2.Options:
+    """RE2's options, made once: RE2 is loaded with the first pattern compiled, not at import."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 8 << 20  # bounds the compiled program, so a pattern cannot exhaust memory
+    options.never_capture = True  # a yes/no search needs no groups, and RE2 is fastest without them
+    return options
 
 
 @functools.lru_cache(maxsize=1024)
@@ -465,8 +474,10 @@ def compile_pattern(pattern: str) -> Result[Callable[[str], bool], str]:
             return Err(why)
         case Ok(translated):
             pass
+    import re2
+
     try:
-        compiled = re2.compile(translated, _OPTIONS)
+        compiled = re2.compile(translated, _options())
     except re2.error:
         return Err("pattern uses syntax the linear-time engine cannot run")
     except (TypeError, ValueError):
@@ -481,6 +492,8 @@ def compile_pattern(pattern: str) -> Result[Callable[[str], bool], str]:
 def _searcher(compiled: re2._Regexp) -> Callable[[str], bool]:
     # re2's Python ``search`` builds match objects and maps offsets (~14 us a call); the compiled program's
     # own ``Match`` on UTF-8 bytes answers the same question several times faster.
+    import re2
+
     program = getattr(compiled, "_regexp", None)
     anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
     no_match = getattr(re2, "_NULL_SPAN", None)
@@ -522,10 +535,12 @@ def pattern_cost(pattern: str) -> int:
 
 
 def _program_size(pattern: str) -> int | None:
+    import re2
+
     match translate(pattern):
         case Ok(translated):
             try:
-                return int(re2.compile(translated, _OPTIONS).programsize)  # type: ignore[attr-defined]
+                return int(re2.compile(translated, _options()).programsize)  # type: ignore[attr-defined]
             except (re2.error, TypeError, ValueError):
                 return None
     return None

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import enum
 from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when cattrs reads the hints
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import cattrs
 from attrs import Attribute, field, frozen
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
+
+if TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "FORMAT",
@@ -155,6 +156,13 @@ class ConversationError:
 
 
 def _converter() -> cattrs.Converter:
+    """The persistence converter, built once on first use: only persistence needs cattrs (~10 ms)."""
+    global _CONVERTER
+    if _CONVERTER is not None:
+        return _CONVERTER
+    import cattrs
+    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
     converter = cattrs.Converter(forbid_extra_keys=True)
     # cattrs coerces primitives by default (5 becomes "5"); persisted data must already have the type.
     for primitive in (str, bool):
@@ -168,6 +176,7 @@ def _converter() -> cattrs.Converter:
             cls, make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True, **extra)
         )
         converter.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, converter, **extra))
+    _CONVERTER = converter
     return converter
 
 
@@ -185,7 +194,7 @@ def _exact(primitive: type[Any]) -> Any:
     return structure
 
 
-_CONVERTER = _converter()
+_CONVERTER: cattrs.Converter | None = None
 
 
 def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
@@ -193,8 +202,9 @@ def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
     The conversation as compact JSON text, tagged with ``FORMAT``.
     """
     items: list[Value] = []
+    converter = _converter()
     for message in messages:
-        body = _CONVERTER.unstructure(message)
+        body = converter.unstructure(message)
         items.append({"role": _ROLES[type(message)], **body})
     return render({"format": FORMAT, "messages": items})
 
@@ -216,6 +226,7 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
     if not isinstance(raw_messages, list):
         return Err(ConversationError(None, '"messages" must be an array'))
     messages: list[Message] = []
+    converter = _converter()
     for index, raw in enumerate(raw_messages):
         if not isinstance(raw, dict):
             return Err(ConversationError(index, "a message must be an object"))
@@ -225,7 +236,7 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
         if cls is None:
             return Err(ConversationError(index, "unknown or missing role"))
         try:
-            messages.append(_CONVERTER.structure(body, cls))
+            messages.append(converter.structure(body, cls))
         except Exception:  # cattrs reports any shape problem as an exception (group)
             return Err(ConversationError(index, f"not a valid {role} message"))
     return Ok(tuple(messages))

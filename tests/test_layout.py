@@ -92,6 +92,14 @@ def _imports(module: str, path: Path) -> set[str]:
     return {t for t in targets if t == "llm_wire" or t.startswith("llm_wire.")}
 
 
+def _loaded_by(statement: str) -> list[str]:
+    """The modules a fresh interpreter holds after ``statement``."""
+    code = f"import sys; {statement}; print('\\n'.join(sorted(sys.modules)))"
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+
+
 class TestLayers:
     """No module reaches up the layer table."""
 
@@ -105,16 +113,45 @@ class TestLayers:
     @pytest.mark.parametrize("module", ["llm_wire.sse", "llm_wire.value", "llm_wire.error"])
     def test_a_low_part_loads_alone(self, module: str) -> None:
         """Importing a low part in a fresh interpreter loads no codec, contract or provider module."""
-        code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
-        loaded = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout.split()
         heavy = [
             name
-            for name in loaded
+            for name in _loaded_by(f"import {module}")
             if re.match(r"llm_wire\.(codec|contract|providers|_request|outcome|admission|tool)\b", name)
         ]
         assert heavy == []
+
+
+#: The whole public stack a typical first import reaches.
+STACK = "import llm_wire, llm_wire.codec, llm_wire.contract, llm_wire.admission, llm_wire.outcome"
+
+
+class TestImportCost:
+    """An import loads what it needs, and the heavy modules only on the path that uses them."""
+
+    def test_the_facade_loads_no_part(self) -> None:
+        """``import llm_wire`` alone loads no codec, contract or provider module: the facade is lazy."""
+        heavy = [
+            name
+            for name in _loaded_by("import llm_wire")
+            if re.match(r"llm_wire\.(codec|contract|providers)\b", name)
+        ]
+        assert heavy == []
+
+    def test_the_stack_loads_no_lazy_dependency(self) -> None:
+        """The public stack loads no jsonschema (a test oracle), referencing, cattrs, re2 or email."""
+        lazy = [
+            name
+            for name in _loaded_by(STACK)
+            if re.match(r"(jsonschema|referencing|cattrs|re2|email)\b", name)
+        ]
+        assert lazy == []
+
+    def test_a_lazy_dependency_loads_on_its_path(self) -> None:
+        """A reference, a pattern and persistence load ``referencing``, ``re2`` and ``cattrs`` when used."""
+        schema = "{'$defs': {'s': {'type': 'string', 'pattern': 'a+b'}}, '$ref': '#/$defs/s'}"
+        use = f"from llm_wire import result; result.unwrap(llm_wire.contract.load({schema}))"
+        loaded = set(_loaded_by(f"{STACK}; {use}; llm_wire.message.dumps([])"))
+        assert {"referencing", "re2", "cattrs"} <= loaded
 
 
 class TestOneDefinition:

@@ -12,11 +12,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Iterator
 from typing import TypeAlias
-from urllib.parse import urldefrag, urljoin
-
-from referencing import Registry
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from llm_wire import schema as _schema
 from llm_wire._regex import compile_pattern, pattern_cost
@@ -334,6 +329,8 @@ def _analyse(
             continue
         declared_id = node.get("$id")
         if isinstance(declared_id, str):
+            from urllib.parse import urldefrag, urljoin  # loaded only by documents that declare an ``$id``
+
             try:
                 uri, fragment = urldefrag(urljoin(base, declared_id))
             except ValueError:
@@ -422,6 +419,13 @@ def _resolve(
     document: Value, refs: list[tuple[Node, str, str]], by_raw: dict[int, Schema]
 ) -> Result[frozenset[str], LoadError]:
     """Point each reference at its node; ``Ok`` holds the anchor names ``$dynamicRef`` may use dynamically."""
+    # Loaded here, not at import: only a document with references needs them (they cost ~20 ms to import).
+    from urllib.parse import urldefrag, urljoin
+
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
     registry = Registry().with_resource("", DRAFT202012.create_resource(document)).crawl()
     dynamic: set[str] = set()
     for info, keyword, ref in refs:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
-from email.utils import parsedate_to_datetime
 
 from llm_wire.providers.response import ErrorKind, Headers, ProviderError, RetryAdvice
 from llm_wire.result import Ok
@@ -87,6 +86,9 @@ def provider_error(
     if after is not None and delay is None:
         delay = seconds(after)
         if delay is None:
+            # Only an HTTP date needs ``email.utils``, which costs ~10 ms to load.
+            from email.utils import parsedate_to_datetime
+
             try:
                 at = parsedate_to_datetime(after)
             except (TypeError, ValueError, IndexError, OverflowError):

@@ -21,7 +21,7 @@ from jsonschema.exceptions import ValidationError as OracleError
 from strategies import json_values
 
 from llm_wire import contract
-from llm_wire._regex import _OPTIONS, _searcher, compile_pattern, linear_python, translate
+from llm_wire._regex import _options, _searcher, compile_pattern, linear_python, translate
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.result import Err, Ok
 from llm_wire.value import Value
@@ -242,7 +242,7 @@ class TestPatternEngines:
         fast = re.compile(simple).match
         translated = translate(pattern)
         assert isinstance(translated, Ok)
-        slow = _searcher(re2.compile(translated.value, _OPTIONS))
+        slow = _searcher(re2.compile(translated.value, _options()))
         for text in texts:
             assert (fast(text) is not None) == slow(text), (pattern, simple, text)
 
