@@ -1,5 +1,5 @@
 """
-Run every ``benchmarks/bench_*.py`` module in name order (``make bench``).
+Run every ``benchmarks/bench_*.py`` module in name order, the summary table last (``make bench``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import benchmarks
 
 def main(argv: list[str]) -> int:
     wanted = set(argv)
-    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda m: m.name):
+    for info in sorted(
+        pkgutil.iter_modules(benchmarks.__path__), key=lambda m: (m.name == "bench_summary", m.name)
+    ):
         if not info.name.startswith("bench_") or (wanted and info.name not in wanted):
             continue
         module = importlib.import_module(f"benchmarks.{info.name}")

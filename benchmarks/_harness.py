@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["CORPORA", "median_seconds", "print_table"]
+__all__ = ["CORPORA", "interleaved", "median_seconds", "paired_ratios", "print_table"]
 
 #: The shared corpora, next to the project root.
 CORPORA = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
@@ -36,6 +36,47 @@ def median_seconds(fn: Callable[[], object], *, rounds: int = 15, min_time: floa
             fn()
         samples.append((time.perf_counter() - start) / loops)
     return statistics.median(samples)
+
+
+def interleaved(
+    runs: Sequence[Callable[[], object]], *, rounds: int = 15, min_time: float = 0.02
+) -> list[list[float]]:
+    """
+    Seconds of one call of each run, per round, in CPU time of this process, measured in interleaved rounds:
+    on a shared machine wall time also counts other processes, and interleaving gives every run the same
+    cache weather. Each run loops until ``min_time`` has passed in a round.
+    """
+    loops = []
+    for run in runs:
+        n = 1
+        while True:
+            start = time.process_time()
+            for _ in range(n):
+                run()
+            if time.process_time() - start >= min_time or n >= 1 << 20:
+                break
+            n *= 2
+        loops.append(n)
+    samples: list[list[float]] = [[] for _ in runs]
+    gc.collect()
+    for _ in range(rounds):
+        for run, n, times in zip(runs, loops, samples, strict=True):
+            start = time.process_time()
+            for _ in range(n):
+                run()
+            times.append((time.process_time() - start) / n)
+    return samples
+
+
+def paired_ratios(
+    runs: Sequence[Callable[[], object]], *, rounds: int = 15, min_time: float = 0.02
+) -> tuple[list[float], list[float]]:
+    """
+    The median seconds of each run, and the per-round ratios of the first run to the second.
+    """
+    samples = interleaved(runs, rounds=rounds, min_time=min_time)
+    ratios = [a / b for a, b in zip(samples[0], samples[1], strict=True)]
+    return [statistics.median(times) for times in samples], ratios
 
 
 def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:

@@ -88,22 +88,32 @@ class Framer:
             if self._buffer.startswith(_BOM):
                 del self._buffer[: len(_BOM)]
             self._started = True
-        events: list[Event] = []
-        start = 0
         buffer = self._buffer
-        while (match := _EOL.search(buffer, self._scan)) is not None:
-            end = match.start()
-            if buffer[end] == 0x0D:  # CR: a CRLF pair may be cut between two chunks
-                if end + 1 == len(buffer):
-                    break
-                after = end + 2 if buffer[end + 1] == 0x0A else end + 1
-            else:
-                after = end + 1
-            failed = self._line(bytes(buffer[start:end]), events)
-            if failed is not None:
-                return failed
-            start = self._scan = after
-        del buffer[:start]
+        events: list[Event] = []
+        if buffer.find(b"\r", self._scan) < 0:
+            # No CR: lines end at LF alone, and a run of whole lines splits at once.
+            last = buffer.rfind(b"\n", self._scan)
+            if last >= 0:
+                failed = self._lines(buffer[:last], events)
+                if failed is not None:
+                    return failed
+                del buffer[: last + 1]
+        else:
+            start = 0
+            while (match := _EOL.search(buffer, self._scan)) is not None:
+                end = match.start()
+                if buffer[end] == 0x0D:  # CR: a CRLF pair may be cut between two chunks
+                    if end + 1 == len(buffer):
+                        break
+                    after = end + 2 if buffer[end + 1] == 0x0A else end + 1
+                else:
+                    after = end + 1
+                raw = buffer[start:end]
+                failed = self._line(raw.decode("utf-8", "replace"), len(raw), events)
+                if failed is not None:
+                    return failed
+                start = self._scan = after
+            del buffer[:start]
         self._scan = len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer)
         if self._scan > self._max_line:
             return self._fail("line_bytes", self._max_line, self._scan)
@@ -117,7 +127,8 @@ class Framer:
             return Err(self._error)
         events: list[Event] = []
         if self._buffer.endswith(b"\r"):
-            failed = self._line(bytes(self._buffer[:-1]), events)
+            raw = self._buffer[:-1]
+            failed = self._line(raw.decode("utf-8", "replace"), len(raw), events)
             if failed is not None:
                 return failed
         self._buffer.clear()
@@ -135,20 +146,63 @@ class Framer:
         """Whether an unfinished line or event is buffered (``finish`` would drop it)."""
         return bool(self._buffer) or self._has_data or self._event is not None
 
-    def _line(self, raw: bytes, events: list[Event]) -> Err[LimitExceeded] | None:
-        if len(raw) > self._max_line:
-            return self._fail("line_bytes", self._max_line, len(raw))
-        if not raw:
+    def _lines(self, region: bytearray, events: list[Event]) -> Err[LimitExceeded] | None:
+        """
+        ``_line`` for each LF-separated line of ``region``, decoded at once (an invalid sequence never spans
+        a LF), with the common ``data:`` and ``event:`` lines handled inline.
+        """
+        try:
+            text = region.decode("utf-8")
+        except UnicodeDecodeError:
+            for raw in region.split(b"\n"):
+                failed = self._line(raw.decode("utf-8", "replace"), len(raw), events)
+                if failed is not None:
+                    return failed
+            return None
+        ascii_only = region.isascii()
+        max_line, max_event = self._max_line, self._max_event
+        for line in text.split("\n"):
+            size = len(line) if ascii_only or line.isascii() else len(line.encode("utf-8"))
+            if size > max_line:
+                return self._fail("line_bytes", max_line, size)
+            if line.startswith("data:"):
+                self._event_bytes += size
+                if self._event_bytes > max_event:
+                    return self._fail("event_bytes", max_event, self._event_bytes)
+                self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+                self._has_data = True
+            elif line.startswith("event:"):
+                self._event_bytes += size
+                if self._event_bytes > max_event:
+                    return self._fail("event_bytes", max_event, self._event_bytes)
+                self._event = (line[7:] if line.startswith("event: ") else line[6:]) or None
+            elif not line:
+                if self._has_data:
+                    events.append(Event("\n".join(self._data), self._event, self._last_id))
+                    self._data = []
+                    self._has_data = False
+                self._event = None
+                self._event_bytes = 0
+            else:
+                failed = self._line(line, size, events)
+                if failed is not None:
+                    return failed
+        return None
+
+    def _line(self, line: str, size: int, events: list[Event]) -> Err[LimitExceeded] | None:
+        """One line, decoded, of ``size`` bytes."""
+        if size > self._max_line:
+            return self._fail("line_bytes", self._max_line, size)
+        if not line:
             if self._has_data:
                 events.append(Event("\n".join(self._data), self._event, self._last_id))
             self._reset()
             return None
-        if raw[0] == 0x3A:  # ":" starts a comment
+        if line[0] == ":":  # a comment
             return None
-        self._event_bytes += len(raw)
+        self._event_bytes += size
         if self._event_bytes > self._max_event:
             return self._fail("event_bytes", self._max_event, self._event_bytes)
-        line = raw.decode("utf-8", "replace")
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):
             value = value[1:]

@@ -31,7 +31,7 @@ from llm_wire.providers.response import (
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import Event, Framer
-from llm_wire.value import Limits, NotJson, Value, is_limit_exceeded, parse, render
+from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, is_limit_exceeded, parse_value, render
 
 __all__ = [
     "Builder",
@@ -230,7 +230,7 @@ class Builder:
             protocol("argument text arrived after its call completed")
         if not delta:
             return
-        size = len(delta.encode("utf-8", "surrogatepass"))
+        size = len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
         self.grow(call, size)
         call.parts.append(delta)
         self.progress.append(ArgumentsDelta(call.id, delta))
@@ -290,11 +290,14 @@ class Reducer:
 
     def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
         self._limits = limits
+        # The parse limits of one event, built once per decoder (the shared default when they equal it).
+        self._event_limits = _limits(limits.event_bytes)
         self._b = Builder(self.provider, limits)
         self._framer: Framer | None = None
         # The framer decodes as the SSE standard says, with replacement characters; a call's arguments must
         # never carry one, so the raw stream is checked to be UTF-8 on the way in.
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self._utf8_pending = False
         self._error: ResponseError | None = None
         self._ended = False
         self._bytes = 0
@@ -348,10 +351,14 @@ class Reducer:
             self._framer = Framer(
                 max_line_bytes=self._limits.line_bytes, max_event_bytes=self._limits.event_bytes
             )
-        raw = chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
-        failed = self._not_utf8(raw)
-        if failed is not None:
-            return failed
+        if isinstance(chunk, str):
+            raw = chunk.encode("utf-8", "surrogatepass")
+        else:
+            raw = chunk if type(chunk) is bytes else bytes(chunk)
+        if self._utf8_pending or not raw.isascii():
+            failed = self._not_utf8(raw)
+            if failed is not None:
+                return failed
         return self._events(self._framer.feed(raw))
 
     def finish(self) -> Result[Terminal, ResponseError]:
@@ -423,6 +430,7 @@ class Reducer:
         except UnicodeDecodeError:
             self._error = ProtocolError("the stream is not valid UTF-8")
             return Err(self._error)
+        self._utf8_pending = bool(self._utf8.getstate()[0])
         return None
 
     def _end(self) -> None:
@@ -434,32 +442,45 @@ class Reducer:
             protocol("an event arrived after the response finished")
 
     def _parse(self, data: str) -> Value:
-        return _read(data, self._limits.event_bytes, self._limits, "event_bytes", "an event")
+        parsed = parse_value(data, self._event_limits)
+        if isinstance(parsed, ParseError):
+            _refuse(data, parsed, self._limits, "event_bytes", "an event")
+        return parsed
 
     def _raw(self, name: str | None, data: str) -> None:
-        self._bytes += len(data.encode("utf-8", "surrogatepass"))
+        self._bytes += len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))
         if self._bytes > self._limits.response_body_bytes:
             raise Fail(over(self._limits, "response_body_bytes", self._bytes))
         self._event(name, self._parse(data))
 
     def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
-        match framed:
-            case Err(error):
-                # The framer names its own parameter; name the bound a caller of this decoder raises.
-                limit = error.setting.removeprefix("Framer(max_").removesuffix("=)")
-                if limit in ("event_bytes", "line_bytes"):
-                    error = over(self._limits, limit, error.measured)
-                self._error = error
-                return Err(error)
-            case Ok(events):
-                progress: list[Progress] = []
-                for event in events:
-                    match self.feed(event):
-                        case Err() as failed:
-                            return failed
-                        case Ok(more):
-                            progress.extend(more)
-                return Ok(progress)
+        if isinstance(framed, Err):
+            # The framer names its own parameter; name the bound a caller of this decoder raises.
+            error: ResponseError = framed.error
+            limit = framed.error.setting.removeprefix("Framer(max_").removesuffix("=)")
+            if limit in ("event_bytes", "line_bytes"):
+                error = over(self._limits, limit, framed.error.measured)
+            self._error = error
+            return Err(error)
+        events = framed.value
+        # ``feed`` for each event, in one guard: progress is yielded per chunk, and counts as yielded for
+        # ``partial_output`` once its event is decoded, as when each event is fed alone.
+        if self._error is not None:
+            return Err(self._error)
+        b = self._b
+        raw = self._raw
+        decoded = len(b.progress)
+        try:
+            for event in events:
+                raw(event.event, event.data)
+                decoded = len(b.progress)
+        except Fail as fail:
+            self._progressed = self._progressed or decoded > 0
+            self._error = fail.error
+            return Err(fail.error)
+        progress, b.progress = b.progress, []
+        self._progressed = self._progressed or bool(progress)
+        return Ok(progress)
 
     def _guard(self, step: Callable[[], None]) -> Result[list[Progress], ResponseError]:
         if self._error is not None:
@@ -474,13 +495,23 @@ class Reducer:
         return Ok(progress)
 
 
+def _limits(max_bytes: int) -> Limits:
+    """The parse limits of a document of up to ``max_bytes``: ``value.DEFAULT`` when they equal it."""
+    limits = Limits(max_bytes=max_bytes)
+    return DEFAULT if limits == DEFAULT else limits
+
+
 def _read(text: bytes | str, max_bytes: int, limits: ResponseLimits, limit: str, what: str) -> Value:
     """``text`` parsed under a byte cap: over it is ``LimitExceeded(limit)``, bad JSON a protocol error."""
-    match parse(text, Limits(max_bytes=max_bytes)):
-        case Ok(parsed):
-            return parsed
-        case Err(error):
-            if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "Limits.with_max_bytes":
-                size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
-                raise Fail(over(limits, limit, size))
-            protocol(f"{what} is not JSON: {error.describe()}")
+    parsed = parse_value(text, _limits(max_bytes))
+    if isinstance(parsed, ParseError):
+        _refuse(text, parsed, limits, limit, what)
+    return parsed
+
+
+def _refuse(text: bytes | str, error: ParseError, limits: ResponseLimits, limit: str, what: str) -> NoReturn:
+    """Stop on a refused document: over the byte cap is ``LimitExceeded(limit)``, else a protocol error."""
+    if is_limit_exceeded(error) and getattr(error.reason, "setting", "") == "Limits.with_max_bytes":
+        size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+        raise Fail(over(limits, limit, size))
+    protocol(f"{what} is not JSON: {error.describe()}")

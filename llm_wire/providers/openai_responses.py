@@ -209,17 +209,19 @@ class ResponsesDecoder(Reducer):
         self._not_ended()
         if not isinstance(data, dict):
             protocol("an event is not an object")
-        kind = string(data, "type", "an event type") or name
-        if not kind:
-            protocol("an event has no type")
-        if kind in ("response.created", "response.in_progress", "response.queued"):
+        kind = data.get("type")
+        if not kind or not isinstance(kind, str):
+            kind = string(data, "type", "an event type") or name
+            if not kind:
+                protocol("an event has no type")
+        if kind == "response.function_call_arguments.delta":  # the hot event: its readers inline
+            self._argument_delta(data)
+        elif kind in ("response.created", "response.in_progress", "response.queued"):
             self._b.response_id = string(obj(data, "response", "response"), "id", "a response id")
         elif kind == "response.output_item.added":
             self._added(data)
         elif kind == "response.output_item.done":
             self._done(data)
-        elif kind == "response.function_call_arguments.delta":
-            self._b.append(self._call(data), string(data, "delta", "a delta") or "")
         elif kind == "response.function_call_arguments.done":
             call = self._call(data)
             whole = string(data, "arguments", "arguments")
@@ -237,6 +239,22 @@ class ResponsesDecoder(Reducer):
             self._finished(response)
         elif kind == "error":
             raise Fail(openai_error(obj(data, "error", "error") or data, None, None))
+
+    def _argument_delta(self, data: dict[str, Value]) -> None:
+        """``append(_call(data), string(data, "delta", "a delta") or "")``, its readers inline."""
+        position = data.get("output_index")
+        if position is not None and (not isinstance(position, int) or isinstance(position, bool)):
+            protocol("an output_index is not an integer")
+        item_id = data.get("item_id")
+        if item_id is not None and not isinstance(item_id, str):
+            protocol("an item id must be a string")
+        call = self._find(position, item_id).call
+        if call is None:
+            protocol("argument text arrived for an item that is not a function call")
+        delta = data.get("delta")
+        if delta is not None and not isinstance(delta, str):
+            protocol("a delta must be a string")
+        self._b.append(call, delta or "")
 
     def _body(self, body: Value) -> None:
         if not isinstance(body, dict):

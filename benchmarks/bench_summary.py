@@ -1,0 +1,288 @@
+"""
+The one summary table of ``make bench``: every target, each row against its peer measured in the same run.
+
+Each row runs ours and its peers in interleaved rounds (``_harness.interleaved``, CPU time); the ratio is
+the median of the per-round ratios, and "spread" is their min-max, so a reader sees the noise. A row that
+misses its target is marked ``MISS``. Rows that need the shared corpora say so and are skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+import cattrs
+import fastjsonschema
+import jsonschema
+import jsonschema_rs
+import msgspec
+import pydantic
+
+from benchmarks import bench_admission, bench_codec, bench_contract, bench_stream, bench_value
+from benchmarks._harness import CORPORA, interleaved, print_table
+from llm_wire import admission, codec, contract, tool
+from llm_wire.message import ToolCall
+from llm_wire.result import Ok
+from llm_wire.value import Limits, parse
+
+__all__ = ["main"]
+
+KIB = 1024
+Row = list[object]
+ROUNDS = 9
+
+
+def _ratios(
+    runs: Sequence[Callable[[], object]], *, rounds: int = ROUNDS
+) -> tuple[list[float], list[list[float]]]:
+    """Median seconds of each run, and per-round ratios of the first run to each other run."""
+    samples = interleaved(runs, rounds=rounds, min_time=0.01)
+    ratios = [[a / b for a, b in zip(samples[0], other, strict=True)] for other in samples[1:]]
+    return [statistics.median(s) for s in samples], ratios
+
+
+def _row(what: str, peer: str, ratios: list[float], target: str, met: Callable[[float], bool]) -> Row:
+    ratio = statistics.median(ratios)
+    spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+    return [what, peer, f"{ratio:.2f}x", spread, target, "" if met(ratio) else "MISS"]
+
+
+def _batch(fns: Sequence[Callable[[], object]]) -> Callable[[], None]:
+    def run() -> None:
+        for fn in fns:
+            fn()
+
+    return run
+
+
+def _admission_rows(label: str, cases: list[tuple[dict[str, Any], str]]) -> list[Row]:
+    ours, loads, fast = [], [], []
+    for n, (schema, arguments) in enumerate(cases):
+        made = tool.from_json_schema("t", "bench", schema)
+        if not isinstance(made, Ok):
+            continue
+        calls, tools = [ToolCall(id=f"c{n}", name="t", arguments_json=arguments)], [made.value]
+        if not isinstance(admission.admit(calls, tools), Ok):
+            continue
+        try:
+            validate = fastjsonschema.compile(schema)
+            validate(json.loads(arguments))
+        except (fastjsonschema.JsonSchemaException, ValueError, TypeError):
+            continue
+        ours.append(lambda calls=calls, tools=tools: admission.admit(calls, tools))
+        loads.append(lambda arguments=arguments: json.loads(arguments))
+        fast.append(lambda arguments=arguments, validate=validate: validate(json.loads(arguments)))
+    _, (to_loads, to_fast) = _ratios([_batch(ours), _batch(loads), _batch(fast)])
+    what = f"admission, schema tool, {label} ({len(ours)} calls)"
+    return [
+        _row(what, "json.loads", to_loads, "<= 2x", lambda r: r <= 2),
+        _row(what, "json.loads + fastjsonschema", to_fast, "< 1x", lambda r: r < 1),
+    ]
+
+
+def _typed_rows() -> list[Row]:
+    typed = tool.new("get_weather", "Get the weather.", codec.derive(bench_codec.GetWeather))
+    arguments = bench_codec.ARGUMENTS
+    calls = [ToolCall(id="c", name="get_weather", arguments_json=arguments)]
+    assert isinstance(admission.admit(calls, [typed]), Ok)
+    adapter = pydantic.TypeAdapter(bench_codec.GetWeatherModel)
+    decoder = msgspec.json.Decoder(_WeatherStruct)
+    _, (to_pydantic, to_msgspec) = _ratios(
+        [
+            lambda: admission.admit(calls, [typed]),
+            lambda: adapter.validate_json(arguments),
+            lambda: decoder.decode(arguments),
+        ]
+    )
+    what = "admission, typed tool (tool.new + derive), weather call"
+    return [
+        _row(what, "pydantic validate_json", to_pydantic, "<= 2.5x", lambda r: r <= 2.5),
+        _row(what, "msgspec (informational)", to_msgspec, "-", lambda _: True),
+    ]
+
+
+class _LocationStruct(msgspec.Struct, forbid_unknown_fields=True):
+    city: str
+    country: str
+    latitude: float
+    longitude: float
+
+
+class _WeatherStruct(msgspec.Struct, forbid_unknown_fields=True):
+    location: _LocationStruct
+    unit: bench_codec.TemperatureUnit = bench_codec.TemperatureUnit.CELSIUS
+    days: int = 1
+    include: list[str] = msgspec.field(default_factory=list)
+
+
+def _large_row() -> Row:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"notes": {"type": "array", "items": {"type": "string", "maxLength": 4096}}},
+        "required": ["notes"],
+        "additionalProperties": False,
+    }
+    note = "The quick brown fox jumps over the lazy dog; " * 8
+    arguments = json.dumps({"notes": [note] * (16 * KIB // len(note) + 1)})
+    made = tool.from_json_schema("notes", "bench", schema)
+    assert isinstance(made, Ok)
+    calls, tools = [ToolCall(id="c", name="notes", arguments_json=arguments)], [made.value]
+    assert isinstance(admission.admit(calls, tools), Ok)
+    validator = jsonschema.Draft202012Validator(schema)
+    _, (ratios,) = _ratios(
+        [lambda: admission.admit(calls, tools), lambda: validator.validate(json.loads(arguments))]
+    )
+    what = f"admission, {len(arguments) // KIB} KiB string-heavy arguments"
+    return _row(what, "json.loads + jsonschema", ratios, "<= 0.33x (3x faster)", lambda r: r <= 1 / 3)
+
+
+def _shapes() -> dict[str, str]:
+    return {
+        "records, 16 KiB": bench_value.synthetic_document(16 * KIB),
+        "long strings": json.dumps(["lorem ipsum dolor sit amet " * 400] * 4),
+        "escapes, surrogate pairs": json.dumps(['a"b\\c\n\U0001f600\u00e9\u4e2d' * 300], ensure_ascii=True),
+        "floats with exponents": json.dumps([1.5e-300 * (i + 1) for i in range(2000)]),
+        "long digit run in a string": json.dumps({"id": "7" * 2000, "text": "x" * 8000}),
+    }
+
+
+def _parse_rows() -> list[Row]:
+    rows = []
+    for name, doc in _shapes().items():
+        assert isinstance(parse(doc), Ok), name
+        _, (ratios,) = _ratios([partial(parse, doc), partial(json.loads, doc)])
+        rows.append(_row(f"parse, {name}", "json.loads", ratios, "<= 1.5x", lambda r: r <= 1.5))
+    small, large = bench_value.synthetic_document(64 * KIB), bench_value.synthetic_document(4096 * KIB)
+    roomy = Limits().with_max_bytes(8 * len(large))
+    assert isinstance(parse(large, roomy), Ok)
+    (per_small, per_large), _ = _ratios(
+        [partial(parse, small, roomy), partial(parse, large, roomy)], rounds=3
+    )
+    growth = (per_large / len(large)) / (per_small / len(small))
+    rows.append(
+        [
+            "parse, linearity: time per byte at 4 MiB / at 64 KiB",
+            "itself",
+            f"{growth:.2f}x",
+            "-",
+            "<= 1.5x",
+            "" if growth <= 1.5 else "MISS",
+        ]
+    )
+    return rows
+
+
+def _decode_rows() -> list[Row]:
+    runs = dict(bench_codec.contenders())
+    ours = runs["llm_wire `derive(GetWeather).decode`"]
+    _, (to_cattrs, to_pydantic) = _ratios(
+        [ours, runs["cattrs `Converter().structure`"], runs["pydantic `TypeAdapter.validate_python`"]]
+    )
+    floats: list[Any] = [Decimal(f"{i}.25") for i in range(1000)]
+    numbers = codec.list_of(codec.floating())
+    converter = cattrs.Converter()
+    adapter = pydantic.TypeAdapter(list[float])
+    assert numbers.decode(floats) == Ok(converter.structure(floats, list[float]))
+    _, (floats_cattrs, floats_pydantic) = _ratios(
+        [
+            lambda: numbers.decode(floats),
+            lambda: converter.structure(floats, list[float]),
+            lambda: adapter.validate_python(floats),
+        ]
+    )
+    return [
+        _row("typed decode, weather call", "cattrs", to_cattrs, "<= 1x", lambda r: r <= 1),
+        _row("typed decode, weather call", "pydantic", to_pydantic, "<= 1.5x", lambda r: r <= 1.5),
+        _row("typed decode, 1,000 floats", "cattrs", floats_cattrs, "<= 1x", lambda r: r <= 1),
+        _row("typed decode, 1,000 floats", "pydantic", floats_pydantic, "<= 1.5x", lambda r: r <= 1.5),
+    ]
+
+
+def _load_rows() -> list[Row]:
+    cases = bench_contract.cases()
+    documents = [case.document for case in cases]
+    plains = [(case.oracle_class, case.plain) for case in cases]
+
+    def ours() -> None:
+        for document in documents:
+            contract.load(document)
+
+    def theirs() -> None:
+        for cls, plain in plains:
+            cls.check_schema(plain)
+            cls(plain)
+
+    def rust() -> None:
+        for _, plain in plains:
+            jsonschema_rs.validator_for(plain)
+
+    _, (to_jsonschema, to_rust) = _ratios([ours, theirs, rust], rounds=5)
+    what = f"load + compile the {len(cases)} MCP corpus schemas"
+    return [
+        _row(what, "jsonschema", to_jsonschema, "<= 0.1x (10x faster)", lambda r: r <= 0.1),
+        _row(what, "jsonschema_rs (informational)", to_rust, "-", lambda _: True),
+    ]
+
+
+def _stream_row() -> Row:
+    _, _, ratios = bench_stream.measure(rounds=ROUNDS)
+    what = f"streamed decode, {bench_stream.DELTAS} 64-byte argument deltas (Responses)"
+    return _row(what, "sse.Framer + json.loads", ratios, "<= 2x", lambda r: r <= 2)
+
+
+_IMPORT = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
+
+
+def _import_seconds(module: str) -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT.format(module)], check=True, capture_output=True, text=True
+    )
+    return float(out.stdout)
+
+
+def _import_row() -> Row:
+    times: dict[str, list[float]] = {"llm_wire": [], "pydantic": [], "jsonschema": []}
+    for _ in range(7):
+        for module, samples in times.items():
+            samples.append(_import_seconds(module))
+    ms = {module: statistics.median(samples) * 1e3 for module, samples in times.items()}
+    return [
+        "import llm_wire, fresh interpreter",
+        f"pydantic {ms['pydantic']:.0f} ms, jsonschema {ms['jsonschema']:.0f} ms",
+        f"{ms['llm_wire']:.0f} ms",
+        f"{min(times['llm_wire']) * 1e3:.0f}-{max(times['llm_wire']) * 1e3:.0f} ms",
+        "<= 60 ms",
+        "" if ms["llm_wire"] <= 60 else "MISS",
+    ]
+
+
+def main() -> None:
+    """Print the summary table."""
+    rows: list[Row] = []
+    if (CORPORA / "bfcl").is_dir():
+        rows += _admission_rows("BFCL", list(bench_admission.bfcl_cases())[::8])
+    else:
+        print(f"\nsummary: BFCL rows skipped, {CORPORA / 'bfcl'} not found")
+    if (CORPORA / "mcp-tools").is_dir():
+        rows += _admission_rows("MCP", list(bench_admission.mcp_cases()))
+    else:
+        print(f"\nsummary: MCP rows skipped, {CORPORA / 'mcp-tools'} not found")
+    rows += _typed_rows()
+    rows.append(_large_row())
+    rows += _parse_rows()
+    rows += _decode_rows()
+    if (CORPORA / "mcp-tools").is_dir():
+        rows += _load_rows()
+    rows.append(_stream_row())
+    rows.append(_import_row())
+    print_table(
+        "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",
+        ["row", "peer", "ratio", "spread (min-max)", "target", "mark"],
+        rows,
+    )
