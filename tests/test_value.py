@@ -1101,3 +1101,26 @@ class TestEnginesAgree:
         for text in ("[" * 64 + "1" + "]" * 64, '{"a":' * 63 + "[]" + "}" * 63, "[" * 64 + "]" * 64):
             assert isinstance(parse(text), Ok)
             assert isinstance(parse("[" + text + "]"), Err)
+
+
+class TestNumberShapes:
+    """The pre-scan for number tokens that may break a limit tells strings from numbers."""
+
+    def test_an_exponent_like_id_beside_escaped_quotes_stays_native(self) -> None:
+        """``fc_68ebe7381`` holds "e7381"; inside a string (next to ``\\"``) it costs no careful scan."""
+        source = '{"item_id": "fc_68ebe7381", "delta": "{\\"city\\": \\"Par"}'
+        with mock.patch.object(value, "_scanned", side_effect=AssertionError("careful scan ran")):
+            assert value._fast(source, DEFAULT) == ({"item_id": "fc_68ebe7381", "delta": '{"city": "Par'},)
+
+    def test_a_big_exponent_after_an_escaped_quote_is_still_refused(self) -> None:
+        """An exponent outside strings is found whatever escapes come before it."""
+        source = '{"s": "a\\"b", "n": 1e9999}'
+        assert value._fast(source, DEFAULT) is None
+        assert error_of(parse(source)).reason == LimitExceeded("Limits.with_max_exponent", 1200)
+
+    def test_an_escaped_backslash_sends_suspects_to_the_careful_scan(self) -> None:
+        """After ``\\\\`` a quote may be real or not: the careful scan decides, and agrees."""
+        source = '{"s": "a\\\\", "id": "e12345"}'
+        with mock.patch.object(value, "_scanned", wraps=value._scanned) as scanned:
+            assert value._fast(source, DEFAULT) == ({"s": "a\\", "id": "e12345"},)
+        assert scanned.called
