@@ -238,16 +238,20 @@ def decode_arguments(
             return Err(InvalidJson(parse_error))
         case Ok(arguments):
             pass
+    # A codec that checks every rule of its schema decodes first; the contract runs when decoding fails.
+    decoded = codec.decode(arguments) if codec._enforces else None
+    if isinstance(decoded, Ok):
+        return decoded
     compiled = _contract_of(codec)
     if compiled is not None:
         errors = _contract.validate_all(compiled, arguments, limit=max(failures, 1))
         if errors:
             return Err(SchemaRejected(errors))
-    match codec.decode(arguments):
+    match decoded or codec.decode(arguments):
         case Err(decode_error):
             return Err(DecodeRejected(decode_error))
-        case Ok(decoded):
-            return Ok(decoded)
+        case Ok(value):
+            return Ok(value)
 
 
 #: Contracts compiled from codec schemas, so ``decode_arguments`` compiles each codec's schema once. A memo
@@ -463,17 +467,31 @@ def _check_arguments(
         return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:
         arguments = adjust[tool.name](arguments)
-    failure = _contract.first_failure(tool.contract, arguments)
-    if failure is not None:
-        # The rare path: collect the call's other failures too, so one answer can fix them all.
-        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))
     decode = tool.decode
+    if decode is not None and tool._decode_enforces:
+        # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
+        # contract runs only when decoding fails, to tell a schema failure from a refusal of the codec.
+        decoded = decode(arguments)
+        if isinstance(decoded, Err):
+            return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(decoded.error)
+        return arguments, decoded.value
+    rejected = _schema_rejected(tool.contract, arguments, failures)
+    if rejected is not None:
+        return rejected
     if decode is None:
         return arguments, arguments
     decoded = decode(arguments)
     if isinstance(decoded, Err):
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
+
+
+def _schema_rejected(compiled: Contract, arguments: Value, failures: int) -> SchemaRejected | None:
+    failure = _contract.first_failure(compiled, arguments)
+    if failure is None:
+        return None
+    # The rare path: collect the call's other failures too, so one answer can fix them all.
+    return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (failure,))
 
 
 def _duplicate_id(calls: Sequence[ToolCall], call_id: str) -> ProtocolError:

@@ -205,6 +205,9 @@ class Tool:
     #: The codec's decode for tools declared in source; ``None`` for schema-only tools.
     decode: Callable[[Value], Result[Any, DecodeError]] | None = field(repr=False)
     _key: object = field(alias="_key", repr=False)
+    #: ``decode`` succeeds only on values the contract accepts, so admission may decode first and consult
+    #: the contract only when decoding fails.
+    _decode_enforces: bool = field(default=False, alias="_decode_enforces", repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self._key is not _CONSTRUCTOR:
@@ -237,7 +240,15 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
         case Err(load_error):
             raise DefinitionError(f"tool {name!r}: {load_error.describe()}")
         case Ok(compiled):
-            return Tool(name, description, input_schema, compiled, codec.decode, _key=_CONSTRUCTOR)
+            return Tool(
+                name,
+                description,
+                input_schema,
+                compiled,
+                codec.decode,
+                _key=_CONSTRUCTOR,
+                _decode_enforces=codec._enforces,
+            )
 
 
 def from_contract(name: str, description: str, contract: Contract) -> Result[Tool, ToolError]:

@@ -203,6 +203,10 @@ class Codec(Generic[T]):
     #: The class a record codec builds (unions pick a variant to encode by it).
     _cls: type | None = None
     _lazy: _Lazy | None = None
+    #: Decoding checks every rule of the schema (``format`` read as an annotation): a value this codec
+    #: decodes is one its schema accepts. ``custom`` and ``lazy`` promise no such thing, nor any codec
+    #: containing one.
+    _enforces: bool = False
     #: A ``custom`` codec's own schema, used as is at the root.
     _root: Schema | None = None
     _cache: list[Schema | None] = attrs.field(factory=list, init=False)
@@ -288,6 +292,7 @@ class Codec(Generic[T]):
             exact=codec._exact,
             recursive=codec._recursive,
             cls=codec._cls,
+            enforces=codec._enforces,
         )
 
     def __repr__(self) -> str:
@@ -320,9 +325,12 @@ def _codec(
     exact: type | None = None,
     cls: type | None = None,
 ) -> Codec[T]:
-    """A codec; it is recursive when a child is."""
+    """A codec; it is recursive when a child is, and enforces its schema when every child does."""
     recursive = any(child._recursive for child in children)
-    return Codec(dec=dec, enc=enc, node=node, kind=kind, exact=exact, recursive=recursive, cls=cls)
+    enforces = all(child._enforces for child in children)
+    return Codec(
+        dec=dec, enc=enc, node=node, kind=kind, exact=exact, recursive=recursive, cls=cls, enforces=enforces
+    )
 
 
 def _count(what: str, name: str, n: int | None) -> int | None:
