@@ -390,11 +390,14 @@ def admit(
     decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
     response with ``InvalidToolCall``; under ``REPORT`` every issue is listed, in provider order.
     """
-    if not isinstance(checks, ToolCallChecks):
+    # Plain class tests first: the usual arguments skip the costlier ``isinstance`` (an ABC for ``calls``).
+    if checks.__class__ is not ToolCallChecks and not isinstance(checks, ToolCallChecks):
         raise TypeError(f"checks must be a ToolCallChecks, not {type(checks).__name__}")
-    if not isinstance(limits, AdmissionLimits):
+    if limits.__class__ is not AdmissionLimits and not isinstance(limits, AdmissionLimits):
         raise TypeError(f"limits must be an AdmissionLimits, not {type(limits).__name__}")
-    if isinstance(calls, str | bytes) or not isinstance(calls, Sequence):
+    if (calls.__class__ is not list and calls.__class__ is not tuple) and (
+        isinstance(calls, str | bytes) or not isinstance(calls, Sequence)
+    ):
         raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
     by_name = tools if type(tools) is dict else _by_name(tools)
     if isinstance(by_name, DuplicateToolName):
@@ -467,17 +470,18 @@ def _check_arguments(
         return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:
         arguments = adjust[tool.name](arguments)
-    decode = tool.decode
-    if decode is not None and tool._decode_enforces:
+    decode_first = tool._decode_first
+    if decode_first is not None:
         # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
         # contract runs only when decoding fails, to tell a schema failure from a refusal of the codec.
-        decoded = decode(arguments)
-        if isinstance(decoded, Err):
-            return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(decoded.error)
-        return arguments, decoded.value
+        pair = decode_first(arguments)
+        if type(pair) is tuple:
+            return pair
+        return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(pair)  # type: ignore[arg-type]
     rejected = _schema_rejected(tool.contract, arguments, failures)
     if rejected is not None:
         return rejected
+    decode = tool.decode
     if decode is None:
         return arguments, arguments
     decoded = decode(arguments)

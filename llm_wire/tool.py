@@ -205,9 +205,12 @@ class Tool:
     #: The codec's decode for tools declared in source; ``None`` for schema-only tools.
     decode: Callable[[Value], Result[Any, DecodeError]] | None = field(repr=False)
     _key: object = field(alias="_key", repr=False)
-    #: ``decode`` succeeds only on values the contract accepts, so admission may decode first and consult
+    #: For a codec that enforces its schema (``decode`` succeeds only on values the contract accepts): its
+    #: decode giving ``(value, native)`` or the ``DecodeError``, so admission decodes first and consults
     #: the contract only when decoding fails.
-    _decode_enforces: bool = field(default=False, alias="_decode_enforces", repr=False)
+    _decode_first: Callable[[Value], tuple[Value, Any] | DecodeError] | None = field(
+        default=None, alias="_decode_first", repr=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if self._key is not _CONSTRUCTOR:
@@ -247,7 +250,7 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
                 compiled,
                 codec.decode,
                 _key=_CONSTRUCTOR,
-                _decode_enforces=codec._enforces,
+                _decode_first=codec._decode_pair if codec._enforces else None,
             )
 
 

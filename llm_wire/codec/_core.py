@@ -251,6 +251,18 @@ class Codec(Generic[T]):
         except RecursionError:
             return Err(DecodeError((), TooDeep()))
 
+    def _decode_pair(self, value: Value) -> tuple[Value, T] | DecodeError:
+        """
+        ``(value, native)``, or the ``DecodeError``: ``decode`` of a codec without ``lazy`` (so no depth to
+        bound), for admission, which keeps both and needs no ``Ok`` to take apart.
+        """
+        try:
+            return value, self._dec(value)
+        except _CodecFailure as fail:
+            return decode_error(fail)
+        except RecursionError:
+            return DecodeError((), TooDeep())
+
     def decode_json(self, text: str | bytes, limits: Limits = DEFAULT) -> Result[T, DecodeError]:
         """
         Parse ``text`` strictly within ``limits``, then decode; a parse failure is ``InvalidJson`` at ``$``.
