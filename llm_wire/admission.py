@@ -238,16 +238,20 @@ def decode_arguments(
             return Err(InvalidJson(parse_error))
         case Ok(arguments):
             pass
+    # A codec that checks every rule of its schema decodes first; the contract runs when decoding fails.
+    decoded = codec.decode(arguments) if codec._enforces else None
+    if isinstance(decoded, Ok):
+        return decoded
     compiled = _contract_of(codec)
     if compiled is not None:
         errors = _contract.validate_all(compiled, arguments, limit=max(failures, 1))
         if errors:
             return Err(SchemaRejected(errors))
-    match codec.decode(arguments):
+    match decoded or codec.decode(arguments):
         case Err(decode_error):
             return Err(DecodeRejected(decode_error))
-        case Ok(decoded):
-            return Ok(decoded)
+        case Ok(value):
+            return Ok(value)
 
 
 #: Contracts compiled from codec schemas, so ``decode_arguments`` compiles each codec's schema once. A memo
@@ -386,11 +390,14 @@ def admit(
     decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
     response with ``InvalidToolCall``; under ``REPORT`` every issue is listed, in provider order.
     """
-    if not isinstance(checks, ToolCallChecks):
+    # Plain class tests first: the usual arguments skip the costlier ``isinstance`` (an ABC for ``calls``).
+    if checks.__class__ is not ToolCallChecks and not isinstance(checks, ToolCallChecks):
         raise TypeError(f"checks must be a ToolCallChecks, not {type(checks).__name__}")
-    if not isinstance(limits, AdmissionLimits):
+    if limits.__class__ is not AdmissionLimits and not isinstance(limits, AdmissionLimits):
         raise TypeError(f"limits must be an AdmissionLimits, not {type(limits).__name__}")
-    if isinstance(calls, str | bytes) or not isinstance(calls, Sequence):
+    if (calls.__class__ is not list and calls.__class__ is not tuple) and (
+        isinstance(calls, str | bytes) or not isinstance(calls, Sequence)
+    ):
         raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
     by_name = tools if type(tools) is dict else _by_name(tools)
     if isinstance(by_name, DuplicateToolName):
@@ -463,10 +470,17 @@ def _check_arguments(
         return InvalidJson(arguments)
     if adjust is not None and tool.name in adjust:
         arguments = adjust[tool.name](arguments)
-    failure = _contract.first_failure(tool.contract, arguments)
-    if failure is not None:
-        # The rare path: collect the call's other failures too, so one answer can fix them all.
-        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))
+    decode_first = tool._decode_first
+    if decode_first is not None:
+        # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
+        # contract runs only when decoding fails, to tell a schema failure from a refusal of the codec.
+        pair = decode_first(arguments)
+        if type(pair) is tuple:
+            return pair
+        return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(pair)  # type: ignore[arg-type]
+    rejected = _schema_rejected(tool.contract, arguments, failures)
+    if rejected is not None:
+        return rejected
     decode = tool.decode
     if decode is None:
         return arguments, arguments
@@ -474,6 +488,14 @@ def _check_arguments(
     if isinstance(decoded, Err):
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
+
+
+def _schema_rejected(compiled: Contract, arguments: Value, failures: int) -> SchemaRejected | None:
+    failure = _contract.first_failure(compiled, arguments)
+    if failure is None:
+        return None
+    # The rare path: collect the call's other failures too, so one answer can fix them all.
+    return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (failure,))
 
 
 def _duplicate_id(calls: Sequence[ToolCall], call_id: str) -> ProtocolError:

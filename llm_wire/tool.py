@@ -205,6 +205,12 @@ class Tool:
     #: The codec's decode for tools declared in source; ``None`` for schema-only tools.
     decode: Callable[[Value], Result[Any, DecodeError]] | None = field(repr=False)
     _key: object = field(alias="_key", repr=False)
+    #: For a codec that enforces its schema (``decode`` succeeds only on values the contract accepts): its
+    #: decode giving ``(value, native)`` or the ``DecodeError``, so admission decodes first and consults
+    #: the contract only when decoding fails.
+    _decode_first: Callable[[Value], tuple[Value, Any] | DecodeError] | None = field(
+        default=None, alias="_decode_first", repr=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if self._key is not _CONSTRUCTOR:
@@ -237,7 +243,15 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
         case Err(load_error):
             raise DefinitionError(f"tool {name!r}: {load_error.describe()}")
         case Ok(compiled):
-            return Tool(name, description, input_schema, compiled, codec.decode, _key=_CONSTRUCTOR)
+            return Tool(
+                name,
+                description,
+                input_schema,
+                compiled,
+                codec.decode,
+                _key=_CONSTRUCTOR,
+                _decode_first=codec._decode_pair if codec._enforces else None,
+            )
 
 
 def from_contract(name: str, description: str, contract: Contract) -> Result[Tool, ToolError]:

@@ -203,6 +203,10 @@ class Codec(Generic[T]):
     #: The class a record codec builds (unions pick a variant to encode by it).
     _cls: type | None = None
     _lazy: _Lazy | None = None
+    #: Decoding checks every rule of the schema (``format`` read as an annotation): a value this codec
+    #: decodes is one its schema accepts. ``custom`` and ``lazy`` promise no such thing, nor any codec
+    #: containing one.
+    _enforces: bool = False
     #: A ``custom`` codec's own schema, used as is at the root.
     _root: Schema | None = None
     _cache: list[Schema | None] = attrs.field(factory=list, init=False)
@@ -247,6 +251,18 @@ class Codec(Generic[T]):
         except RecursionError:
             return Err(DecodeError((), TooDeep()))
 
+    def _decode_pair(self, value: Value) -> tuple[Value, T] | DecodeError:
+        """
+        ``(value, native)``, or the ``DecodeError``: ``decode`` of a codec without ``lazy`` (so no depth to
+        bound), for admission, which keeps both and needs no ``Ok`` to take apart.
+        """
+        try:
+            return value, self._dec(value)
+        except _CodecFailure as fail:
+            return decode_error(fail)
+        except RecursionError:
+            return DecodeError((), TooDeep())
+
     def decode_json(self, text: str | bytes, limits: Limits = DEFAULT) -> Result[T, DecodeError]:
         """
         Parse ``text`` strictly within ``limits``, then decode; a parse failure is ``InvalidJson`` at ``$``.
@@ -288,6 +304,7 @@ class Codec(Generic[T]):
             exact=codec._exact,
             recursive=codec._recursive,
             cls=codec._cls,
+            enforces=codec._enforces,
         )
 
     def __repr__(self) -> str:
@@ -320,9 +337,12 @@ def _codec(
     exact: type | None = None,
     cls: type | None = None,
 ) -> Codec[T]:
-    """A codec; it is recursive when a child is."""
+    """A codec; it is recursive when a child is, and enforces its schema when every child does."""
     recursive = any(child._recursive for child in children)
-    return Codec(dec=dec, enc=enc, node=node, kind=kind, exact=exact, recursive=recursive, cls=cls)
+    enforces = all(child._enforces for child in children)
+    return Codec(
+        dec=dec, enc=enc, node=node, kind=kind, exact=exact, recursive=recursive, cls=cls, enforces=enforces
+    )
 
 
 def _count(what: str, name: str, n: int | None) -> int | None:

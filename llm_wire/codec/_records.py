@@ -167,14 +167,50 @@ def build_record(
     passing = list(attributes if keywords is None else keywords)
     by_position = [i for i, k in enumerate(passing) if k is None]
     by_keyword = [(i, k) for i, k in enumerate(passing) if k is not None]
-    names_passed = tuple(k for _, k in by_keyword)
     all_positional = not by_keyword
     all_keywords = not by_position
     plan = tuple((f.name, f.codec._dec, f.codec._exact, f.required, f.default, f.factory) for f in fields)
+    keyword_plan = tuple(
+        (*step, keyword) for step, keyword in zip(plan, passing, strict=True) if keyword is not None
+    )
     known = frozenset(names)
     unexpected = UnexpectedProperty(tuple(names))
     n_fields = len(plan)
     refused = ConversionRefused(f"the constructor of {title}")
+
+    def dec_keywords(v: Any) -> Any:
+        # Every field by keyword (or a dict): collected as they decode, with no list to zip.
+        if v.__class__ is not dict and not isinstance(v, dict):
+            raise _CodecFailure(EXPECTED_OBJECT)
+        kwargs: dict[str, Any] = {}
+        absent = 0
+        get = v.get
+        for key, decode, exact, needed, default, factory, keyword in keyword_plan:
+            raw = get(key, MISSING)
+            if raw.__class__ is exact:
+                kwargs[keyword] = raw
+            elif raw is MISSING:
+                if needed:
+                    raise _CodecFailure(_MISSING_FIELD).at(key)
+                absent += 1
+                if factory is not None:
+                    kwargs[keyword] = factory()
+                elif default is not ABSENT or not is_dict:  # a dict leaves an absent member out
+                    kwargs[keyword] = default
+            else:
+                try:
+                    kwargs[keyword] = decode(raw)
+                except _CodecFailure as fail:
+                    fail.rpath.append(key)
+                    raise
+        if n_fields - absent != len(v):
+            raise _unknown(v, known, unexpected)
+        if is_dict:
+            return kwargs
+        try:
+            return target(**kwargs)
+        except REFUSALS:  # a validator of the target refused the fields
+            raise _CodecFailure(refused) from None
 
     def dec(v: Any) -> Any:
         if v.__class__ is not dict and not isinstance(v, dict):
@@ -200,13 +236,9 @@ def build_record(
                     raise
         if n_fields - absent != len(v):
             raise _unknown(v, known, unexpected)
-        if is_dict:  # an absent member without a default is left out of the dict
-            return {k: a for k, a in zip(names_passed, args, strict=True) if a is not ABSENT}
         try:
             if all_positional:
                 return target(*args)
-            if all_keywords:
-                return target(**dict(zip(names_passed, args, strict=True)))
             return target(*[args[i] for i in by_position], **{k: args[i] for i, k in by_keyword})
         except REFUSALS:  # a validator of the target refused the fields
             raise _CodecFailure(refused) from None
@@ -267,7 +299,8 @@ def build_record(
         )
 
     children = [f.codec for f in fields]
-    return _codec(dec, enc, node, f"record {title}", *children, cls=cls)
+    decode = dec_keywords if all_keywords else dec
+    return _codec(decode, enc, node, f"record {title}", *children, cls=cls)
 
 
 # ---------------------------------------------------------------------------------------------------------
