@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 import pytest
+from declared import SEARCH, TOOLS, Location, Weather, call, even
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,54 +24,11 @@ from llm_wire.admission import (
 )
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
-from llm_wire.result import Err, Ok, Result, unwrap
+from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import (
     ToolCallChecks,
 )
 from llm_wire.value import Syntax, UnrepresentableNumber
-
-
-@attrs.frozen
-class Location:
-    city: str
-    country: str | None = None
-
-
-@attrs.frozen
-class Weather:
-    """Current weather for a place."""
-
-    location: Location
-    days: int = codec.field(default=1, codec=codec.integer(minimum=1, maximum=14))
-
-
-def _even(value: int) -> Result[int, str]:
-    return Err("expected an even number") if value % 2 else Ok(value)
-
-
-WEATHER = tool.new("get_weather", "Current weather", codec.derive(Weather))
-SEARCH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"query": {"type": "string", "minLength": 1}, "limit": {"type": "integer", "maximum": 50}},
-    "required": ["query"],
-}
-
-
-def _search() -> tool.Tool:
-    match tool.from_json_schema("search", "Search the web", SEARCH_SCHEMA):
-        case Ok(made):
-            return made
-        case Err(error):
-            raise AssertionError(tool.describe_error(error))
-
-
-SEARCH = _search()
-TOOLS = (WEATHER, SEARCH)
-
-
-def call(name: str, arguments: object, call_id: str = "c1") -> ToolCall:
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return ToolCall(id=call_id, name=name, arguments_json=text)
 
 
 class TestDecodeArguments:
@@ -104,7 +62,7 @@ class TestDecodeArguments:
 
 @attrs.frozen
 class _Even:
-    n: int = codec.field(codec=codec.try_map(codec.integer(), _even, Ok))
+    n: int = codec.field(codec=codec.try_map(codec.integer(), even, Ok))
 
 
 EVEN = tool.new("even", "Takes an even number", codec.derive(_Even))
