@@ -189,7 +189,7 @@ _LIMITS = {
     "max_nodes": "number of schema nodes",
     "max_depth": "nesting of subschemas",
     "max_ref_depth": "chain of references followed in place",
-    "max_pattern_cost": "RE2 program added by a pattern's counted repetitions",
+    "max_pattern_cost": "the RE2 program its counted repetitions add",
 }
 
 
@@ -215,6 +215,8 @@ class LoadError(Described):
         where = render_path(self.path)
         if self.keyword is None:
             return f"{where}: {self.reason.describe()}"
+        if isinstance(self.reason, LimitExceeded):  # a sentence of its own: "<what> exceeds <limit> (...)"
+            return f'{where}: "{self.keyword}": {self.reason.describe()}'
         return f'{where}: "{self.keyword}" {self.reason.describe()}'
 
 

@@ -67,6 +67,7 @@ def run() -> None:
         ToolCall("call_1", "get_weather", '{"location": {"city": "Paris"}, "days": 3}'),
         ToolCall("call_2", "convert_time", '{"source_timezone": "UTC", "time": 1430}'),
         ToolCall("call_3", "book_flight", '{"to": "Oslo"}'),
+        ToolCall("call_4", "get_weather", '{"location": {"city": "Oslo", "country": "NO"}, "days": 2.0}'),
     ]
     for call in calls:
         print(f"  model called {call.name}({call.arguments_json})")
@@ -78,6 +79,12 @@ def run() -> None:
             case Ok(admitted):
                 for good in admitted.admitted:
                     print(f"  {good.call.id} admitted, decoded: {good.decoded!r}")
+                    # Numbers are exact Decimals inside; an SDK or json.dumps gets plain ints and floats.
+                    match good.plain_arguments():
+                        case Ok(plain):
+                            print(f"    handed on as {json.dumps(plain)}")
+                        case Err(unrepresentable):
+                            print(f"    not handed on: {unrepresentable.describe()}")
                 for issue in admitted.issues:
                     print(f"  {issue.call_id} {type(issue).__name__}; answer with:")
                     print(f"    {admission.describe_issue(issue)}")

@@ -1,9 +1,13 @@
 """
 Demo section ``contracts``: load real MCP ``inputSchema``s received at runtime, validate good and bad
-arguments, and show a schema refused with the keyword it cannot honour.
+arguments, show a schema refused with the keyword it cannot honour, and hostile schemas either refused at
+load or validated in bounded work.
 """
 
 from __future__ import annotations
+
+import json
+import time
 
 from llm_wire import contract
 from llm_wire.result import Err, Ok
@@ -40,7 +44,19 @@ REFUSED = (
     '{"type": "object", "properties": {"name": {"type": "string", "minLenght": 3}}}',
     '{"type": "object", "properties": {"user": {"$ref": "https://example.com/user.json"}}}',
     '{"type": "string", "pattern": "^(?!admin).*$"}',
+    # Counted repetitions make RE2's program large and a 1 MiB match take seconds: over the pattern budget.
+    '{"type": "string", "pattern": "(?:a|b)*a(?:a|b){1000}c"}',
 )
+
+
+def _fan_out(levels: int) -> str:
+    """Each definition refers to the next twice under ``anyOf``: naively, work doubles per level."""
+    defs: dict[str, object] = {
+        f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}, {"$ref": f"#/$defs/d{n + 1}"}]}
+        for n in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "integer"}
+    return json.dumps({"$ref": "#/$defs/d0", "$defs": defs})
 
 
 def run() -> None:
@@ -66,3 +82,12 @@ def run() -> None:
                 print(f"not loaded: {load_error.describe()}")
             case Ok():  # pragma: no cover - each of these is refused
                 print("loaded (unexpectedly)")
+    print()
+    fan_out = contract.parse(_fan_out(30))
+    assert isinstance(fan_out, Ok), fan_out
+    started = time.perf_counter()
+    verdict = contract.validate(fan_out.value, "seven")  # refused: every one of the 2**30 paths fails
+    elapsed = (time.perf_counter() - started) * 1000
+    # Each node's result is shared within the validation, so the work is the schema's size, not 2**30.
+    shown = verdict.error.describe() if isinstance(verdict, Err) else "valid"
+    print(f"a 30-level anyOf fan-out (2**30 paths), refused in {elapsed:.1f} ms: {shown}")
