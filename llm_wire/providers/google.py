@@ -1,5 +1,6 @@
 """
-Google Gemini GenerateContent: schema projection and request encoding.
+Google Gemini GenerateContent (``POST /v1beta/models/{model}:generateContent``): schema projection, request
+encoding, and response decoding.
 
 Tools are ``functionDeclarations`` with the schema in ``parametersJsonSchema`` (plain JSON Schema, the
 default) or, where asked, in the legacy ``parameters`` (a subset of OpenAPI 3.0: uppercase types,
