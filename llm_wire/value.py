@@ -401,6 +401,14 @@ class _FastEngine:
         self.deep_enough = bool(_JITER_DEPTH) and limits.max_depth > _JITER_DEPTH
         self.open_pad = b"[" * self.padding
         self.close_pad = b"]" * self.padding
+        # The C scanner for short documents, where it beats jiter's call overhead: with the duplicate-key
+        # hook, and without it for documents with at most one object (``_short``).
+        hooked = json.JSONDecoder(
+            object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
+        )
+        self.scan_once: Callable[[str, int], tuple[Value, int]] = hooked.scan_once  # type: ignore[attr-defined]
+        unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
+        self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
         # The C scanner with a hook on every number token, for documents that may break a number limit.
         checked = json.JSONDecoder(
             object_pairs_hook=_object,
@@ -468,6 +476,8 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     when the exact parser must decide. ``data``: ``source`` in UTF-8, if known.
     """
     engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
+    if len(source) < _SHORT and len(source) < engine.long_int_from:
+        return _short(source, engine, limits)
     if data is None:
         data = source.encode("utf-8")  # ``parse`` encodes non-ASCII text already; ASCII is a plain copy
     # jiter keeps every number but checks no number limit. A token that may break one holds a run of at
@@ -481,6 +491,48 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
             if suspects is None or (suspects and not _inside_strings(data, suspects)):
                 return _scanned(source, engine, limits)
     return _native(data, engine, limits)
+
+
+#: Below this many characters the C scanner reads a document faster than jiter can be called.
+_SHORT = 512
+
+
+def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+    """
+    A short document through the C scanner. It is shorter than any integer token over the limits, and the
+    hook on non-integer numbers checks theirs; what the scanner misses is checked here: lone surrogate
+    escapes, duplicate keys, trailing content, depth and value count.
+    """
+    n = len(source)
+    # The substring test is a fraction of the regular expression's cost and rules out most documents.
+    if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
+        return None
+    start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
+    objects = source.count("{")
+    try:
+        if objects > 1:
+            value, end = engine.scan_once(source, start)
+        else:
+            # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook
+            # costs about as much as the rest of the scan, so scan without it and prove no key repeated (as
+            # ``_native`` does, by counting the ":").
+            value, end = engine.scan_unhooked(source, start)
+            if objects and (type(value) is not dict or len(value) != source.count(":")):
+                value, end = engine.scan_once(source, start)
+    except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
+        return None
+    if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]
+        return None
+    # Depth is at most the number of containers, and the value count at most one more than the containers
+    # and commas; both at most the length. Brackets and commas inside strings only make these bounds looser.
+    if n > limits.max_depth or n > limits.max_values:
+        containers = source.count("[") + source.count("{")
+        if (
+            containers > limits.max_depth
+            or (n > limits.max_values and containers + source.count(",") >= limits.max_values)
+        ) and not _within(value, limits):
+            return None
+    return (value,)
 
 
 def _inside_strings(data: bytes, positions: list[int]) -> bool:

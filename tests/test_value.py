@@ -1079,10 +1079,12 @@ class TestEnginesAgree:
             encoded = text.encode("utf-8")
         except UnicodeEncodeError:
             return  # ``parse`` refuses a lone surrogate before any engine runs
-        fast = value._fast(text, limits, encoded)
-        if fast is not None:
-            assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
-            assert _typed(fast[0]) == _typed(exact.value)
+        for short in (value._SHORT, 0):  # the C scanner for short documents, then jiter for all
+            with mock.patch.object(value, "_SHORT", short):
+                fast = value._fast(text, limits, encoded)
+            if fast is not None:
+                assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
+                assert _typed(fast[0]) == _typed(exact.value)
 
     @settings(max_examples=PARSER_EXAMPLES)
     @given(json_documents(), st.sampled_from(_TIGHT))
@@ -1090,7 +1092,8 @@ class TestEnginesAgree:
         """On documents ``json.dumps`` writes, under tight limits: refused by one, declined by the other."""
         text = json.dumps(doc)
         exact = parse_with(text, limits, engine="exact")
-        fast = value._fast(text, limits, text.encode("utf-8"))
+        with mock.patch.object(value, "_SHORT", 0):  # jiter, whatever the size
+            fast = value._fast(text, limits, text.encode("utf-8"))
         if isinstance(exact, Err):
             assert fast is None
         elif fast is not None:  # it may decline (at exactly ``max_depth``): the exact engine reads it
@@ -1120,7 +1123,7 @@ class TestNumberShapes:
 
     def test_an_escaped_backslash_sends_suspects_to_the_careful_scan(self) -> None:
         """After ``\\\\`` a quote may be real or not: the careful scan decides, and agrees."""
-        source = '{"s": "a\\\\", "id": "e12345"}'
+        source = '{"s": "a\\\\", "id": "e12345", "pad": "' + "x" * 600 + '"}'
         with mock.patch.object(value, "_scanned", wraps=value._scanned) as scanned:
-            assert value._fast(source, DEFAULT) == ({"s": "a\\", "id": "e12345"},)
+            assert value._fast(source, DEFAULT) == ({"s": "a\\", "id": "e12345", "pad": "x" * 600},)
         assert scanned.called
