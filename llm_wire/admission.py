@@ -448,12 +448,12 @@ def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool] | Du
     # Tools usually come as a list or tuple: skip the costlier ``Mapping`` check (an ABC) for those.
     if type(tools) is not list and type(tools) is not tuple and isinstance(tools, Mapping):
         return dict(tools)
-    by_name: dict[str, Tool] = {}
-    for declared in tools:
-        if declared.name in by_name:
-            return DuplicateToolName(declared.name)
-        by_name[declared.name] = declared
-    return by_name
+    listed = tools if type(tools) is list or type(tools) is tuple else list(tools)
+    by_name = {declared.name: declared for declared in listed}
+    if len(by_name) == len(listed):
+        return by_name
+    names = [declared.name for declared in listed]  # fewer names than tools: say which one came twice
+    return DuplicateToolName(next(name for n, name in enumerate(names) if name in names[:n]))
 
 
 def _check_arguments(
