@@ -246,19 +246,33 @@ def _import_seconds(module: str) -> float:
     return float(out.stdout)
 
 
-def _import_row() -> Row:
-    times: dict[str, list[float]] = {"llm_wire": [], "pydantic": [], "jsonschema": []}
+#: What a user of the whole wire imports: the facade is lazy, so ``import llm_wire`` alone costs little.
+_STACK = "llm_wire, llm_wire.codec, llm_wire.contract, llm_wire.admission, llm_wire.outcome"
+
+
+def _import_rows() -> list[Row]:
+    modules = {
+        "llm_wire": "llm_wire",
+        "the whole stack": _STACK,
+        "pydantic": "pydantic",
+        "jsonschema": "jsonschema",
+    }
+    times: dict[str, list[float]] = {name: [] for name in modules}
     for _ in range(7):
-        for module, samples in times.items():
-            samples.append(_import_seconds(module))
-    ms = {module: statistics.median(samples) * 1e3 for module, samples in times.items()}
+        for name, samples in times.items():
+            samples.append(_import_seconds(modules[name]))
+    ms = {name: statistics.median(samples) * 1e3 for name, samples in times.items()}
+    peers = f"pydantic {ms['pydantic']:.0f} ms, jsonschema {ms['jsonschema']:.0f} ms"
     return [
-        "import llm_wire, fresh interpreter",
-        f"pydantic {ms['pydantic']:.0f} ms, jsonschema {ms['jsonschema']:.0f} ms",
-        f"{ms['llm_wire']:.0f} ms",
-        f"{min(times['llm_wire']) * 1e3:.0f}-{max(times['llm_wire']) * 1e3:.0f} ms",
-        "<= 60 ms",
-        "" if ms["llm_wire"] <= 60 else "MISS",
+        [
+            f"import {what}, fresh interpreter",
+            peers,
+            f"{ms[name]:.0f} ms",
+            f"{min(times[name]) * 1e3:.0f}-{max(times[name]) * 1e3:.0f} ms",
+            "<= 60 ms",
+            "" if ms[name] <= 60 else "MISS",
+        ]
+        for name, what in (("llm_wire", "llm_wire"), ("the whole stack", f"({_STACK})"))
     ]
 
 
@@ -280,7 +294,7 @@ def main() -> None:
     if (CORPORA / "mcp-tools").is_dir():
         rows += _load_rows()
     rows.append(_stream_row())
-    rows.append(_import_row())
+    rows += _import_rows()
     print_table(
         "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",
         ["row", "peer", "ratio", "spread (min-max)", "target", "mark"],
