@@ -478,9 +478,9 @@ def _check_arguments(
         if type(pair) is tuple:
             return pair
         return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(pair)  # type: ignore[arg-type]
-    rejected = _schema_rejected(tool.contract, arguments, failures)
-    if rejected is not None:
-        return rejected
+    failure = _contract.first_failure(tool.contract, arguments)
+    if failure is not None:
+        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))
     decode = tool.decode
     if decode is None:
         return arguments, arguments

@@ -239,14 +239,24 @@ def _exact(document: Value) -> Result[Value, LoadError]:
     return Ok(_copy_exact(document))
 
 
-def _copy_exact(node: Any) -> Any:
-    if isinstance(node, float):
-        return Decimal(repr(node))
-    if isinstance(node, dict):
-        return {key: _copy_exact(item) for key, item in node.items()}
-    if isinstance(node, list):
-        return [_copy_exact(item) for item in node]
-    return node
+def _copy_exact(document: Any) -> Any:
+    """``document`` with each finite ``float`` as ``Decimal(repr(f))``; iterative, so any depth is copied."""
+    root: list[Any] = [document]
+    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
+    while stack:
+        into, at = stack.pop()
+        node = into[at]
+        if isinstance(node, float):
+            into[at] = Decimal(repr(node))
+        elif isinstance(node, dict):
+            copied: dict[str, Any] = dict(node)
+            into[at] = copied
+            stack.extend((copied, key) for key in copied)
+        elif isinstance(node, list):
+            items = list(node)
+            into[at] = items
+            stack.extend((items, n) for n in range(len(items)))
+    return root[0]
 
 
 def load(

@@ -223,3 +223,14 @@ class TestPatternCost:
         assert isinstance(found, Err)
         assert isinstance(found.error.reason, UnsupportedPattern)
         assert isinstance(found.error, LoadError)
+
+
+class TestDeepFloats:
+    """Reading floats exactly never recurses: a deep document holding one is refused, not raised on."""
+
+    def test_a_float_under_3000_lists_is_a_load_error(self) -> None:
+        """The exact copy is iterative; the depth bound then refuses the document with a typed error."""
+        deep: Any = 1.5
+        for _ in range(3000):
+            deep = [deep]
+        assert isinstance(contract.load({"const": deep}), Err)
