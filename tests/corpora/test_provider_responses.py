@@ -583,6 +583,8 @@ def mutated(draw: st.DrawFn) -> tuple[Recorded, list[Any], bool]:
             moved = True
         elif kind == "field" and events:
             events[at] = _replace(draw, events[at], nulled)
+            # A whole event of another type (``[]``: a chunk array with no chunk) is an event gone.
+            moved = moved or not isinstance(events[at], dict)
     return recorded, events, moved or any(nulled)
 
 
