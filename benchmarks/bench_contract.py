@@ -11,10 +11,8 @@ checked against ``jsonschema`` before anything is timed.
 from __future__ import annotations
 
 import copy
-import gc
 import re
 import statistics
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -23,7 +21,7 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from benchmarks._harness import CORPORA, print_table
+from benchmarks._harness import CORPORA, interleaved, print_table
 from llm_wire import contract
 from llm_wire.result import Ok
 from llm_wire.value import Limits, Value, parse
@@ -212,31 +210,8 @@ def _micro(seconds: float, count: int) -> float:
 
 
 def paired_medians(*runs: Callable[[], object], rounds: int = 21, min_time: float = 0.02) -> list[float]:
-    """
-    Median seconds of one call of each run, in CPU time of this process, measured in interleaved rounds: on
-    a shared machine, wall time also counts the time other processes hold the CPU, and interleaving gives
-    every run the same cache weather.
-    """
-    loops = []
-    for run in runs:
-        n = 1
-        while True:
-            start = time.process_time()
-            for _ in range(n):
-                run()
-            if time.process_time() - start >= min_time or n >= 1 << 20:
-                break
-            n *= 2
-        loops.append(n)
-    samples: list[list[float]] = [[] for _ in runs]
-    gc.collect()
-    for _ in range(rounds):
-        for run, n, times in zip(runs, loops, samples, strict=True):
-            start = time.process_time()
-            for _ in range(n):
-                run()
-            times.append((time.process_time() - start) / n)
-    return [statistics.median(times) for times in samples]
+    """Median seconds of one call of each run, in CPU time, in interleaved rounds (``interleaved``)."""
+    return [statistics.median(times) for times in interleaved(runs, rounds=rounds, min_time=min_time)]
 
 
 def main() -> None:
