@@ -435,7 +435,7 @@ class _FastEngine:
             ends = [end for end in map(shapes.find, b".e+", repeat(at)) if end >= 0]
             at = shapes.find(run, min(ends)) if ends else -1
         if self.exponent_digits in shapes:
-            # A regular expression, not ``find``: led by the rare "e", it skips runs of zeros quickly.
+            # A regular expression, not ``find``: ``find`` of "e0000" is slow in a long run of zeros.
             for match in self.long_exponent.finditer(shapes):
                 found.append(match.start())
                 if len(found) > _SUSPECTS:
@@ -542,10 +542,10 @@ def _inside_strings(data: bytes, positions: list[int]) -> bool:
     escaped; otherwise ``False``, and the careful scan decides. (A document that is not JSON is refused by
     the native reader whatever this says.)
     """
+    if b"\\" not in data:  # one ``memchr``; the escaped backslash below is a slower two-byte search
+        return all(data.count(b'"', 0, at) % 2 for at in positions)
     if b"\\\\" in data:
         return False
-    if b"\\" not in data:
-        return all(data.count(b'"', 0, at) % 2 for at in positions)
     return all((data.count(b'"', 0, at) - data.count(b'\\"', 0, at)) % 2 for at in positions)
 
 
@@ -561,10 +561,14 @@ def _native(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value] | 
     ``engine.padding`` arrays that spend the rest of it: one nested deeper than ``max_depth`` is refused.
     """
     n = len(data)
+    objects = -1  # the count of "{", once counted
     if n <= limits.max_depth:
         deep = False  # it has fewer containers than that
+    elif n > _COUNTED:
+        deep = True
     else:
-        deep = n > _COUNTED or data.count(b"[") + data.count(b"{") > limits.max_depth
+        objects = data.count(b"{")
+        deep = objects + data.count(b"[") > limits.max_depth
     try:
         if deep and engine.padding:
             value = _JITER(engine.open_pad + data + engine.close_pad)
@@ -572,7 +576,7 @@ def _native(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value] | 
                 if type(value) is not list or len(value) != 1:
                     return None
                 value = value[0]
-        elif n > _COUNTED or (objects := data.count(b"{")) > 1:
+        elif n > _COUNTED or (objects := objects if objects >= 0 else data.count(b"{")) > 1:
             value = _from_json(
                 data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
             )
