@@ -31,7 +31,7 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
     hi = math.inf if max_items is None else max_items
     too_few = TooFewItems(lo)
     too_many = TooManyItems(max_items if max_items is not None else 0)
-    item_dec, item_enc, exact = item._dec, item._enc, item._exact
+    item_dec, item_enc, exact, bulk = item._dec, item._enc, item._exact, item._bulk
 
     def locate(v: list[Any], decode: Callable[[Any], Any]) -> None:
         for i, x in enumerate(v):
@@ -46,7 +46,11 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
             raise _CodecFailure(EXPECTED_ARRAY)
         if counted and not lo <= len(v) <= hi:
             raise _CodecFailure(too_few if len(v) < lo else too_many)
-        if exact is not None:
+        if bulk is not None:
+            out = bulk(v)
+            if out is not None:
+                return out
+        elif exact is not None:
             try:
                 return [cast(T, x) if x.__class__ is exact else item_dec(x) for x in v]
             except _CodecFailure:  # ``item`` is a built-in scalar: running it again to find the index is safe

@@ -198,6 +198,8 @@ class Codec(Generic[T]):
     _kind: str
     #: Decoding is the identity for values whose class is exactly this one.
     _exact: type | None = None
+    #: Decodes a whole array of items in C loops, or returns ``None`` when ``_dec`` must go item by item.
+    _bulk: Callable[[list[Any]], list[T] | None] | None = None
     #: The codec contains ``lazy``: its schema renders on first use and decode bounds the value's depth.
     _recursive: bool = False
     #: The class a record codec builds (unions pick a variant to encode by it).
@@ -302,6 +304,7 @@ class Codec(Generic[T]):
             node=node,
             kind=codec._kind,
             exact=codec._exact,
+            bulk=codec._bulk,
             recursive=codec._recursive,
             cls=codec._cls,
             enforces=codec._enforces,
@@ -336,12 +339,21 @@ def _codec(
     *children: Codec[Any],
     exact: type | None = None,
     cls: type | None = None,
+    bulk: Callable[[list[Any]], list[T] | None] | None = None,
 ) -> Codec[T]:
     """A codec; it is recursive when a child is, and enforces its schema when every child does."""
     recursive = any(child._recursive for child in children)
     enforces = all(child._enforces for child in children)
     return Codec(
-        dec=dec, enc=enc, node=node, kind=kind, exact=exact, recursive=recursive, cls=cls, enforces=enforces
+        dec=dec,
+        enc=enc,
+        node=node,
+        kind=kind,
+        exact=exact,
+        bulk=bulk,
+        recursive=recursive,
+        cls=cls,
+        enforces=enforces,
     )
 
 

@@ -5,6 +5,7 @@ values, and no Python exception escaping decode or encode whatever the input.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -83,3 +84,40 @@ class TestCatalogProperties:
             settings=settings(database=None),
         )
         assert oracle(liar)(found)
+
+
+_FLOAT_ITEMS = st.one_of(
+    st.integers(),
+    st.integers(min_value=10**300, max_value=10**400),
+    st.decimals(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(10**310), max_value=10**310).map(Decimal),
+    st.booleans(),
+    st.floats(),
+    st.text(max_size=3),
+    st.none(),
+)
+
+
+class TestFloatArrays:
+    """An array of floats decodes in bulk exactly as it does item by item: values, refusals and paths."""
+
+    @given(st.lists(_FLOAT_ITEMS, max_size=12))
+    def test_bulk_agrees_with_items(self, items: list[Any]) -> None:
+        numbers = c.list_of(c.floating())
+        one_by_one: list[Any] = []
+        expected: Ok[list[float]] | Err[Any] = Ok(one_by_one)
+        for index, item in enumerate(items):
+            decoded = c.floating().decode(item)
+            if isinstance(decoded, Err):
+                expected = Err((index, decoded.error.reason))
+                break
+            one_by_one.append(decoded.value)
+        got = numbers.decode(items)
+        if isinstance(got, Err):
+            assert Err((got.error.path[0], got.error.reason)) == expected
+        else:
+            assert got == expected
+
+    def test_a_sum_that_overflows_is_not_a_refusal(self) -> None:
+        big = Decimal("1e308")
+        assert c.list_of(c.floating()).decode([big, big]) == Ok([1e308, 1e308])
