@@ -12,10 +12,12 @@ import contextlib
 import enum
 import functools
 from collections.abc import Callable, Sequence
+from keyword import iskeyword
 from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 
 from attrs import frozen
 
+from llm_wire._fast import generated
 from llm_wire.codec._core import (
     EXPECTED_OBJECT,
     EXPECTED_STRING,
@@ -165,83 +167,41 @@ def build_record(
     is_dict = target is dict
     cls = target if isinstance(target, type) and not is_dict else None
     passing = list(attributes if keywords is None else keywords)
-    by_position = [i for i, k in enumerate(passing) if k is None]
-    by_keyword = [(i, k) for i, k in enumerate(passing) if k is not None]
-    all_positional = not by_keyword
-    all_keywords = not by_position
     plan = tuple((f.name, f.codec._dec, f.codec._exact, f.required, f.default, f.factory) for f in fields)
-    keyword_plan = tuple(
-        (*step, keyword) for step, keyword in zip(plan, passing, strict=True) if keyword is not None
-    )
     known = frozenset(names)
     unexpected = UnexpectedProperty(tuple(names))
     n_fields = len(plan)
     refused = ConversionRefused(f"the constructor of {title}")
+    dict_plan = tuple((*step, attribute) for step, attribute in zip(plan, attributes, strict=True))
 
-    def dec_keywords(v: Any) -> Any:
-        # Every field by keyword (or a dict): collected as they decode, with no list to zip.
+    def dec_dict(v: Any) -> dict[str, Any]:
+        # A record of plain dicts: each field under its attribute, an absent one without a default left out.
         if v.__class__ is not dict and not isinstance(v, dict):
             raise _CodecFailure(EXPECTED_OBJECT)
-        kwargs: dict[str, Any] = {}
+        out: dict[str, Any] = {}
         absent = 0
         get = v.get
-        for key, decode, exact, needed, default, factory, keyword in keyword_plan:
+        for key, decode, exact, needed, default, factory, attribute in dict_plan:
             raw = get(key, MISSING)
             if raw.__class__ is exact:
-                kwargs[keyword] = raw
+                out[attribute] = raw
             elif raw is MISSING:
                 if needed:
                     raise _CodecFailure(_MISSING_FIELD).at(key)
                 absent += 1
                 if factory is not None:
-                    kwargs[keyword] = factory()
-                elif default is not ABSENT or not is_dict:  # a dict leaves an absent member out
-                    kwargs[keyword] = default
+                    out[attribute] = factory()
+                elif default is not ABSENT:
+                    out[attribute] = default
             else:
                 try:
-                    kwargs[keyword] = decode(raw)
+                    out[attribute] = decode(raw)
                 except _CodecFailure as fail:
                     fail.rpath.append(key)
                     raise
         if n_fields - absent != len(v):
             raise _unknown(v, known, unexpected)
-        if is_dict:
-            return kwargs
-        try:
-            return target(**kwargs)
-        except REFUSALS:  # a validator of the target refused the fields
-            raise _CodecFailure(refused) from None
-
-    def dec(v: Any) -> Any:
-        if v.__class__ is not dict and not isinstance(v, dict):
-            raise _CodecFailure(EXPECTED_OBJECT)
-        args: list[Any] = []
-        append = args.append
-        absent = 0
-        get = v.get
-        for key, decode, exact, needed, default, factory in plan:
-            raw = get(key, MISSING)
-            if raw.__class__ is exact:  # a present str, int or bool for a plain codec: taken as is
-                append(raw)
-            elif raw is MISSING:
-                if needed:
-                    raise _CodecFailure(_MISSING_FIELD).at(key)
-                append(default if factory is None else factory())
-                absent += 1
-            else:
-                try:
-                    append(decode(raw))
-                except _CodecFailure as fail:
-                    fail.rpath.append(key)
-                    raise
-        if n_fields - absent != len(v):
-            raise _unknown(v, known, unexpected)
-        try:
-            if all_positional:
-                return target(*args)
-            return target(*[args[i] for i in by_position], **{k: args[i] for i, k in by_keyword})
-        except REFUSALS:  # a validator of the target refused the fields
-            raise _CodecFailure(refused) from None
+        return out
 
     encode_plan = tuple((f.name, f.attribute, f.codec._enc, f.required) for f in fields)
     wrong_type = UnexpectedType("dict" if is_dict else title)
@@ -299,8 +259,83 @@ def build_record(
         )
 
     children = [f.codec for f in fields]
-    decode = dec_keywords if all_keywords else dec
+    decode = dec_dict if is_dict else _generated_decoder(plan, passing, target, known, unexpected, refused)
     return _codec(decode, enc, node, f"record {title}", *children, cls=cls)
+
+
+def _generated_decoder(
+    plan: tuple[tuple[str, Callable[[Any], Any], type | None, bool, Any, Any], ...],
+    passing: list[str | None],
+    target: Callable[..., Any],
+    known: frozenset[str],
+    unexpected: UnexpectedProperty,
+    refused: ConversionRefused,
+) -> Callable[[Any], Any]:
+    """
+    The record's decoder as straight-line code, one block per field (``llm_wire._fast.generated``): the same
+    checks in the same order as the plan loop of ``build_record``, and the same failures.
+    """
+    namespace: dict[str, Any] = {
+        "_CodecFailure": _CodecFailure,
+        "EXPECTED_OBJECT": EXPECTED_OBJECT,
+        "MISSING": MISSING,
+        "_MISSING_FIELD": _MISSING_FIELD,
+        "REFUSALS": REFUSALS,
+        "_unknown": _unknown,
+        "known": known,
+        "unexpected": unexpected,
+        "refused": refused,
+        "target": target,
+    }
+    lines = [
+        "def decode(v):",
+        "    if v.__class__ is not dict and not isinstance(v, dict):",
+        "        raise _CodecFailure(EXPECTED_OBJECT)",
+        "    get = v.get",
+        "    absent = 0",
+    ]
+    for i, (key, decode, exact, needed, default, factory) in enumerate(plan):
+        namespace.update({f"k{i}": key, f"d{i}": decode, f"e{i}": exact, f"v{i}": default, f"f{i}": factory})
+        lines.append(f"    raw = get(k{i}, MISSING)")
+        test = "if"
+        if exact is not None:
+            lines += [f"    if raw.__class__ is e{i}:", f"        a{i} = raw"]
+            test = "elif"
+        lines.append(f"    {test} raw is MISSING:")
+        if needed:
+            lines.append(f"        raise _CodecFailure(_MISSING_FIELD).at(k{i})")
+        else:
+            lines += [f"        a{i} = {'v' if factory is None else 'f'}{i}{'' if factory is None else '()'}"]
+            lines.append("        absent += 1")
+        lines += [
+            "    else:",
+            "        try:",
+            f"            a{i} = d{i}(raw)",
+            "        except _CodecFailure as fail:",
+            f"            fail.rpath.append(k{i})",
+            "            raise",
+        ]
+    # Positional arguments first, as ``dec`` passes them; a keyword that is not an identifier goes in a dict.
+    arguments = [f"a{i}" for i, k in enumerate(passing) if k is None]
+    arguments += [f"{k}=a{i}" for i, k in enumerate(passing) if k is not None and _plain(k)]
+    spelled = [f"w{i}: a{i}" for i, k in enumerate(passing) if k is not None and not _plain(k)]
+    namespace.update({f"w{i}": k for i, k in enumerate(passing) if k is not None})
+    if spelled:
+        arguments.append("**{" + ", ".join(spelled) + "}")
+    lines += [
+        f"    if {len(plan)} - absent != len(v):",
+        "        raise _unknown(v, known, unexpected)",
+        "    try:",
+        f"        return target({', '.join(arguments)})",
+        "    except REFUSALS:",
+        "        raise _CodecFailure(refused) from None",
+    ]
+    return generated("\n".join(lines) + "\n", "decode", namespace)
+
+
+def _plain(keyword: str) -> bool:
+    """Whether ``keyword`` can be written as ``keyword=`` in a call."""
+    return keyword.isidentifier() and not iskeyword(keyword)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -553,6 +553,24 @@ class TestRecord:
             )
         )
 
+    def test_attributes_that_are_not_identifiers(self) -> None:
+        """A target taking ``**kwargs`` gets attributes no ``name=`` could spell, and keywords that are."""
+
+        def build(**fields: object) -> dict[str, object]:
+            return {"built": fields}
+
+        codec = c.record(
+            build,
+            c.required("a", c.string(), attribute="not an identifier"),
+            c.required("b", c.integer(), attribute="class"),
+            c.optional("c", c.integer(), default=7, attribute="plain"),
+        )
+        decoded = codec.decode({"a": "x", "b": 2})
+        assert decoded == Ok({"built": {"not an identifier": "x", "class": 2, "plain": 7}})
+        failed = codec.decode({"a": "x", "b": "2"})
+        assert isinstance(failed, Err)
+        assert failed.error.path == ("b",)
+
     def test_decode(self) -> None:
         """Required, optional with default, optional without default (ABSENT)."""
         codec = self.person()
