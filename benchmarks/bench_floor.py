@@ -1,0 +1,113 @@
+"""
+Where the time of a missed summary row goes: each part timed alone, as a multiple of the row's peer.
+
+Admission cannot cost less than the strict parse, the contract or codec pass and the records it returns; the
+tables show each part against the same peer as the summary row, so a reader sees which part is the floor.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import fastjsonschema
+import pydantic
+
+from benchmarks import bench_admission, bench_codec
+from benchmarks._harness import CORPORA, interleaved, print_table
+from llm_wire import admission, codec, contract, tool, value
+from llm_wire.message import ToolCall
+from llm_wire.result import Ok, unwrap
+
+__all__ = ["main"]
+
+
+def _parts(title: str, parts: Sequence[tuple[str, Callable[[], object]]]) -> None:
+    """Time the parts in interleaved rounds; the first is the peer every other part is divided by."""
+    samples = interleaved([fn for _, fn in parts], rounds=9)
+    peer = samples[0]
+    rows = []
+    for (name, _), times in zip(parts, samples, strict=True):
+        ratios = [t / p for t, p in zip(times, peer, strict=True)]
+        rows.append([name, f"{statistics.median(times) * 1e6:.2f}", f"{statistics.median(ratios):.2f}x"])
+    print_table(title, ["part", "median µs", "x peer"], rows)
+
+
+def _each(fn: Callable[[Any], object], items: Sequence[Any]) -> Callable[[], None]:
+    def run() -> None:
+        for item in items:
+            fn(item)
+
+    return run
+
+
+def _check(case: Any) -> object:
+    return contract.first_failure(case[0].contract, case[3])
+
+
+def _schema_admission() -> None:
+    cases = []
+    for n, (schema, arguments) in enumerate(list(bench_admission.bfcl_cases())[::8]):
+        made = tool.from_json_schema("t", "bench", schema)
+        if not isinstance(made, Ok):
+            continue
+        calls = [ToolCall(id=f"c{n}", name="t", arguments_json=arguments)]
+        if not isinstance(admission.admit(calls, [made.value]), Ok):
+            continue
+        validate = fastjsonschema.compile(schema)
+        try:
+            validate(json.loads(arguments))
+        except (fastjsonschema.JsonSchemaException, ValueError, TypeError):
+            continue  # as in the summary row: only calls the peer also accepts
+        cases.append((made.value, calls, arguments, value.parse_value(arguments), validate))
+
+    def records(case: Any) -> object:
+        made, calls, _, parsed, _ = case
+        admitted = admission.AdmittedCall(calls[0], made, parsed, parsed)
+        return Ok(admission.Admitted(tuple(calls), (), (admitted,)))
+
+    _parts(
+        f"Admission of {len(cases)} BFCL calls (schema tools), by part",
+        [
+            ("json.loads (the peer)", _each(lambda c: json.loads(c[2]), cases)),
+            ("json.loads + fastjsonschema", _each(lambda c: c[4](json.loads(c[2])), cases)),
+            ("strict parse (value.parse_value)", _each(lambda c: value.parse_value(c[2]), cases)),
+            ("contract check (first_failure)", _each(_check, cases)),
+            ("result records (AdmittedCall, Admitted, Ok)", _each(records, cases)),
+            ("admit, whole", _each(lambda c: admission.admit(c[1], [c[0]]), cases)),
+        ],
+    )
+
+
+def _typed_admission() -> None:
+    derived = codec.derive(bench_codec.GetWeather)
+    typed = tool.new("get_weather", "Get the weather.", derived)
+    arguments = bench_codec.ARGUMENTS
+    calls = [ToolCall(id="c", name="get_weather", arguments_json=arguments)]
+    parsed = unwrap(value.parse(arguments))
+    adapter = pydantic.TypeAdapter(bench_codec.GetWeatherModel)
+    _parts(
+        "Typed admission of the weather call, by part",
+        [
+            ("pydantic validate_json (the peer)", lambda: adapter.validate_json(arguments)),
+            ("json.loads", lambda: json.loads(arguments)),
+            ("strict parse (value.parse_value)", lambda: value.parse_value(arguments)),
+            ("codec decode (derive(GetWeather).decode)", lambda: derived.decode(parsed)),
+            ("admit, whole", lambda: admission.admit(calls, [typed])),
+        ],
+    )
+
+
+def main() -> None:
+    """Print the tables; the admission ones need the BFCL corpus."""
+    if (CORPORA / "bfcl").is_dir():
+        _schema_admission()
+    else:
+        print("\n(bench_floor: ../shared/corpora/bfcl is absent; the schema admission table is skipped)")
+    _typed_admission()
+
+
+if __name__ == "__main__":
+    main()
