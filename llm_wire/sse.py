@@ -4,8 +4,10 @@ Server-sent events: an incremental, bounded framer for ``text/event-stream`` bod
 Feed it chunks of bytes as they arrive, cut anywhere (inside a line, between ``\\r`` and ``\\n``, inside a
 UTF-8 sequence); it yields each complete ``Event`` exactly as the WHATWG HTML standard frames it. Lines end
 with CRLF, LF or CR; ``data:`` lines join with ``\\n``; comment lines (``:``) are skipped; ``event:``,
-``id:`` and ``retry:`` are kept. One line and one event are bounded, and a bound reached is a typed
-``LimitExceeded`` value, never an exception.
+``id:`` and ``retry:`` are kept. A line with any other field is ignored, as the standard says, and
+counted in ``Framer.ignored_lines``: a strict reader of a provider stream may refuse it (a stray byte
+before ``data:`` turns a whole event into such a line). One line and one event are bounded, and a bound
+reached is a typed ``LimitExceeded`` value, never an exception.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class Framer:
         self._event_bytes = 0
         self._last_id: str | None = None
         self._retry: int | None = None
+        self._ignored = 0
 
     def feed(self, chunk: bytes | str) -> Result[list[Event], LimitExceeded]:
         """
@@ -140,6 +143,11 @@ class Framer:
     def retry(self) -> int | None:
         """The reconnection time the stream asked for with ``retry:``, in milliseconds."""
         return self._retry
+
+    @property
+    def ignored_lines(self) -> int:
+        """How many lines named a field the standard does not know (ignored, not dispatched)."""
+        return self._ignored
 
     @property
     def pending(self) -> bool:
@@ -214,8 +222,11 @@ class Framer:
         elif name == "id":
             if "\x00" not in value:
                 self._last_id = value
-        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= _RETRY_DIGITS:
-            self._retry = int(value)
+        elif name == "retry":
+            if value.isascii() and value.isdigit() and len(value) <= _RETRY_DIGITS:
+                self._retry = int(value)
+        else:
+            self._ignored += 1
         return None
 
     def _reset(self) -> None:

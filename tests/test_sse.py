@@ -105,6 +105,21 @@ class TestFraming:
         assert framer.feed("\n\r\n") == Ok([Event("a\nb")])
 
 
+class TestIgnoredLines:
+    """Lines naming no field of the standard are ignored, as it says, and counted for strict readers."""
+
+    def test_unknown_fields_are_counted_not_dispatched(self) -> None:
+        framer = Framer()
+        got = framer.feed(b'\x00data: {"a": 1}\n\nda\rta: x\n\ndata: kept\nretry: soon\n: comment\n\n')
+        assert got == Ok([Event("kept")])
+        assert framer.ignored_lines == 3  # "\x00data", "da" and "ta"; a bad retry value is a known field
+
+    def test_a_clean_stream_ignores_nothing(self) -> None:
+        framer = Framer()
+        framer.feed(b"event: e\nid: 1\nretry: 10\ndata: x\n: ping\n\n")
+        assert framer.ignored_lines == 0
+
+
 class TestLimits:
     """Lines and events are bounded; a bound reached is a value and the framer stays failed."""
 

@@ -359,7 +359,7 @@ class Reducer:
             failed = self._not_utf8(raw)
             if failed is not None:
                 return failed
-        return self._events(self._framer.feed(raw))
+        return self._events(self._framer.feed(raw), self._framer)
 
     def finish(self) -> Result[Terminal, ResponseError]:
         """The terminal; ``Err(ProtocolError)`` if the stream ended before the provider's final event."""
@@ -368,7 +368,7 @@ class Reducer:
             failed = self._not_utf8(b"", final=True)
             if failed is not None:
                 return failed
-            match self._events(framer.finish()):
+            match self._events(framer.finish(), framer):
                 case Err(error):
                     return Err(error)
                 case Ok():
@@ -453,7 +453,14 @@ class Reducer:
             raise Fail(over(self._limits, "response_body_bytes", self._bytes))
         self._event(name, self._parse(data))
 
-    def _events(self, framed: Result[list[Event], LimitExceeded]) -> Result[list[Progress], ResponseError]:
+    def _events(
+        self, framed: Result[list[Event], LimitExceeded], framer: Framer
+    ) -> Result[list[Progress], ResponseError]:
+        if framer.ignored_lines and self._error is None:
+            # A stray byte before "data:" (or a line cut by a stray CR) hides a whole event from the
+            # standard's framing; no provider sends such lines, so the stream is refused, not read short.
+            self._error = ProtocolError("the stream has a line with no SSE field (data, event, id or retry)")
+            return Err(self._error)
         if isinstance(framed, Err):
             # The framer names its own parameter; name the bound a caller of this decoder raises.
             error: ResponseError = framed.error

@@ -676,6 +676,25 @@ class TestStreamFuzz:
         got = outcome.resolve_stream_with(decoder, recorded.tools, checks=ToolCallChecks.REPORT)
         _admitted_faithfully(recorded, got, None)
 
+    def test_a_stray_byte_before_a_data_line_fails_the_stream(self) -> None:
+        """
+        A NUL before ``data:``, or a CR inside it, hides that event from SSE framing (a line with an unknown
+        field, which the standard ignores): the stream is refused, never read short (a case
+        ``test_hostile_bytes`` found).
+        """
+        for recorded in _streams():
+            if not recorded.keys:
+                continue
+            starts = [at for at in range(len(recorded.body)) if recorded.body.startswith(b"data:", at)]
+            for at in starts:
+                for where, stray in ((at, b"\x00"), (at + 2, b"\r")):
+                    body = recorded.body[:where] + stray + recorded.body[where:]
+                    decoder = recorded.module.WIRE.decoder(ResponseLimits())
+                    decoder.feed_bytes(body)
+                    got = outcome.resolve_stream_with(decoder, recorded.tools, checks=ToolCallChecks.REPORT)
+                    assert isinstance(got, outcome.Failure), recorded.name
+                    assert isinstance(got.error, ProtocolError), recorded.name
+
     def test_the_corpus_has_streams_with_calls(self) -> None:
         """The fuzz runs over every API's recorded streams, with calls to admit."""
         streams = _streams()
