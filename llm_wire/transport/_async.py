@@ -18,7 +18,7 @@ from llm_wire._request import Prepared
 from llm_wire.outcome import Outcome
 from llm_wire.providers.response import Progress
 from llm_wire.transport._base import BaseClient
-from llm_wire.transport._core import Attempts, HttpCall, RetryPlan
+from llm_wire.transport._core import Attempts, HttpCall, RetryPlan, check_prepared
 from llm_wire.transport._settings import RetryPolicy, Timeouts
 
 __all__ = ["AsyncClient"]
@@ -28,8 +28,9 @@ _DEFAULT_TIMEOUTS = Timeouts()
 
 class AsyncClient:
     """
-    The async twin of ``Client``: the same settings, ``await complete(prepared)``, ``async for`` over
-    ``stream(prepared)``. Close it with ``aclose`` (or ``async with``).
+    The async twin of ``Client``: the same settings (``http`` is an ``httpx.AsyncClient``), ``await
+    complete(prepared)``, ``async for`` over ``stream(prepared)``. Close it with ``aclose`` (or ``async
+    with``).
     """
 
     def __init__(
@@ -71,13 +72,20 @@ class AsyncClient:
             await runs.aclose()
         raise AssertionError("a send ends with its attempts")  # pragma: no cover
 
-    async def stream(
+    def stream(
         self, prepared: Prepared, *, retry: RetryPolicy | None = None
     ) -> AsyncGenerator[Progress | Outcome, None]:
         """
         The progress of ``prepared``'s response as it arrives, then its outcome, last. Closing the iterator
-        (``aclose``) or cancelling the task closes the connection.
+        (``aclose``) or cancelling the task closes the connection. ``TypeError`` at once if ``prepared`` is
+        no ``Prepared``.
         """
+        check_prepared(prepared)
+        return self._stream(prepared, self._base.policy(retry))
+
+    async def _stream(
+        self, prepared: Prepared, retry: RetryPolicy | None
+    ) -> AsyncGenerator[Progress | Outcome, None]:
         runs = self._run(prepared, retry)
         try:
             async for item in runs:

@@ -1,8 +1,10 @@
 """
 The blocking client: ``Client`` drives the sans-I/O ``HttpCall`` over an ``httpx.Client``.
 
-Timeouts after the response headers are kept by a watchdog thread that shuts the socket down when the next
-chunk is late, so a stalled read ends at its bound, whatever httpx's per-read timeout would allow.
+Until the response headers, httpx's own timeouts hold the connect and first-byte bounds, each cut to what the
+total leaves when the request starts (so the total may run over by the time the connect took). After the
+headers a watchdog thread shuts the socket down when the next chunk is late, so a stalled read ends at its
+bound, whatever httpx's per-read timeout would allow.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from llm_wire._request import Prepared
 from llm_wire.outcome import Outcome
 from llm_wire.providers.response import Progress
 from llm_wire.transport._base import BaseClient
-from llm_wire.transport._core import Attempts, HttpCall, RetryPlan, Wait
+from llm_wire.transport._core import Attempts, HttpCall, RetryPlan, Wait, check_prepared
 from llm_wire.transport._settings import RetryPolicy, Timeouts
 
 __all__ = ["Client"]
@@ -82,8 +84,10 @@ class Client:
     it as a context manager) when done.
 
     The endpoint, key header and API version come from the request's ``Wire``; the key is ``api_key`` or
-    the wire's environment variables (none is needed when ``base_url`` is given). ``http`` is an
-    ``httpx.Client`` of your own (proxies, certificates); it is closed with this client.
+    the wire's environment variables, read from ``environ`` (``os.environ`` by default); none is needed
+    when ``base_url`` is given. ``headers`` go with every request, over the defaults of the same name.
+    ``http`` is an ``httpx.Client`` of your own (proxies, certificates); it is closed with this client.
+    A wrong Python type for any argument is a ``TypeError`` naming it.
     """
 
     def __init__(
@@ -126,8 +130,14 @@ class Client:
     ) -> Generator[Progress | Outcome, None, None]:
         """
         The progress of ``prepared``'s response as it arrives, then its outcome, last. Closing the iterator
-        closes the connection.
+        closes the connection. ``TypeError`` at once if ``prepared`` is no ``Prepared``.
         """
+        check_prepared(prepared)
+        return self._stream(prepared, self._base.policy(retry))
+
+    def _stream(
+        self, prepared: Prepared, retry: RetryPolicy | None
+    ) -> Generator[Progress | Outcome, None, None]:
         for item in self._run(prepared, retry):
             yield item.outcome if isinstance(item, Attempts) else item
 

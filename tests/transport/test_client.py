@@ -516,3 +516,19 @@ class TestLimits:
         failure = _failure(attempts)
         assert isinstance(failure.error, LimitExceeded)
         assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+
+class TestStreamTypes:
+    """``stream`` refuses a wrong type at the call, before any iteration."""
+
+    def test_sync(self) -> None:
+        with Client(environ={}) as client, pytest.raises(TypeError, match="prepared must be a Prepared"):
+            client.stream(b"{}")  # type: ignore[arg-type]
+
+    def test_async(self) -> None:
+        async def run() -> None:
+            async with AsyncClient(environ={}) as client:
+                client.stream(None)  # type: ignore[arg-type]
+
+        with pytest.raises(TypeError, match="prepared must be a Prepared"):
+            asyncio.run(run())

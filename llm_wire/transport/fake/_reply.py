@@ -10,8 +10,12 @@ __all__ = ["Reply"]
 
 
 def _not_negative(_: object, attribute: object, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
-        msg = f"Reply.{getattr(attribute, 'name', 'delay')} must be a non-negative number of seconds"
+    name = getattr(attribute, "name", "delay")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        msg = f"Reply.{name} must be a number of seconds, not {type(value).__name__}"
+        raise TypeError(msg)
+    if not 0 <= value < float("inf"):
+        msg = f"Reply.{name} must be a non-negative finite number of seconds"
         raise ValueError(msg)
 
 
