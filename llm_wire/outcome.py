@@ -181,6 +181,8 @@ class TransportProblem(enum.Enum):
     CONNECTION_LOST = "connection_lost"
     #: No API key was given or found in the environment for the provider's own endpoint.
     NO_API_KEY = "no_api_key"
+    #: The request cannot go out as configured: a malformed base URL, a header or key HTTP cannot carry.
+    INVALID_ENDPOINT = "invalid_endpoint"
 
 
 @frozen

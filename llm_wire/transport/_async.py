@@ -118,9 +118,13 @@ class AsyncClient:
     async def _exchange(self, call: HttpCall) -> AsyncGenerator[Progress, None]:
         """Drive ``call`` over the network; it holds the outcome at the end."""
         timeout = call.timeout(time.monotonic()).as_dict()
-        request = self._http.build_request(
-            "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
-        )
+        try:
+            request = self._http.build_request(
+                "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
+            )
+        except (httpx.InvalidURL, httpx.HTTPError, UnicodeError, ValueError):
+            call.unsendable()
+            return
         response: httpx.Response | None = None
         try:
             wait = call.headers_wait(time.monotonic())
@@ -134,6 +138,8 @@ class AsyncClient:
                 call.timed_out(wait)
                 return
             call.response(response.status_code, list(response.headers.multi_items()))
+            # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
+            request.extensions["timeout"] = call.body_timeout()
             last = time.monotonic()
             chunks = response.aiter_bytes()
             while call.outcome is None:

@@ -34,7 +34,16 @@ from llm_wire.providers.response import Progress, ProviderError, StreamDecoder
 from llm_wire.result import Err, Ok
 from llm_wire.transport._settings import RetryPolicy, Timeouts, seconds_of
 
-__all__ = ["Attempt", "Attempts", "HttpCall", "RetryPlan", "Wait", "check_prepared", "endpoint_headers"]
+__all__ = [
+    "FAILURES",
+    "Attempt",
+    "Attempts",
+    "HttpCall",
+    "RetryPlan",
+    "Wait",
+    "check_prepared",
+    "endpoint_headers",
+]
 
 #: How much of an HTTP error body is read (the rest is left unread: an error text needs no more).
 ERROR_BODY_BYTES = 64 * 1024
@@ -94,6 +103,27 @@ def endpoint_headers(prepared: Prepared, key: str | None, extra: Mapping[str, st
     return [(k, v) for k, v in headers if k.lower() not in overridden] + list(extra.items())
 
 
+#: httpx's failures, most specific first, as what they mean here and what they cost (``None``: nothing is
+#: known beyond the stream's own progress). Anything else is a lost connection.
+FAILURES: tuple[tuple[type[Exception], tuple[TransportProblem, Sent | None]], ...] = (
+    (httpx.ConnectTimeout, (TransportProblem.CONNECT_TIMEOUT, Sent.NOT_SENT)),
+    (httpx.PoolTimeout, (TransportProblem.CONNECT_TIMEOUT, Sent.NOT_SENT)),
+    (httpx.ReadTimeout, (TransportProblem.FIRST_BYTE_TIMEOUT, None)),
+    (httpx.WriteTimeout, (TransportProblem.FIRST_BYTE_TIMEOUT, None)),
+    (httpx.ConnectError, (TransportProblem.CONNECT_FAILED, Sent.NOT_SENT)),
+    (httpx.ProxyError, (TransportProblem.CONNECT_FAILED, Sent.NOT_SENT)),
+    (httpx.UnsupportedProtocol, (TransportProblem.CONNECT_FAILED, Sent.NOT_SENT)),
+    (httpx.InvalidURL, (TransportProblem.INVALID_ENDPOINT, Sent.NOT_SENT)),
+    (httpx.LocalProtocolError, (TransportProblem.INVALID_ENDPOINT, Sent.NOT_SENT)),
+    (httpx.RemoteProtocolError, (TransportProblem.CONNECTION_LOST, None)),
+    (httpx.ReadError, (TransportProblem.CONNECTION_LOST, None)),
+    (httpx.WriteError, (TransportProblem.CONNECTION_LOST, None)),
+    (httpx.CloseError, (TransportProblem.CONNECTION_LOST, None)),
+    (httpx.DecodingError, (TransportProblem.CONNECTION_LOST, None)),
+    (OSError, (TransportProblem.CONNECTION_LOST, None)),
+)
+
+
 class HttpCall:
     """
     One HTTP exchange for a ``Prepared`` request, sans I/O. Feed it events in order; ``outcome`` is set once
@@ -125,9 +155,9 @@ class HttpCall:
         self._response_headers: list[tuple[str, str]] = []
         self._body = bytearray()
         self._decoder: StreamDecoder | None = None
-        self._started = False
         self._phase_limit: Wait | None = None
         self._connect_limit = Wait(None, TransportProblem.CONNECT_TIMEOUT, None)
+        self._httpx = httpx.Timeout(None)
         self.outcome: Outcome | None = None
 
     # --- the request -------------------------------------------------------------------------------------
@@ -138,9 +168,17 @@ class HttpCall:
         first = self._cap(seconds_of(self._timeouts.first_byte), TransportProblem.FIRST_BYTE_TIMEOUT, now)
         self._phase_limit = first
         self._connect_limit = connect
-        return httpx.Timeout(
+        self._httpx = httpx.Timeout(
             connect=connect.seconds, read=first.seconds, write=first.seconds, pool=connect.seconds
         )
+        return self._httpx
+
+    def body_timeout(self) -> dict[str, float | None]:
+        """
+        The httpx timeouts once the headers arrived: each read may take the idle bound (the drivers keep
+        the exact idle and total deadlines themselves; this is httpx's own backstop).
+        """
+        return {**self._httpx.as_dict(), "read": seconds_of(self._timeouts.idle)}
 
     def headers_wait(self, now: float) -> Wait:
         """How long the whole request phase (connect, write, first byte) may take under the total bound."""
@@ -158,9 +196,11 @@ class HttpCall:
     # --- the response ------------------------------------------------------------------------------------
 
     def response(self, status: int, headers: list[tuple[str, str]]) -> None:
-        """The status line and headers arrived."""
+        """The status line and headers arrived: from here on, a read that times out is an idle gap."""
         self._status = status
         self._response_headers = headers
+        idle = seconds_of(self._timeouts.idle)
+        self._phase_limit = Wait(idle, TransportProblem.IDLE_TIMEOUT, idle)
         if not 200 <= status < 300:
             self._mode = _Mode.ERROR
         elif self.prepared.config.stream:
@@ -179,7 +219,6 @@ class HttpCall:
         """One body chunk; the progress it completes (a stream's), and ``outcome`` set when it decides."""
         if self._mode is _Mode.STREAM:
             assert self._decoder is not None
-            self._started = True
             match self._decoder.feed_bytes(data):
                 case Ok(progress):
                     return progress
@@ -225,20 +264,26 @@ class HttpCall:
         return self._finish(self._failure(TransportError(wait.problem, wait.bound), sent))
 
     def failed(self, error: Exception) -> Outcome:
-        """The network step failed with ``error`` (an httpx error, or an ``OSError`` below it)."""
-        match error:
-            case httpx.ConnectTimeout() | httpx.PoolTimeout():
-                wait = self._connect_limit
-                return self._finish(self._failure(TransportError(wait.problem, wait.bound), Sent.NOT_SENT))
-            case httpx.ReadTimeout() | httpx.WriteTimeout():
-                assert self._phase_limit is not None
-                return self.timed_out(self._phase_limit)
-            case httpx.ConnectError() | httpx.UnsupportedProtocol() | httpx.InvalidURL():
-                problem = TransportError(TransportProblem.CONNECT_FAILED)
-                return self._finish(self._failure(problem, Sent.NOT_SENT))
-            case _:
-                problem = TransportError(TransportProblem.CONNECTION_LOST)
-                return self._finish(self._failure(problem, self._cut()))
+        """
+        The network step failed with ``error`` (an httpx error, or an ``OSError`` below it): the one place
+        httpx's failures become typed ones (``FAILURES``).
+        """
+        problem, sent = next(
+            (mapped for kind, mapped in FAILURES if isinstance(error, kind)),
+            (TransportProblem.CONNECTION_LOST, None),
+        )
+        if problem is TransportProblem.CONNECT_TIMEOUT:
+            wait = self._connect_limit
+            return self._finish(self._failure(TransportError(wait.problem, wait.bound), Sent.NOT_SENT))
+        if problem is TransportProblem.FIRST_BYTE_TIMEOUT:
+            assert self._phase_limit is not None
+            return self.timed_out(self._phase_limit)
+        return self._finish(self._failure(TransportError(problem), sent or self._cut()))
+
+    def unsendable(self) -> Outcome:
+        """The request could not be built (its URL or a header): nothing was sent."""
+        problem = TransportError(TransportProblem.INVALID_ENDPOINT)
+        return self._finish(self._failure(problem, Sent.NOT_SENT))
 
     def no_key(self) -> Outcome:
         """No key for the provider's own endpoint: nothing was sent."""
@@ -302,16 +347,21 @@ class RetryPlan:
         return Attempts(self._attempts[-1].outcome, tuple(self._attempts))
 
 
+#: Failures that sent nothing but that no retry can mend.
+_NEVER_RETRIED = frozenset({TransportProblem.NO_API_KEY, TransportProblem.INVALID_ENDPOINT})
+
+
 def retryable(outcome: Outcome) -> bool:
     """
     Whether a retry is safe: a provider error its provider marks retryable, or any other failure that sent
-    nothing (a missing key aside: no retry finds one); never once progress reached the caller.
+    nothing (a missing key or a malformed endpoint aside: no retry mends them); never once progress reached
+    the caller.
     """
     if not isinstance(outcome, Failure) or outcome.partial_output:
         return False
     error = outcome.error
     if isinstance(error, ProviderError):
         return error.retry.retryable
-    if isinstance(error, TransportError) and error.problem is TransportProblem.NO_API_KEY:
+    if isinstance(error, TransportError) and error.problem in _NEVER_RETRIED:
         return False
     return outcome.sent is Sent.NOT_SENT

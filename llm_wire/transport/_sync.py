@@ -159,9 +159,13 @@ class Client:
     def _exchange(self, call: HttpCall) -> Iterator[Progress]:
         """Drive ``call`` over the network; it holds the outcome at the end."""
         timeout = call.timeout(time.monotonic()).as_dict()
-        request = self._http.build_request(
-            "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
-        )
+        try:
+            request = self._http.build_request(
+                "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
+            )
+        except (httpx.InvalidURL, httpx.HTTPError, UnicodeError, ValueError):
+            call.unsendable()
+            return
         watchdog: _Watchdog | None = None
         response: httpx.Response | None = None
         try:
@@ -171,6 +175,8 @@ class Client:
                 call.failed(error)
                 return
             call.response(response.status_code, list(response.headers.multi_items()))
+            # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
+            request.extensions["timeout"] = call.body_timeout()
             sock = _socket_of(response)
             watchdog = _Watchdog(sock) if sock is not None else None
             last = time.monotonic()

@@ -21,7 +21,17 @@ from llm_wire import Limit, config
 from llm_wire._request import Prepared
 from llm_wire.error import LimitExceeded
 from llm_wire.message import Provider
-from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Sent, TransportError, TransportProblem
+from llm_wire.outcome import (
+    Answer,
+    Failure,
+    NeedsTools,
+    Outcome,
+    OutputLimited,
+    Refused,
+    Sent,
+    TransportError,
+    TransportProblem,
+)
 from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice
 from llm_wire.transport import (
     NO_LIMIT,
@@ -80,6 +90,30 @@ class TestRoundTrip:
         assert first.admitted[0].decoded == {"city": "Paris"}
         assert isinstance(second, Answer)
         assert second.text == "It is sunny in Paris."
+
+
+class TestConnections:
+    """A client reuses its connections."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_one_connection_for_several_calls(self, kind: Kind) -> None:
+        """Three calls, bodies and a stream, go over one TCP connection."""
+        script = [answer(Provider.ANTHROPIC, "one"), answer(Provider.ANTHROPIC, "two", stream=True)] * 2
+        with FakeProvider(script) as fake:
+            if kind == "sync":
+                with Client(base_url=fake.url) as client:
+                    got = [client.complete(prepared(Provider.ANTHROPIC, n % 2 == 1)) for n in range(3)]
+            else:
+
+                async def run() -> list[Outcome]:
+                    async with AsyncClient(base_url=fake.url) as client:
+                        return [
+                            await client.complete(prepared(Provider.ANTHROPIC, n % 2 == 1)) for n in range(3)
+                        ]
+
+                got = asyncio.run(run())
+        assert [type(one) for one in got] == [Answer] * 3
+        assert fake.connections == 1
 
 
 class TestStream:
@@ -253,6 +287,14 @@ class TestTimeouts:
         assert failure.error == TransportError(TransportProblem.TOTAL_TIMEOUT, 0.8)
         assert (failure.sent, failure.partial_output) == (Sent.MAYBE_SENT, True)
         assert elapsed < 0.8 + SLACK
+
+    def test_an_idle_bound_longer_than_the_first_byte(self) -> None:
+        """Gaps longer than ``first_byte`` but within ``idle`` are no timeout once the response started."""
+        reply = evolve(answer(Provider.GOOGLE, "a b c", stream=True), gap=0.25)
+        with FakeProvider([reply]) as fake:
+            timeouts = Timeouts(first_byte=0.1, idle=3.0)
+            attempts, _ = send("sync", fake, prepared(Provider.GOOGLE, True), timeouts=timeouts)
+        assert isinstance(attempts.outcome, Answer)
 
     def test_no_limit_is_written_out(self) -> None:
         """``NO_LIMIT`` is a bound; ``None`` is refused naming the setting, a non-positive number too."""
@@ -532,3 +574,43 @@ class TestStreamTypes:
 
         with pytest.raises(TypeError, match="prepared must be a Prepared"):
             asyncio.run(run())
+
+
+class TestHostileServer:
+    """Whatever a server sends, the client returns an outcome; nothing raises."""
+
+    @settings(max_examples=30)
+    @given(
+        provider=st.sampled_from(list(Provider)),
+        status=st.sampled_from([200, 201, 301, 400, 404, 429, 500, 503]),
+        body=st.binary(max_size=300) | st.text(max_size=200).map(str.encode),
+        stream=st.booleans(),
+        retry_after=st.none() | st.text(st.characters(codec="ascii", min_codepoint=32), max_size=30),
+    )
+    def test_any_reply(
+        self, provider: Provider, status: int, body: bytes, stream: bool, retry_after: str | None
+    ) -> None:
+        """Any status, body and ``Retry-After``: a typed outcome; an HTTP error is a ``ProviderError``."""
+        headers = (("retry-after", retry_after.strip()),) if retry_after and retry_after.strip() else ()
+        reply = Reply(status=status, chunks=(body,), stream=stream, headers=headers)
+        with FakeProvider([reply]) as fake, Client(base_url=fake.url) as client:
+            got = client.complete(prepared(provider, stream))
+        assert isinstance(got, Answer | NeedsTools | Failure | OutputLimited | Refused)
+        if not 200 <= status < 300:
+            assert isinstance(got, Failure)
+            assert isinstance(got.error, ProviderError)
+
+
+class TestInvalidEndpoint:
+    """A request HTTP cannot carry is refused before anything is sent, and never retried."""
+
+    def test_a_key_http_cannot_carry(self) -> None:
+        with Client(base_url="http://127.0.0.1:9", api_key="k\u2603") as client:
+            got = client.send(prepared(Provider.OPENAI_CHAT), retry=QUICK)
+        assert [a.outcome for a in got.attempts] == [
+            Failure(
+                TransportError(TransportProblem.INVALID_ENDPOINT),
+                Sent.NOT_SENT,
+                provider=Provider.OPENAI_CHAT,
+            )
+        ]

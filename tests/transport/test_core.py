@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,7 +18,7 @@ from llm_wire.message import Provider
 from llm_wire.outcome import Answer, Failure, Sent, TransportError, TransportProblem
 from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice
 from llm_wire.transport import NO_LIMIT, RetryPolicy, Timeouts, retryable
-from llm_wire.transport._core import HttpCall, RetryPlan, endpoint_headers
+from llm_wire.transport._core import FAILURES, HttpCall, RetryPlan, endpoint_headers
 
 LOST = Failure(TransportError(TransportProblem.CONNECTION_LOST), Sent.MAYBE_SENT)
 REFUSED = Failure(TransportError(TransportProblem.CONNECT_FAILED), Sent.NOT_SENT)
@@ -142,3 +143,72 @@ class TestHttpCall:
         )
         wait = call.wait(1.0, 1.0)
         assert (wait.seconds, wait.problem, wait.bound) == (3.0, TransportProblem.TOTAL_TIMEOUT, 4.0)
+
+
+#: httpx's base classes (never raised themselves) and the errors raised only when asked for (no status
+#: check, no redirects followed).
+_NOT_RAISED = {
+    httpx.HTTPError,
+    httpx.RequestError,
+    httpx.TransportError,
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.ProtocolError,
+    httpx.HTTPStatusError,
+    httpx.TooManyRedirects,
+}
+
+
+def _httpx_failures() -> list[type[Exception]]:
+    """Every exception class httpx exports that a send or a read can raise (its stream misuse aside)."""
+    return [
+        found
+        for found in vars(httpx).values()
+        if isinstance(found, type)
+        and issubclass(found, httpx.HTTPError | httpx.InvalidURL)
+        and found not in _NOT_RAISED
+    ]
+
+
+class TestFailureMap:
+    """Every httpx failure has a typed meaning, mapped in one table."""
+
+    @pytest.mark.parametrize("kind", _httpx_failures(), ids=lambda k: k.__name__)
+    def test_every_httpx_failure_is_mapped(self, kind: type[Exception]) -> None:
+        """Each concrete httpx error is in ``FAILURES``, so none maps by accident (a new one fails here)."""
+        assert any(issubclass(kind, mapped) for mapped, _ in FAILURES), kind.__name__
+
+    @pytest.mark.parametrize(
+        ("error", "problem", "sent"),
+        [
+            (httpx.ConnectTimeout("x"), TransportProblem.CONNECT_TIMEOUT, Sent.NOT_SENT),
+            (httpx.PoolTimeout("x"), TransportProblem.CONNECT_TIMEOUT, Sent.NOT_SENT),
+            (httpx.ReadTimeout("x"), TransportProblem.FIRST_BYTE_TIMEOUT, Sent.MAYBE_SENT),
+            (httpx.ConnectError("x"), TransportProblem.CONNECT_FAILED, Sent.NOT_SENT),
+            (httpx.ProxyError("x"), TransportProblem.CONNECT_FAILED, Sent.NOT_SENT),
+            (httpx.LocalProtocolError("x"), TransportProblem.INVALID_ENDPOINT, Sent.NOT_SENT),
+            (httpx.RemoteProtocolError("x"), TransportProblem.CONNECTION_LOST, Sent.MAYBE_SENT),
+            (httpx.WriteError("x"), TransportProblem.CONNECTION_LOST, Sent.MAYBE_SENT),
+            (ConnectionResetError(), TransportProblem.CONNECTION_LOST, Sent.MAYBE_SENT),
+        ],
+    )
+    def test_meaning(self, error: Exception, problem: TransportProblem, sent: Sent) -> None:
+        """What each failure is called and what it cost."""
+        call = HttpCall(prepared(Provider.OPENAI_CHAT), url="u", headers=[], timeouts=Timeouts(), now=0.0)
+        call.timeout(0.0)
+        got = call.failed(error)
+        assert isinstance(got, Failure)
+        assert isinstance(got.error, TransportError)
+        assert (got.error.problem, got.sent) == (problem, sent)
+
+    def test_a_read_timeout_after_the_headers_is_idle(self) -> None:
+        """Once the headers are in, httpx's read timeout is the idle bound, and is reported as one."""
+        call = HttpCall(
+            prepared(Provider.OPENAI_CHAT), url="u", headers=[], timeouts=Timeouts(idle=7.0), now=0.0
+        )
+        call.timeout(0.0)
+        call.response(200, [])
+        assert call.body_timeout()["read"] == 7.0
+        got = call.failed(httpx.ReadTimeout("x"))
+        assert isinstance(got, Failure)
+        assert got.error == TransportError(TransportProblem.IDLE_TIMEOUT, 7.0)

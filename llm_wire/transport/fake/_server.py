@@ -79,6 +79,8 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.exchanges: list[Exchange] = []
+        #: TCP connections accepted so far (a client that reuses its connections opens one).
+        self.connections = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -144,6 +146,8 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
 
         def setup(self) -> None:
             super().setup()
+            with fake._lock:
+                fake.connections += 1
             # Each chunk goes out at once (no Nagle wait for the client's delayed ACK).
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
