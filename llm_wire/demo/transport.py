@@ -135,8 +135,10 @@ def fake_model(received: Received, provider: Provider) -> tuple[str, Sequence[Fa
 
 def run() -> None:
     """The round trip for each API, streamed, over HTTP to the fake provider on loopback."""
-    for provider in Provider:
-        print(f"\n{provider.value}, streamed over HTTP:")
+    for n, provider in enumerate(Provider):
+        if n:
+            print()
+        print(f"{provider.value}, streamed over HTTP:")
         with FakeProvider(ScriptedModel(fake_model, gap=0.005)) as fake:
             with Client(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client:
                 outcome = round_trip(client, config(provider).with_stream(True), "fake-model")
