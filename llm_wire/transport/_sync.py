@@ -1,10 +1,10 @@
 """
 The blocking client: ``Client`` drives the sans-I/O ``HttpCall`` over an ``httpx.Client``.
 
-Until the response headers, httpx's own timeouts hold the connect and first-byte bounds, each cut to what the
-total leaves when the request starts (so the total may run over by the time the connect took). After the
-headers a watchdog thread shuts the socket down when the next chunk is late, so a stalled read ends at its
-bound, whatever httpx's per-read timeout would allow.
+httpx's own timeouts hold the connect and first-byte bounds, each cut to what the total leaves. A watchdog
+thread holds the rest on the socket itself (found through httpcore's ``trace`` and ``network_stream``
+extensions): from the connect on, the total bound; after the headers, each idle gap. When a deadline passes
+it shuts the socket down, so a stalled read ends at its bound whatever httpx's per-read timeout allows.
 """
 
 from __future__ import annotations
@@ -72,10 +72,20 @@ class _Watchdog:
                 return
 
 
-def _socket_of(response: httpx.Response) -> socket.socket | None:
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
+def _socket_of_stream(stream: object) -> socket.socket | None:
+    """The socket under an httpcore network stream, when it has one."""
+    get = getattr(stream, "get_extra_info", None)
+    sock = get("socket") if callable(get) else None
     return sock if isinstance(sock, socket.socket) else None
+
+
+def _failed(call: HttpCall, error: Exception, dogs: list[_Watchdog]) -> None:
+    """A network step raised: the watchdog's bound when it fired (it shut the socket), else the error."""
+    fired = dogs[0].fired if dogs else None
+    if fired is not None:
+        call.timed_out(fired)
+    else:
+        call.failed(error)
 
 
 class Client:
@@ -158,41 +168,52 @@ class Client:
 
     def _exchange(self, call: HttpCall) -> Iterator[Progress]:
         """Drive ``call`` over the network; it holds the outcome at the end."""
+        dogs: list[_Watchdog] = []
+
+        def trace(event: str, info: Mapping[str, object]) -> None:
+            # A new connection: from here on its socket keeps the total bound, while the headers are awaited.
+            if event == "connection.connect_tcp.complete" and not dogs:
+                sock = _socket_of_stream(info.get("return_value"))
+                if sock is not None:
+                    now = time.monotonic()
+                    dogs.append(_Watchdog(sock))
+                    dogs[0].arm(call.headers_wait(now), now)
+
         timeout = call.timeout(time.monotonic()).as_dict()
+        extensions = {"timeout": timeout, "trace": trace}
         try:
             request = self._http.build_request(
-                "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
+                "POST", call.url, headers=call.headers, content=call.content, extensions=extensions
             )
         except (httpx.InvalidURL, httpx.HTTPError, UnicodeError, ValueError):
             call.unsendable()
             return
-        watchdog: _Watchdog | None = None
         response: httpx.Response | None = None
         try:
             try:
                 response = self._http.send(request, stream=True)
             except (httpx.HTTPError, OSError) as error:
-                call.failed(error)
+                _failed(call, error, dogs)
                 return
             call.response(response.status_code, list(response.headers.multi_items()))
             # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
             request.extensions["timeout"] = call.body_timeout()
-            sock = _socket_of(response)
-            watchdog = _Watchdog(sock) if sock is not None else None
+            if not dogs:
+                sock = _socket_of_stream(response.extensions.get("network_stream"))
+                dogs.extend([_Watchdog(sock)] if sock is not None else [])
             last = time.monotonic()
             chunks = response.iter_bytes()
             while call.outcome is None:
-                if watchdog is not None:
+                for dog in dogs:
                     now = time.monotonic()
-                    watchdog.arm(call.wait(now, last), now)
+                    dog.arm(call.wait(now, last), now)
                 try:
                     data = next(chunks, None)
                 except (httpx.HTTPError, OSError) as error:
-                    fired = watchdog.fired if watchdog is not None else None
-                    call.timed_out(fired) if fired is not None else call.failed(error)
+                    _failed(call, error, dogs)
                     return
-                if watchdog is not None and watchdog.fired is not None:
-                    call.timed_out(watchdog.fired)
+                if dogs and dogs[0].fired is not None:
+                    call.timed_out(dogs[0].fired)
                     return
                 if data is None:
                     call.end()
@@ -200,8 +221,8 @@ class Client:
                 last = time.monotonic()
                 yield from call.chunk(data)
         finally:
-            if watchdog is not None:
-                watchdog.stop()
+            for dog in dogs:
+                dog.stop()
             if response is not None:
                 response.close()
 
