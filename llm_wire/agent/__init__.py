@@ -91,6 +91,7 @@ from llm_wire.agent._runner import (
     Model,
     PrepareToolResult,
     ProjectOutput,
+    Replay,
     Runner,
     SyncModel,
 )
@@ -172,6 +173,7 @@ __all__ = [
     "PrepareToolResult",
     "ProjectOutput",
     "Recovery",
+    "Replay",
     "Runner",
     "RunResult",
     "StopReason",
