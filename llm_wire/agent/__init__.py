@@ -96,7 +96,18 @@ from llm_wire.agent._runner import (
     SyncModel,
 )
 from llm_wire.agent._scripted import Reply, ScriptedCall, ScriptedModel, ScriptError, call, reply
-from llm_wire.agent._steps import CallRecord, Recovery, RunResult, StopReason
+from llm_wire.agent._steps import (
+    CallModel,
+    CallRecord,
+    Finish,
+    Planned,
+    Recovery,
+    RunResult,
+    RunSteps,
+    RunTools,
+    Step,
+    StopReason,
+)
 from llm_wire.agent._typed import (
     TypedTool,
     function_tool,
@@ -178,6 +189,13 @@ __all__ = [
     "RunResult",
     "StopReason",
     "SyncModel",
+    # the sans-I/O steps the drivers run
+    "CallModel",
+    "Finish",
+    "Planned",
+    "RunSteps",
+    "RunTools",
+    "Step",
     # approvals and events
     "REDACTED",
     "ApprovalRequest",
