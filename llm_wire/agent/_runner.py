@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
@@ -594,11 +595,11 @@ class Runner:
         invocation = evolve(invocation, context=context)
         if compensating is None:
             self._emit(ToolStarted(invocation.call, invocation.attempt))
-            work = self._guarded(self._provider.invoke(invocation), name, "invoke")
+            work = self._guarded(partial(self._provider.invoke, invocation), name, "invoke")
         else:
             provider = self._provider
             assert isinstance(provider, CompensatingProvider)
-            work = self._guarded(provider.compensate(invocation, compensating), name, "compensate")
+            work = self._guarded(partial(provider.compensate, invocation, compensating), name, "compensate")
         task = asyncio.ensure_future(work)
         task.add_done_callback(self._release)
         try:
@@ -657,10 +658,13 @@ class Runner:
         with self._flight_lock:
             self._in_flight -= 1
 
-    async def _guarded(self, work: Coroutine[Any, Any, object], name: str, step: str) -> ToolOutcome:
-        """The provider's answer; any exception it raises becomes a sanitized outcome."""
+    async def _guarded(self, work: Callable[[], Awaitable[object]], name: str, step: str) -> ToolOutcome:
+        """
+        The provider's answer; any exception it raises becomes a sanitized outcome. The provider's coroutine
+        is made here, so a task cancelled before it starts leaves no coroutine unawaited.
+        """
         try:
-            result = await work
+            result = await work()
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -2,7 +2,7 @@
 Demo: typed tools under contracts in a runner loop: a refused argument fed back and fixed by the model, a
 timeout, a safe retry, an approval with a secret redacted, and a retry contract refused at definition.
 
-The model is ``ScriptedModel`` (canned responses, each admitted by ``resolve`` like a real response).
+The model is ``ScriptedClient`` (canned responses, each admitted by ``resolve`` like a real response).
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from llm_wire.agent import (
     ErrorCategory,
     Idempotency,
     InvocationContext,
-    RetryPolicy,
     RunEvent,
     Runner,
-    ScriptedModel,
+    ScriptedClient,
     SideEffect,
     ToolCompleted,
     ToolContract,
     ToolOutcome,
     ToolRetrying,
+    ToolRetryPolicy,
     call,
     reflect,
     reply,
@@ -67,7 +67,7 @@ class FetchQuote:
 
     __tool_contract__ = ToolContract(
         idempotency=Idempotency.IDEMPOTENT,
-        retry=RetryPolicy(max_attempts=3, initial_backoff=0.05, maximum_backoff=0.2),
+        retry=ToolRetryPolicy(max_attempts=3, initial_backoff=0.05, maximum_backoff=0.2),
     )
     symbol: str
 
@@ -110,7 +110,7 @@ def run() -> None:
     """Run one scripted conversation through every contract feature."""
     _FLAKY["attempts"] = 0
     tools = reflect(GetWeather, SlowReport, FetchQuote, DeployService)
-    model = ScriptedModel(
+    model = ScriptedClient(
         [
             reply("", call("get_weather", '{"city": 5}')),
             reply("", call("get_weather", '{"city": "Oslo", "days": 2}')),
@@ -127,6 +127,6 @@ def run() -> None:
     print(f"run ended: {result.stop.describe()} after {result.rounds} tool rounds: {result.text}")
     print("\nA retrying contract on a tool that is not idempotent is refused when it is made:")
     try:
-        ToolContract(retry=RetryPolicy(max_attempts=3))
+        ToolContract(retry=ToolRetryPolicy(max_attempts=3))
     except DefinitionError as error:
         print(f"  DefinitionError: {error}")
