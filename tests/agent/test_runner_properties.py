@@ -158,8 +158,8 @@ class TestNoUnsafeRepeat:
         result = _run(tool, [("c0", "contract_tool")])
         assert result.stop is StopReason.ANSWERED
         assert len(tool.invocations) <= 1 + sum(tool.undone)
-        if not compensate:
-            assert len(tool.invocations) == 1
+        if not compensate:  # at most once: a loaded machine may reach the deadline before the first start
+            assert len(tool.invocations) <= 1
 
 
 class TestCallOrder:
