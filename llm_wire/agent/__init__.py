@@ -19,6 +19,7 @@ the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``co
 from __future__ import annotations
 
 from llm_wire._public import rehome
+from llm_wire.agent._control import Cancellation
 from llm_wire.agent._descriptor import (
     DESCRIPTOR_FORMAT,
     MIN_OUTPUT_BYTES,
@@ -87,7 +88,6 @@ from llm_wire.agent._runner import (
     ApprovalPolicy,
     Approver,
     AsyncModel,
-    Cancellation,
     Model,
     PrepareToolResult,
     ProjectOutput,
