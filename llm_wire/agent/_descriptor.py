@@ -18,7 +18,7 @@ from attrs import evolve, field, frozen
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire import tool as _tool
-from llm_wire.agent._outcome import ErrorCategory
+from llm_wire.agent._outcome import ErrorCategory, check_types
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract
 from llm_wire.result import Err, Ok, Result
@@ -246,6 +246,7 @@ class Capability:
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
+        check_types(self, {"risk": Risk, "summary": str})
         if not self.name:
             raise DefinitionError("Capability.name must not be empty")
 
@@ -316,6 +317,9 @@ class ToolContract:
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
+        check_types(self, _CONTRACT_TYPES)
+        if not all(isinstance(capability, Capability) for capability in self.capabilities):
+            raise TypeError("ToolContract.capabilities must hold Capability records")
         if not self.version:
             raise DefinitionError("ToolContract.version must not be empty")
         if self.timeout == 0:
@@ -338,6 +342,19 @@ class ToolContract:
         )
 
 
+_CONTRACT_TYPES: Mapping[str, type | tuple[type, ...]] = {
+    "side_effect": SideEffect,
+    "idempotency": Idempotency,
+    "approval": Approval,
+    "output_validation": OutputValidation,
+    "retry": ToolRetryPolicy,
+    "resource_version": ResourceVersion,
+    "compensation": Compensation,
+    "heartbeat": HeartbeatPolicy,
+    "output_ceilings": OutputCeilings,
+}
+
+
 @frozen
 class ProviderCapabilities:
     """
@@ -348,6 +365,9 @@ class ProviderCapabilities:
     idempotency_key: bool = False
     heartbeat: bool = False
     compensation: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        check_types(self, {"idempotency_key": bool, "heartbeat": bool, "compensation": bool})
 
 
 @frozen

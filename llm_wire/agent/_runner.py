@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import random
 import time
 import uuid
@@ -66,8 +65,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-_LOG = logging.getLogger("llm_wire.agent")
 
 
 @runtime_checkable

@@ -130,3 +130,15 @@ class TestCapabilities:
         contract = ToolContract(compensation=Compensation(enabled=True))
         with pytest.raises(DefinitionError, match="compensat"):
             make_tool(EchoText, contract=contract)
+
+
+class TestTypes:
+    """A contract field of the wrong type is a ``TypeError`` naming it."""
+
+    def test_enum_fields(self) -> None:
+        with pytest.raises(TypeError, match=r"ToolContract\.side_effect"):
+            ToolContract(side_effect="write")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ToolContract\.retry"):
+            ToolContract(retry=3)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ProviderCapabilities\.heartbeat"):
+            ProviderCapabilities(heartbeat=1)  # type: ignore[arg-type]
