@@ -52,6 +52,10 @@ class Cancellation:
                 self._waiters.append((loop, future))
         return future
 
+    def _forget(self, future: asyncio.Future[None]) -> None:
+        with self._lock:
+            self._waiters = [(loop, waiting) for loop, waiting in self._waiters if waiting is not future]
+
 
 def resolve(future: asyncio.Future[None]) -> None:
     """Complete ``future`` unless it is done already."""
@@ -72,6 +76,11 @@ class RunState:
         self.stopped: asyncio.Future[None] = cancel._watch()
         self.approved: frozenset[str] = frozenset()
         self.replay: Callable[[ToolCall], ToolOutcome | None] | None = None
+
+    def close(self) -> None:
+        """The run is over: stop watching its cancellation."""
+        resolve(self.stopped)
+        self.cancel._forget(self.stopped)
 
     def remaining(self) -> float:
         """Seconds left before the run's deadline (``inf`` without one)."""

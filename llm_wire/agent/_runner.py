@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 from attrs import evolve
 
 from llm_wire._request import Config, Prepared, Request
-from llm_wire.agent._control import Cancellation, Portal, RunState, resolve
+from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
     Approval,
     ToolDescriptor,
@@ -160,6 +160,14 @@ class Runner:
             raise ValueError("max_in_flight must be an int >= 1")
         if deadline is not None and (not isinstance(deadline, int | float) or not deadline > 0):
             raise ValueError("deadline must be a positive number of seconds")
+        for name, value, kind in (
+            ("parallel", parallel, bool),
+            ("unknown_tools", unknown_tools, Recovery),
+            ("denials", denials, Recovery),
+            ("log_exception_text", log_exception_text, bool),
+        ):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
         for name, hook in (
             ("allow_tool_call", allow_tool_call),
             ("approval_policy", approval_policy),
@@ -260,7 +268,7 @@ class Runner:
                 else:
                     step = await self._round(run, steps, step)
         finally:
-            resolve(run.stopped)
+            run.close()
 
     def run(
         self,

@@ -580,3 +580,20 @@ class TestResume:
         assert tool.invocations == []
         assert messages(result)[0].content == "from the store"
         assert not any(isinstance(event, ToolStarted) for event in events)
+
+
+class TestCancellation:
+    """A ``Cancellation`` outlives its runs without keeping them."""
+
+    def test_reused_across_runs(self) -> None:
+        cancel = Cancellation()
+        runner = Runner(ScriptedClient([reply("a"), reply("b")]), CONFIG, Programmable())
+        for expected in ("a", "b"):
+            result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
+            assert result.text == expected
+        cancel.cancel()  # the runs' loops are closed: nothing is left to wake
+        assert cancel.cancelled
+
+    def test_option_types(self) -> None:
+        with pytest.raises(TypeError, match="unknown_tools"):
+            Runner(ScriptedClient([]), CONFIG, Programmable(), unknown_tools="end")  # type: ignore[arg-type]
