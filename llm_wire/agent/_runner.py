@@ -37,6 +37,7 @@ from llm_wire.agent._execution import Executor
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
 from llm_wire.agent._policy import extract_version, redact, validate_output
 from llm_wire.agent._providers import ToolProvider
+from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
     CallModel,
     Finish,
@@ -50,6 +51,7 @@ from llm_wire.agent._steps import (
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
 from llm_wire.schema import DefinitionError
+from llm_wire.value import Value
 
 __all__ = [
     "AllowToolCall",
@@ -406,8 +408,12 @@ class Runner:
     def _deny(self, call: ToolCall, code: ErrorCode, message: str) -> ToolOutcome:
         if self._denials is Recovery.END:
             raise _Stop(StopReason.TOOL_CALL_DENIED, tool_call_id=call.id)
+        others = [name for name in self._registry if name != call.name][:MAX_LISTED]
+        listed = f" Other available tools: {', '.join(others)}." if others else ""
+        text = f"{message}; do not call it again with these arguments.{listed}"
+        details: Value = {"available": list(others)}
         return ToolOutcome.failed(
-            ErrorCategory.PERMISSION_DENIED, code, message + "; do not retry it", retryable=False
+            ErrorCategory.PERMISSION_DENIED, code, text, retryable=False, details=details
         )
 
     # -- one call --------------------------------------------------------------------------------------

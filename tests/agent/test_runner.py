@@ -309,15 +309,18 @@ class TestLimits:
         assert tool.invocations == []
 
     def test_do_better_02_denial_is_a_tool_message(self) -> None:
-        tool = Programmable()
+        denied_tool = Programmable()
+        tool = compose(denied_tool, Programmable("other_tool"))
         result, _, _ = go(tool, one_call(), allow_tool_call=lambda call, descriptor: False)
-        assert json.loads(messages(result)[0].content)["error"]["category"] == "permission_denied"
+        error = json.loads(messages(result)[0].content)["error"]
+        assert error["category"] == "permission_denied"
+        assert error["details"] == {"available": ["other_tool"]}
         assert result.stop is StopReason.ANSWERED
         denied, _, _ = go(
             Programmable(), one_call(), allow_tool_call=lambda c, d: False, denials=Recovery.END
         )
         assert denied.stop is StopReason.TOOL_CALL_DENIED
-        assert tool.invocations == []
+        assert denied_tool.invocations == []
 
     def test_scenario_26_reused_call_id(self) -> None:
         tool = Programmable()
