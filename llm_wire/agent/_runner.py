@@ -1,0 +1,469 @@
+"""
+The runner: drives ``RunSteps`` against a model and a provider. Per round it authorizes the whole batch
+before any call runs, has each call run under its contract (``_execution``), then applies
+``prepare_tool_result``, output validation and projection, and reports events. ``arun`` is the async
+driver; ``run`` is the sync facade (the same driver on the runner's own loop thread, ``_control``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+
+from attrs import evolve
+
+from llm_wire._request import Config, Prepared, Request
+from llm_wire.agent._control import Cancellation, Portal, RunState
+from llm_wire.agent._descriptor import (
+    Approval,
+    ToolDescriptor,
+    check_capabilities,
+)
+from llm_wire.agent._events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ModelCompleted,
+    ModelStarted,
+    RunEvent,
+    ToolCompleted,
+    Verdict,
+)
+from llm_wire.agent._execution import Executor
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
+from llm_wire.agent._policy import extract_version, redact, validate_output
+from llm_wire.agent._providers import ToolProvider
+from llm_wire.agent._results import MAX_LISTED
+from llm_wire.agent._steps import (
+    CallModel,
+    Finish,
+    Planned,
+    Recovery,
+    RunResult,
+    RunSteps,
+    RunTools,
+    StopReason,
+)
+from llm_wire.message import ToolCall
+from llm_wire.outcome import Outcome
+from llm_wire.schema import DefinitionError
+from llm_wire.value import Value
+
+__all__ = [
+    "AllowToolCall",
+    "Approver",
+    "ApprovalPolicy",
+    "AsyncModel",
+    "Model",
+    "PrepareToolResult",
+    "ProjectOutput",
+    "Replay",
+    "Runner",
+    "SyncModel",
+]
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class AsyncModel(Protocol):
+    """A model client: ``complete(prepared)`` sends one prepared request and returns its ``Outcome``."""
+
+    async def complete(self, prepared: Prepared) -> Outcome:
+        """The outcome of one request (a transport failure is a ``Failure`` outcome, not an exception)."""
+        ...
+
+
+@runtime_checkable
+class SyncModel(Protocol):
+    """A blocking model client (``llm_wire.transport.Client``); the runner calls it in a worker thread."""
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        """The outcome of one request."""
+        ...
+
+
+Model: TypeAlias = AsyncModel | SyncModel
+
+#: ``allow_tool_call(call, descriptor)``: whether the host lets the call run at all (checked first).
+AllowToolCall: TypeAlias = Callable[[ToolCall, ToolDescriptor], "bool | Awaitable[bool]"]
+#: ``approval_policy(request)`` for ``Approval.POLICY`` tools: allow, deny, or ``ASK`` the approver.
+ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | Awaitable[Verdict]"]
+#: ``approver(request)``: allow, deny, or ``ASK`` (suspend the run for manual review).
+Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
+#: ``prepare_tool_result(call, outcome)``: rewrite an outcome (redact, enrich), or ``None`` to reject it.
+PrepareToolResult: TypeAlias = Callable[[ToolCall, ToolOutcome], "ToolOutcome | None"]
+#: ``replay(call)``: the outcome a call produced in an earlier run (it is not run again), or ``None``.
+Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
+#: ``project_output(outcome, descriptor)``: the text the model sees (default: the canonical JSON).
+ProjectOutput: TypeAlias = Callable[[ToolOutcome, ToolDescriptor | None], str]
+
+
+async def _maybe(value: T | Awaitable[T]) -> T:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _check_callable(name: str, value: object) -> None:
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be callable, not {type(value).__name__}")
+
+
+class _Stop(Exception):
+    """Internal: a batch ends the run (denied under ``Recovery.END``, rejected result, suspension)."""
+
+    def __init__(self, reason: StopReason, **detail: str) -> None:
+        self.reason = reason
+        self.detail = detail
+
+
+class Runner:
+    """
+    Loops a model and a provider until the model answers, within ``max_tool_rounds`` rounds and an
+    optional total ``deadline`` (seconds). Every call is admitted, authorized (the whole batch before any
+    call runs), validated and run under its descriptor's contract; every failure reaches the model as a
+    tool message it can act on. Descriptors are read and checked against the provider's capabilities
+    here, so a contract the provider cannot honour raises ``DefinitionError`` before any run.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        config: Config,
+        provider: ToolProvider,
+        *,
+        max_tool_rounds: int = 8,
+        deadline: float | None = None,
+        max_in_flight: int = 16,
+        parallel: bool = False,
+        allow_tool_call: AllowToolCall | None = None,
+        approval_policy: ApprovalPolicy | None = None,
+        approver: Approver | None = None,
+        prepare_tool_result: PrepareToolResult | None = None,
+        project_output: ProjectOutput | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+        unknown_tools: Recovery = Recovery.TELL_MODEL,
+        denials: Recovery = Recovery.TELL_MODEL,
+        log_exception_text: bool = False,
+        draw: Callable[[], float] = random.random,
+    ) -> None:
+        if not callable(getattr(model, "complete", None)):
+            raise TypeError(f"model must have a complete(prepared) method, not {type(model).__name__}")
+        if not isinstance(config, Config):
+            raise TypeError(f"config must be a Config, not {type(config).__name__}")
+        if not isinstance(provider, ToolProvider):
+            raise TypeError(f"provider must be a ToolProvider, not {type(provider).__name__}")
+        if type(max_tool_rounds) is not int or max_tool_rounds < 0:
+            raise ValueError("max_tool_rounds must be an int >= 0")
+        if type(max_in_flight) is not int or max_in_flight < 1:
+            raise ValueError("max_in_flight must be an int >= 1")
+        if deadline is not None and (not isinstance(deadline, int | float) or not deadline > 0):
+            raise ValueError("deadline must be a positive number of seconds")
+        for name, value, kind in (
+            ("parallel", parallel, bool),
+            ("unknown_tools", unknown_tools, Recovery),
+            ("denials", denials, Recovery),
+            ("log_exception_text", log_exception_text, bool),
+        ):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
+        for name, hook in (
+            ("allow_tool_call", allow_tool_call),
+            ("approval_policy", approval_policy),
+            ("approver", approver),
+            ("prepare_tool_result", prepare_tool_result),
+            ("project_output", project_output),
+            ("on_event", on_event),
+            ("draw", draw),
+        ):
+            _check_callable(name, hook)
+        self._model = model
+        self._async_model = inspect.iscoroutinefunction(model.complete)
+        self._config = config
+        self._registry: dict[str, ToolDescriptor] = {}
+        for descriptor in provider.descriptors():
+            if descriptor.name in self._registry:
+                raise DefinitionError(f"tool {descriptor.name!r} is offered twice")
+            check_capabilities(descriptor, provider.capabilities(descriptor.name))
+            self._registry[descriptor.name] = descriptor
+        self._max_rounds = max_tool_rounds
+        self._deadline = deadline
+        self._parallel = parallel
+        self._allow = allow_tool_call
+        self._policy = approval_policy
+        self._approver = approver
+        self._prepare_result = prepare_tool_result
+        self._project = project_output or _canonical_text
+        self._on_event = on_event
+        self._unknown = unknown_tools
+        self._denials = denials
+        self._executor = Executor(
+            provider,
+            max_in_flight=max_in_flight,
+            emit=self._emit,
+            log_exception_text=log_exception_text,
+            draw=draw,
+        )
+        self._portal: Portal | None = None
+
+    def __repr__(self) -> str:
+        return f"<Runner ({len(self._registry)} tools, {self._max_rounds} rounds)>"
+
+    @property
+    def in_flight(self) -> int:
+        """Attempts still running, abandoned stragglers included."""
+        return self._executor.in_flight
+
+    # -- drivers ---------------------------------------------------------------------------------------
+
+    async def arun(
+        self,
+        request: Request,
+        *,
+        cancel: Cancellation | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        approved: Collection[str] = (),
+        replay: Replay | None = None,
+    ) -> RunResult:
+        """
+        Run ``request`` to its end; the ``RunResult`` says why it ended. No tool exception escapes; only
+        a wrong argument type (``TypeError``) or a model that raises does.
+
+        A request that ends with an unanswered assistant turn (``RunResult.resume_request``) continues with
+        that batch: calls whose ids are in ``approved`` skip approval. ``replay(call)`` may return the
+        outcome a call already produced (a durable store's admitted result), which is used without running
+        the tool again.
+        """
+        if not isinstance(request, Request):
+            raise TypeError(f"request must be a Request, not {type(request).__name__}")
+        if cancel is not None and not isinstance(cancel, Cancellation):
+            raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
+        deadline = None if self._deadline is None else time.monotonic() + self._deadline
+        _check_callable("replay", replay)
+        run = RunState(
+            run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {}
+        )
+        run.approved = frozenset(approved)
+        run.replay = replay
+        steps = RunSteps(
+            self._config,
+            request,
+            self._registry,
+            max_tool_rounds=self._max_rounds,
+            unknown_tools=self._unknown,
+        )
+        try:
+            step = steps.start()
+            while True:
+                if isinstance(step, Finish):
+                    return step.result
+                if run.cancel.cancelled:
+                    step = steps.stop(StopReason.CANCELLED)
+                elif run.remaining() <= 0:
+                    step = steps.stop(StopReason.DEADLINE)
+                elif isinstance(step, CallModel):
+                    step = await self._call_model(run, steps, step)
+                else:
+                    step = await self._round(run, steps, step)
+        finally:
+            run.close()
+
+    def run(
+        self,
+        request: Request,
+        *,
+        cancel: Cancellation | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        approved: Collection[str] = (),
+        replay: Replay | None = None,
+    ) -> RunResult:
+        """
+        ``arun`` for synchronous code: the same driver on the runner's own event loop thread, so an
+        abandoned straggler never holds the caller. ``close`` stops that thread.
+        """
+        if self._portal is None:
+            self._portal = Portal()
+        work = self.arun(
+            request, cancel=cancel, run_id=run_id, metadata=metadata, approved=approved, replay=replay
+        )
+        return self._portal.call(work)
+
+    def close(self, timeout: float | None = 5.0) -> None:
+        """
+        Stop the loop thread ``run`` started, once abandoned stragglers finish (at most ``timeout``
+        seconds; a straggler still running then keeps the daemon thread until it ends).
+        """
+        if self._portal is not None:
+            self._portal.close(timeout)
+            self._portal = None
+
+    # -- model -----------------------------------------------------------------------------------------
+
+    async def _call_model(self, run: RunState, steps: RunSteps, step: CallModel) -> Any:
+        self._emit(ModelStarted(step.round))
+        if self._async_model:
+            pending: Awaitable[Outcome] = self._model.complete(step.prepared)  # type: ignore[assignment]
+        else:
+            pending = asyncio.to_thread(self._model.complete, step.prepared)  # type: ignore[arg-type]
+        task = asyncio.ensure_future(pending)
+        timeout = None if run.deadline is None else max(run.remaining(), 0.0)
+        watched: set[asyncio.Future[Any]] = {task, run.stopped}
+        await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            task.cancel()
+            reason = StopReason.CANCELLED if run.cancel.cancelled else StopReason.DEADLINE
+            return steps.stop(reason)
+        outcome = task.result()
+        self._emit(ModelCompleted(step.round, outcome))
+        return steps.model_returned(outcome)
+
+    # -- a round ---------------------------------------------------------------------------------------
+
+    async def _round(self, run: RunState, steps: RunSteps, step: RunTools) -> Any:
+        try:
+            plan = await self._authorize(run, step.plan)
+            if self._parallel:
+                settled = await asyncio.gather(
+                    *(self._settle(run, planned) for planned in plan), return_exceptions=True
+                )
+                for item in settled:
+                    if isinstance(item, BaseException):
+                        raise item
+                outcomes = [item for item in settled if isinstance(item, ToolOutcome)]
+            else:
+                outcomes = [await self._settle(run, planned) for planned in plan]
+        except _Stop as stop:
+            return steps.stop(stop.reason, step.turn, **stop.detail)
+        done = []
+        for planned, outcome in zip(plan, outcomes, strict=True):
+            message = self._project(outcome, planned.descriptor)
+            self._emit(ToolCompleted(planned.call, outcome, message))
+            done.append((planned.call, outcome, message))
+        if run.cancel.cancelled:
+            for call, outcome, message in done:
+                steps.record(call, outcome, message)
+            return steps.stop(StopReason.CANCELLED, step.turn)
+        return steps.tools_returned(step.turn, done)
+
+    async def _authorize(self, run: RunState, plan: Sequence[Planned]) -> list[Planned]:
+        """Decide every call of the batch before any runs; a denial is an outcome or the run's end."""
+        decided = []
+        for planned in plan:
+            if planned.preset is not None or planned.descriptor is None:
+                decided.append(planned)
+                continue
+            denial = await self._decide(run, planned, planned.descriptor)
+            decided.append(planned if denial is None else evolve(planned, preset=denial))
+        return decided
+
+    async def _decide(
+        self, run: RunState, planned: Planned, descriptor: ToolDescriptor
+    ) -> ToolOutcome | None:
+        call = planned.call
+        if self._allow is not None and not await _maybe(self._allow(call, descriptor)):
+            return self._deny(
+                call, ErrorCode.DENIED, f"the host did not allow this call to tool {descriptor.name}"
+            )
+        contract = descriptor.contract
+        if contract.approval is Approval.NEVER or call.id in run.approved:
+            return None
+        request = ApprovalRequest(
+            call.id,
+            descriptor.name,
+            contract.version,
+            contract.side_effect,
+            contract.idempotency,
+            contract.capabilities,
+            redact(descriptor, None if planned.admitted is None else planned.admitted.arguments),
+            run.run_id,
+        )
+        verdict = Verdict.ASK
+        if contract.approval is Approval.POLICY and self._policy is not None:
+            verdict = await _maybe(self._policy(request))
+        if verdict is Verdict.ASK:
+            if self._approver is None:
+                return self._deny(
+                    call,
+                    ErrorCode.APPROVAL_DENIED,
+                    f"tool {descriptor.name} needs approval and no approver is configured",
+                )
+            self._emit(ApprovalRequested(request))
+            answer = await _maybe(self._approver(request))
+            verdict = (
+                answer if isinstance(answer, Verdict) else Verdict.ALLOW if answer is True else Verdict.DENY
+            )
+            if verdict is Verdict.ASK:
+                raise _Stop(StopReason.APPROVAL_REQUIRED, tool_call_id=call.id, tool_name=descriptor.name)
+        if verdict is Verdict.DENY:
+            return self._deny(
+                call, ErrorCode.APPROVAL_DENIED, f"the call to tool {descriptor.name} was not approved"
+            )
+        return None
+
+    def _deny(self, call: ToolCall, code: ErrorCode, message: str) -> ToolOutcome:
+        if self._denials is Recovery.END:
+            raise _Stop(StopReason.TOOL_CALL_DENIED, tool_call_id=call.id)
+        others = [name for name in self._registry if name != call.name][:MAX_LISTED]
+        listed = f" Other available tools: {', '.join(others)}." if others else ""
+        text = f"{message}; do not call it again with these arguments.{listed}"
+        details: Value = {"available": list(others)}
+        return ToolOutcome.failed(
+            ErrorCategory.PERMISSION_DENIED, code, text, retryable=False, details=details
+        )
+
+    # -- one call --------------------------------------------------------------------------------------
+
+    async def _settle(self, run: RunState, planned: Planned) -> ToolOutcome:
+        if planned.preset is not None:
+            return planned.preset
+        descriptor, admitted = planned.descriptor, planned.admitted
+        # A plan without a preset has both.
+        assert descriptor is not None
+        assert admitted is not None
+        replayed = None if run.replay is None else run.replay(planned.call)
+        if replayed is not None:
+            if not isinstance(replayed, ToolOutcome):
+                raise TypeError(f"replay must return a ToolOutcome or None, not {type(replayed).__name__}")
+            return replayed
+        outcome = await self._executor.execute(
+            run, planned.call, descriptor, admitted.arguments, admitted.decoded
+        )
+        hook = self._prepare_result
+        if hook is not None:
+            try:
+                prepared = hook(planned.call, outcome)
+            except Exception as exc:
+                self._executor.log(exc, descriptor.name, "prepare_tool_result")
+                prepared = outcome_for_exception(exc, descriptor.name)
+            if prepared is None:
+                raise _Stop(StopReason.RESULT_REJECTED, tool_call_id=planned.call.id)
+            if not isinstance(prepared, ToolOutcome):
+                raise TypeError(
+                    f"prepare_tool_result must return a ToolOutcome or None, not {type(prepared).__name__}"
+                )
+            outcome = prepared
+        outcome = validate_output(descriptor, outcome)
+        return extract_version(descriptor.contract.resource_version, outcome)
+
+    def _emit(self, event: RunEvent) -> None:
+        if self._on_event is not None:
+            self._on_event(event)
+
+
+def _canonical_text(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+    try:
+        return outcome.model_text()
+    except Exception:  # data that is no JSON value (a lone surrogate): say so instead
+        name = "the tool" if descriptor is None else f"tool {descriptor.name}"
+        failed = ToolOutcome.failed(
+            ErrorCategory.INTERNAL,
+            ErrorCode.NOT_JSON,
+            f"{name} returned a result that is not JSON",
+            retryable=False,
+        )
+        return failed.model_text()

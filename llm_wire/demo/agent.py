@@ -1,0 +1,146 @@
+"""
+Demo: typed tools under contracts in a runner loop, over real HTTP: a refused argument fed back and fixed
+by the model, a timeout, a safe retry, an approval with a secret redacted, and a retry contract refused at
+definition.
+
+The model is ``transport.AsyncClient`` talking to the local fake provider (``transport.fake``) on
+loopback, which serves the model's turns in order as OpenAI Chat Completions responses: no key, no network
+beyond 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import attrs
+
+from llm_wire import codec, config, request, user
+from llm_wire.agent import (
+    Approval,
+    ApprovalRequest,
+    ErrorCategory,
+    Idempotency,
+    InvocationContext,
+    RunEvent,
+    Runner,
+    RunResult,
+    SideEffect,
+    ToolCompleted,
+    ToolContract,
+    ToolOutcome,
+    ToolRetrying,
+    ToolRetryPolicy,
+    reflect,
+)
+from llm_wire.message import Provider
+from llm_wire.schema import DefinitionError
+from llm_wire.transport import AsyncClient, Timeouts
+from llm_wire.transport.fake import FakeCall, FakeProvider, answer
+
+
+@attrs.frozen
+class GetWeather:
+    """Current weather for a city."""
+
+    city: str = codec.field(description="City name.")
+    days: int = codec.field(default=1, codec=codec.integer(minimum=1, maximum=14))
+
+    def invoke(self) -> dict[str, object]:
+        return {"city": self.city, "days": self.days, "forecast": "sunny"}
+
+
+@attrs.frozen
+class SlowReport:
+    """A report that takes too long."""
+
+    __tool_contract__ = ToolContract(timeout=0.2, side_effect=SideEffect.READ)
+
+    async def invoke(self, ctx: InvocationContext) -> str:
+        await asyncio.sleep(30)  # cancelled at the deadline: the coroutine stops here
+        return "never"
+
+
+_FLAKY = {"attempts": 0}
+
+
+@attrs.frozen
+class FetchQuote:
+    """A stock quote from a flaky service (safe to repeat: it only reads)."""
+
+    __tool_contract__ = ToolContract(
+        idempotency=Idempotency.IDEMPOTENT,
+        retry=ToolRetryPolicy(max_attempts=3, initial_backoff=0.05, maximum_backoff=0.2),
+    )
+    symbol: str
+
+    def invoke(self) -> ToolOutcome | dict[str, object]:
+        _FLAKY["attempts"] += 1
+        if _FLAKY["attempts"] == 1:
+            return ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "the quote service is busy")
+        return {"symbol": self.symbol, "price": 101}
+
+
+@attrs.frozen
+class DeployService:
+    """Deploy a service with an access token."""
+
+    __tool_contract__ = ToolContract(
+        approval=Approval.ALWAYS, side_effect=SideEffect.WRITE, secrets=frozenset({"token"})
+    )
+    service: str
+    token: str
+
+    def invoke(self) -> str:
+        return f"deployed {self.service}"
+
+
+def _show(event: RunEvent) -> None:
+    if isinstance(event, ToolCompleted):
+        shown = event.message if len(event.message) <= 150 else event.message[:147] + "..."
+        print(f"  tool {event.call.name} -> model: {shown}")
+    elif isinstance(event, ToolRetrying):
+        print(f"  tool {event.call.name}: attempt {event.attempt} failed, retrying in {event.delay:.2f}s")
+
+
+def _approve(asked: ApprovalRequest) -> bool:
+    arguments = json.dumps(asked.arguments, sort_keys=True)
+    print(f"  approver sees: {asked.tool} ({asked.side_effect.value}) with {arguments}: approved")
+    return True
+
+
+#: What the fake model says, turn by turn: its text and its calls.
+TURNS: tuple[tuple[str, tuple[FakeCall, ...]], ...] = (
+    ("", (FakeCall("call_1", "get_weather", '{"city": 5}'),)),
+    ("", (FakeCall("call_2", "get_weather", '{"city": "Oslo", "days": 2}'),)),
+    ("", (FakeCall("call_3", "slow_report", "{}"),)),
+    ("", (FakeCall("call_4", "fetch_quote", '{"symbol": "ACME"}'),)),
+    ("", (FakeCall("call_5", "deploy_service", '{"service": "api", "token": "s3cr3t"}'),)),
+    ("Oslo is sunny, ACME is at 101, and the api is deployed.", ()),
+)
+
+
+async def _loop() -> tuple[RunResult, int]:
+    provider = Provider.OPENAI_CHAT
+    script = [answer(provider, text, calls) for text, calls in TURNS]
+    tools = reflect(GetWeather, SlowReport, FetchQuote, DeployService)
+    with FakeProvider(script) as fake:
+        async with AsyncClient(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client:
+            runner = Runner(client, config(provider), tools, approver=_approve, on_event=_show)
+            asked = request("fake-model", [user("Weather in Oslo, a report, a quote, then deploy.")])
+            result = await runner.arun(asked)
+        return result, len(fake.exchanges)
+
+
+def run() -> None:
+    """Run one conversation through every contract feature, over HTTP to the fake provider."""
+    _FLAKY["attempts"] = 0
+    print("A model behind HTTP calls four typed tools; every call is admitted, then run under its contract:")
+    result, sent = asyncio.run(_loop())
+    print(f"run ended: {result.stop.describe()} after {result.rounds} tool rounds and {sent} HTTP requests")
+    print(f"  final answer: {result.text}")
+    print("\nA retrying contract on a tool that is not idempotent is refused when it is made:")
+    try:
+        ToolContract(retry=ToolRetryPolicy(max_attempts=3))
+    except DefinitionError as error:
+        print(f"  DefinitionError: {error}")
