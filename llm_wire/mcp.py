@@ -40,12 +40,27 @@ from attrs import field, frozen
 from llm_wire import contract as _contract
 from llm_wire import tool as _tool
 from llm_wire.admission import SchemaRejected, ValueFailure
+from llm_wire.agent import (
+    ErrorCategory,
+    ErrorCode,
+    Idempotency,
+    OutputValidation,
+    ProviderCapabilities,
+    SideEffect,
+    ToolContract,
+    ToolDescriptor,
+    ToolInvocation,
+    ToolOutcome,
+    invalid_arguments,
+    unknown_tool,
+)
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.names import NameCollision, Named, WireNameError, WireNames, mangle, wire_names
 from llm_wire.result import Err, Ok, Result
+from llm_wire.schema import DefinitionError
 from llm_wire.tool import InvalidSchema, Tool, ToolError
-from llm_wire.value import DEFAULT, Limits, Path, PlainValue, Value, parse
+from llm_wire.value import DEFAULT, Limits, Path, PlainValue, Value, parse, render
 
 __all__ = [
     "ArgumentsRefused",
@@ -59,6 +74,7 @@ __all__ = [
     "Listing",
     "McpError",
     "McpLimits",
+    "McpProvider",
     "McpTool",
     "OutputMissing",
     "OutputProblem",
@@ -71,8 +87,12 @@ __all__ = [
     "StreamableHttp",
     "TimedOut",
     "UnknownMcpTool",
+    "aprovider",
     "check_output",
+    "contract_for",
     "declare",
+    "outcome_of",
+    "provider",
     "wire_arguments",
 ]
 
@@ -80,12 +100,16 @@ __all__ = [
 # Servers and bounds
 
 
+def _strings(args: Sequence[str]) -> tuple[str, ...]:
+    return tuple(args)
+
+
 @frozen
 class Stdio:
     """A server started as a subprocess that speaks MCP over its stdin and stdout."""
 
     command: str
-    args: tuple[str, ...] = field(default=(), converter=tuple)
+    args: tuple[str, ...] = field(default=(), converter=_strings)
     #: Variables set over the SDK's safe default environment (``PATH``, ``HOME``...).
     env: Mapping[str, str] | None = None
     cwd: str | None = None
@@ -112,8 +136,10 @@ class McpLimits:
     pages: int = 100
     #: Tools listed at most, over all pages.
     tools: int = 10_000
-    #: Seconds a request (``initialize``, a page, a call) may take.
+    #: Seconds a request (a listing page, a call) may take.
     timeout: float = 60.0
+    #: Seconds the server may take to start and answer ``initialize``.
+    start: float = 60.0
     #: Bounds on one listing page as JSON (schemas can be large: 16 MiB).
     listing: Limits = _LISTING
     #: Bounds on one call result as JSON.
@@ -570,22 +596,22 @@ def _as_value(model: Any, limits: Limits, setting: str) -> Result[Value, Protoco
             return Err(ProtocolError("an MCP result is not JSON within the limits"))
 
 
-def _mapped(method: str, exc: BaseException, limits: McpLimits) -> McpError:
+def _mapped(method: str, exc: BaseException, seconds: float) -> McpError:
     """One boundary for the SDK's failures."""
     from mcp import MCPError
     from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
     if isinstance(exc, BaseExceptionGroup):
         inner = exc.exceptions[0] if exc.exceptions else exc
-        return _mapped(method, inner, limits)
+        return _mapped(method, inner, seconds)
     if isinstance(exc, MCPError):
         if exc.code == REQUEST_TIMEOUT:
-            return TimedOut(method, limits.timeout)
+            return TimedOut(method, seconds)
         if exc.code == CONNECTION_CLOSED:
             return ConnectionClosed(method)
         return RequestFailed(method, exc.code, exc.message)
     if isinstance(exc, TimeoutError):
-        return TimedOut(method, limits.timeout)
+        return TimedOut(method, seconds)
     if isinstance(exc, OSError | EOFError) or type(exc).__module__.startswith("anyio"):
         return ConnectionClosed(method)
     return ProtocolError(f"the MCP server's answer to {method} is not what MCP says ({type(exc).__name__})")
@@ -623,18 +649,18 @@ class AsyncClient:
         return f"<AsyncClient {type(self.server).__name__} ({state})>"
 
     async def __aenter__(self) -> AsyncClient:
+        import anyio
         from mcp import ClientSession
 
         stack = AsyncExitStack()
         try:
             read, write = await stack.enter_async_context(self._transport())
-            session = await stack.enter_async_context(
-                ClientSession(read, write, read_timeout_seconds=self.limits.timeout)
-            )
-            await session.initialize()
+            session = await stack.enter_async_context(ClientSession(read, write))
+            with anyio.fail_after(self.limits.start):
+                await session.initialize()
         except Exception as exc:
             await _close_quietly(stack)
-            mapped = _mapped("initialize", exc, self.limits)
+            mapped = _mapped("initialize", exc, self.limits.start)
             if isinstance(mapped, ProtocolError | ConnectionClosed):
                 mapped = ConnectFailed(type(_innermost(exc)).__name__, repr(exc))
             self._failure = mapped
@@ -689,11 +715,14 @@ class AsyncClient:
         cursor: str | None = None
         for _ in range(self.limits.pages):
             try:
-                page = await self._session.list_tools(
-                    params=types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+                page = await self._session.send_request(
+                    types.ListToolsRequest(params=params),
+                    types.ListToolsResult,
+                    request_read_timeout_seconds=self.limits.timeout,
                 )
             except Exception as exc:
-                return Err(_mapped("tools/list", exc, self.limits))
+                return Err(_mapped("tools/list", exc, self.limits.timeout))
             match _as_value(page, self.limits.listing, "McpLimits.listing"):
                 case Err(problem):
                     return Err(problem)
@@ -751,9 +780,11 @@ class AsyncClient:
         try:
             # ``send_request``, not ``call_tool``: the SDK's own output check would raise on a bad result,
             # where the caller's output-validation mode decides (``check_output``).
-            answer = await self._session.send_request(request, types.CallToolResult)
+            answer = await self._session.send_request(
+                request, types.CallToolResult, request_read_timeout_seconds=self.limits.timeout
+            )
         except Exception as exc:
-            return Err(_mapped("tools/call", exc, self.limits))
+            return Err(_mapped("tools/call", exc, self.limits.timeout))
         match _as_value(answer, self.limits.result, "McpLimits.result"):
             case Err(problem):
                 return Err(problem)
@@ -838,3 +869,217 @@ class Client:
         """``AsyncClient.call_tool``."""
         result: Result[CallResult, McpError] = self._run(self._client.call_tool, tool, arguments)
         return result
+
+
+# ---------------------------------------------------------------------------------------------------------
+# As a tool provider for the runner
+
+
+def contract_for(
+    tool: McpTool, *, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+) -> ToolContract:
+    """
+    The contract of an MCP tool: its output contract under ``output_validation``, and what it may change.
+    Without ``trust_hints`` a tool is taken at MCP's own defaults (it may destroy, repeating it may not be
+    safe); with it, its annotations decide (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``).
+    """
+    side_effect, idempotency = SideEffect.DESTRUCTIVE, Idempotency.UNKNOWN
+    if trust_hints:
+        hints = tool.hints
+        if hints.read_only:
+            side_effect, idempotency = SideEffect.READ, Idempotency.IDEMPOTENT
+        else:
+            side_effect = SideEffect.WRITE if hints.destructive is False else SideEffect.DESTRUCTIVE
+            if hints.idempotent:
+                idempotency = Idempotency.IDEMPOTENT
+    return ToolContract(
+        output_schema=tool.output,
+        side_effect=side_effect,
+        idempotency=idempotency,
+        output_validation=output_validation,
+    )
+
+
+def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation) -> ToolOutcome:
+    """
+    A call's result as the model sees it. A success keeps the text blocks as ``content``, every other block
+    as an artifact reference (its ``uri``, or a ``data:`` URI for images and audio) and all blocks as sent in
+    ``metadata["mcp.content"]``; ``structuredContent`` becomes ``data``, checked against the output schema
+    under ``mode``. ``isError`` is a failed outcome carrying the tool's text; a refused or lost request is
+    the failure its kind calls for (timeouts and lost connections may be retried).
+    """
+    match result:
+        case Err(problem):
+            return _failure_outcome(tool, problem)
+        case Ok(answer):
+            pass
+    content = render(list(answer.content))
+    if answer.is_error:
+        message = answer.text() or f"tool {tool.wire_name} reported an error"
+        failed = ToolOutcome.failed(ErrorCategory.INTERNAL, "tool_error", message, retryable=False)
+        return failed.with_metadata(**{"mcp.content": content})
+    data = answer.structured
+    notes = {"mcp.content": content}
+    checked = check_output(tool, answer) if mode is not OutputValidation.DISABLED else Ok(data)
+    if isinstance(checked, Err):
+        if mode is OutputValidation.STRICT:
+            missing = isinstance(checked.error, OutputMissing)
+            code = ErrorCode.NO_STRUCTURED_DATA if missing else ErrorCode.OUTPUT_SCHEMA
+            return ToolOutcome.failed(ErrorCategory.INTERNAL, code, checked.error.describe(), retryable=False)
+        notes["mcp.output_problem"] = checked.error.describe()
+    artifacts = tuple(ref for ref in map(_reference, answer.content) if ref is not None)
+    outcome = ToolOutcome.success(answer.text(), data, artifacts=artifacts)
+    return outcome.with_metadata(**notes)
+
+
+def _reference(block: Value) -> str | None:
+    if not isinstance(block, dict) or block.get("type") == "text":
+        return None
+    resource = block.get("resource")
+    uri = resource.get("uri") if isinstance(resource, dict) else block.get("uri")
+    if isinstance(uri, str):
+        return uri
+    data, mime = block.get("data"), block.get("mimeType")
+    if isinstance(data, str) and isinstance(mime, str):
+        return f"data:{mime};base64,{data}"
+    return None
+
+
+def _failure_outcome(tool: McpTool, problem: McpError) -> ToolOutcome:
+    message = problem.describe()
+    match problem:
+        case ArgumentsRefused(failure=failure):
+            return invalid_arguments(tool.wire_name, failure)
+        case InexactNumber():
+            return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_ARGUMENTS, message)
+        case TimedOut():
+            return ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+        case ConnectionClosed() | ConnectFailed():
+            return ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.UNAVAILABLE, message)
+        case RequestFailed(code=code) if code == _INVALID_PARAMS:
+            return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_INPUT, message)
+        case UnknownMcpTool():
+            return ToolOutcome.failed(
+                ErrorCategory.NOT_FOUND, ErrorCode.UNKNOWN_TOOL, message, retryable=False
+            )
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
+
+
+_INVALID_PARAMS = -32602
+
+Connected: TypeAlias = AsyncClient | Client
+
+
+class McpProvider:
+    """
+    The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
+    name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
+    by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
+    """
+
+    def __init__(
+        self,
+        listed: Sequence[tuple[Connected, Listing]],
+        *,
+        trust_hints: bool = False,
+        output_validation: OutputValidation = OutputValidation.STRICT,
+    ) -> None:
+        self._routes: dict[str, tuple[Connected, McpTool]] = {}
+        descriptors: list[ToolDescriptor] = []
+        refused: list[LeftOut] = []
+        for client, listing in listed:
+            if not isinstance(client, AsyncClient | Client) or not isinstance(listing, Listing):
+                raise TypeError("listed must hold (AsyncClient or Client, Listing) pairs")
+            refused.extend(listing.refused)
+            for found in listing.tools:
+                if found.wire_name in self._routes:
+                    first = self._routes[found.wire_name][1]
+                    collision = NameCollision(
+                        found.wire_name, Named(first.prefix, first.name), Named(found.prefix, found.name)
+                    )
+                    raise DefinitionError(collision.describe())
+                self._routes[found.wire_name] = (client, found)
+                contract = contract_for(found, trust_hints=trust_hints, output_validation=output_validation)
+                descriptors.append(ToolDescriptor(found.tool, contract))
+        self._descriptors = tuple(descriptors)
+        #: The tools the servers listed but that were left out, with their errors.
+        self.refused = tuple(refused)
+
+    def __repr__(self) -> str:
+        return f"<McpProvider ({len(self._descriptors)} tools, {len(self.refused)} left out)>"
+
+    def descriptors(self) -> Sequence[ToolDescriptor]:
+        """Every declared tool's descriptor, in server and listing order."""
+        return self._descriptors
+
+    def capabilities(self, name: str) -> ProviderCapabilities | None:
+        """MCP servers take no idempotency key, send no heartbeats and compensate nothing."""
+        return None
+
+    def tool(self, wire_name: str) -> McpTool | None:
+        """The MCP tool behind a wire name."""
+        route = self._routes.get(wire_name)
+        return None if route is None else route[1]
+
+    async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
+        """Call the tool on its server with the admitted arguments; ``not_found`` for a name it lacks."""
+        route = self._routes.get(invocation.name)
+        if route is None:
+            return unknown_tool([d.name for d in self._descriptors])
+        client, found = route
+        if isinstance(client, AsyncClient):
+            result = await client.call_tool(found, invocation.arguments)
+        else:
+            import anyio.to_thread
+
+            result = await anyio.to_thread.run_sync(client.call_tool, found, invocation.arguments)
+        return outcome_of(found, result, invocation.descriptor.contract.output_validation)
+
+
+async def aprovider(
+    *clients: AsyncClient,
+    trust_hints: bool = False,
+    output_validation: OutputValidation = OutputValidation.STRICT,
+) -> Result[McpProvider, McpError | NameCollision]:
+    """
+    List every client's tools and make one provider of them; ``Err`` when a listing fails, or when two
+    servers' tools would share a wire name (give each server its own prefix).
+    """
+    listed: list[tuple[Connected, Listing]] = []
+    for client in clients:
+        match await client.list_tools():
+            case Err(problem):
+                return Err(problem)
+            case Ok(listing):
+                listed.append((client, listing))
+    return _made(listed, trust_hints, output_validation)
+
+
+def provider(
+    *clients: Client, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+) -> Result[McpProvider, McpError | NameCollision]:
+    """``aprovider`` for ``Client``s (code without an event loop)."""
+    listed: list[tuple[Connected, Listing]] = []
+    for client in clients:
+        match client.list_tools():
+            case Err(problem):
+                return Err(problem)
+            case Ok(listing):
+                listed.append((client, listing))
+    return _made(listed, trust_hints, output_validation)
+
+
+def _made(
+    listed: list[tuple[Connected, Listing]], trust_hints: bool, output_validation: OutputValidation
+) -> Result[McpProvider, McpError | NameCollision]:
+    seen: dict[str, McpTool] = {}
+    for _, listing in listed:
+        for found in listing.tools:
+            first = seen.setdefault(found.wire_name, found)
+            if first is not found:
+                return Err(
+                    NameCollision(
+                        found.wire_name, Named(first.prefix, first.name), Named(found.prefix, found.name)
+                    )
+                )
+    return Ok(McpProvider(listed, trust_hints=trust_hints, output_validation=output_validation))
