@@ -176,7 +176,18 @@ class TestConnect:
     def test_missing_command(self) -> None:
         """A command that does not exist is ``ConnectFailed``."""
         with mcp.Client(mcp.Stdio("/nonexistent/llm-wire-server")) as client:
-            assert client.list_tools() == Err(mcp.ConnectFailed("FileNotFoundError"))
+            refused = client.list_tools()
+        assert refused == Err(mcp.ConnectFailed("the server could not be started (FileNotFoundError)"))
+        assert str(refused.error).startswith("could not connect to the MCP server")
+
+    def test_server_that_exits(self, quiet: TextIO) -> None:
+        """A command that exits without speaking MCP is ``ConnectFailed``, not a hang."""
+        exits = mcp.Stdio(sys.executable, ("-c", "pass"))
+        with mcp.Client(exits, errlog=quiet) as client:
+            refused = client.list_tools()
+        assert refused == Err(
+            mcp.ConnectFailed("the server closed the connection before answering initialize")
+        )
 
     def test_pages_are_bounded(self, quiet: TextIO) -> None:
         """More pages than ``McpLimits.pages`` is a ``LimitExceeded`` naming the setting."""
