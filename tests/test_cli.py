@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from llm_wire import tool
 from llm_wire.cli import main
@@ -198,6 +200,17 @@ class TestAdmit:
         status, out = _run(capsys, "admit", str(stream), "--provider", "openai-chat", "--tools", str(tools))
         assert status == 0
         assert "admitted c1: get_2e_weather (server name get.weather)" in out
+
+    @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.binary(max_size=300) | st.sampled_from([b'{"choices": []}', b"data: {}\n\n", b"[1]", b"\xff"]))
+    def test_any_file(self, capsys: pytest.CaptureFixture[str], tmp_path: Path, data: bytes) -> None:
+        """Whatever the response file holds, ``admit`` answers with a status and never raises."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps(TOOLS))
+        response = tmp_path / "response"
+        response.write_bytes(data)
+        status, _ = _run(capsys, "admit", str(response), "--provider", "anthropic", "--tools", str(tools))
+        assert status in (0, 1, 2)
 
     def test_needs_a_provider(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """A bare body without ``--provider`` is exit status 2."""

@@ -20,7 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_wire import admission, mcp
-from llm_wire.agent import ErrorCategory, OutputValidation, SideEffect, ToolInvocation, invocation_for
+from llm_wire.agent import (
+    ErrorCategory,
+    OutputValidation,
+    SideEffect,
+    ToolInvocation,
+    ToolProvider,
+    invocation_for,
+)
 from llm_wire.error import LimitExceeded
 from llm_wire.message import ToolCall
 from llm_wire.names import NameCollision
@@ -168,6 +175,10 @@ class TestCall:
             demo.call(3, {})  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="server must be"):
             mcp.Client("python")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="args must be a sequence of str"):
+            mcp.Stdio("python", "-m")
+        with pytest.raises(ValueError, match=r"McpLimits\.timeout"):
+            mcp.McpLimits(timeout=0)
 
 
 class TestConnect:
@@ -189,6 +200,19 @@ class TestConnect:
             mcp.ConnectFailed("the server closed the connection before answering initialize")
         )
 
+    def test_the_blocks_exception_comes_back(self, quiet: TextIO) -> None:
+        """An exception raised inside the ``with`` block reaches the caller as itself, not wrapped."""
+        mine = KeyError("mine")
+
+        def block() -> None:
+            with mcp.Client(DEMO, errlog=quiet) as client:
+                assert isinstance(client.list_tools(), Ok)
+                raise mine
+
+        with pytest.raises(KeyError) as raised:
+            block()
+        assert raised.value is mine
+
     def test_pages_are_bounded(self, quiet: TextIO) -> None:
         """More pages than ``McpLimits.pages`` is a ``LimitExceeded`` naming the setting."""
         with mcp.Client(DEMO, limits=mcp.McpLimits(pages=2), errlog=quiet) as client:
@@ -198,7 +222,7 @@ class TestConnect:
         assert refused.error.setting == "McpLimits.pages"
 
     def test_async_client_and_http(self) -> None:
-        """The async client over streamable HTTP on loopback lists and calls the same tools."""
+        """The async client over streamable HTTP on loopback lists, calls, and serves as a provider."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
@@ -210,13 +234,16 @@ class TestConnect:
         try:
             _wait_for(port)
 
-            async def session() -> tuple[int, Any]:
+            async def session() -> tuple[int, Any, Any]:
                 async with mcp.AsyncClient(mcp.StreamableHttp(f"http://127.0.0.1:{port}/mcp")) as client:
                     listing = unwrap(await client.list_tools())
                     result = unwrap(await client.call("add", {"a": 2, "b": 3}))
-                    return len(listing.tools), result.structured
+                    tools = unwrap(await mcp.aprovider(client))
+                    add = next(d for d in tools.descriptors() if d.name == "add")
+                    outcome = await tools.invoke(unwrap(invocation_for(add, '{"a": 1, "b": 1}')))
+                    return len(listing.tools), result.structured, outcome.data
 
-            assert anyio.run(session) == (6, {"sum": 5})
+            assert anyio.run(session) == (6, {"sum": 5}, {"sum": 2})
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -329,6 +356,8 @@ class TestProvider:
     def test_descriptors(self, demo: mcp.Client) -> None:
         """Hints are ignored unless trusted: untrusted tools may destroy."""
         plain = unwrap(mcp.provider(demo))
+        conforms: ToolProvider = plain
+        assert isinstance(conforms, ToolProvider)
         trusted = unwrap(mcp.provider(demo, trust_hints=True))
         assert {d.contract.side_effect for d in plain.descriptors()} == {SideEffect.DESTRUCTIVE}
         add = next(d for d in trusted.descriptors() if d.name == "add")

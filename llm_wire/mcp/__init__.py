@@ -8,7 +8,10 @@ leaves out a tool whose name or schema cannot be honoured with its typed error (
 integral ``Decimal`` as an ``int``, any other as the ``float`` whose shortest text is that very number, and a
 number no float holds exactly is refused (``InexactNumber``), never sent as a string or rounded. ``Client``
 is the same over a thread of its own, for code without an event loop. ``declare`` does the declaring alone,
-for a saved ``tools/list`` result. Nothing raises on data: each failure is a typed value.
+for a saved ``tools/list`` result. ``provider`` (``aprovider`` for async clients) offers the tools of one or
+more connected servers to the runner as a ``ToolProvider``, results mapped to ``ToolOutcome``s
+(``outcome_of``), annotations used as contract hints only when trusted (``contract_for``). Nothing raises on
+data: each failure is a typed value.
 
 ::
 
@@ -22,6 +25,10 @@ for a saved ``tools/list`` result. Nothing raises on data: each failure is a typ
     ├── InexactNumber(path)               a number the SDK cannot carry exactly
     ├── ProtocolError(detail)             a result that is not what MCP says (``llm_wire.error``)
     └── LimitExceeded(setting, ...)       more pages, tools or bytes than ``McpLimits`` allows
+
+    OutputProblem                      structured content the output schema refuses
+    ├── OutputMissing(name)               none, where the tool declares an ``outputSchema``
+    └── OutputRejected(name, errors)      outside it, each failure with its path
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
@@ -47,6 +48,8 @@ __all__ = [
 
 
 def _strings(args: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(args, str) or not all(isinstance(arg, str) for arg in args):
+        raise TypeError("args must be a sequence of str")
     return tuple(args)
 
 
@@ -90,6 +93,20 @@ class McpLimits:
     listing: Limits = _LISTING
     #: Bounds on one call result as JSON.
     result: Limits = DEFAULT
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("pages", "tools"):
+            count = getattr(self, name)
+            if type(count) is not int or count < 1:
+                raise ValueError(f"McpLimits.{name} must be a positive int")
+        for name in ("timeout", "start"):
+            seconds = getattr(self, name)
+            if (
+                isinstance(seconds, bool)
+                or not isinstance(seconds, int | float)
+                or not 0 < seconds < math.inf
+            ):
+                raise ValueError(f"McpLimits.{name} must be a positive number of seconds")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -191,16 +208,15 @@ class AsyncClient:
             return
         try:
             await stack.__aexit__(kind, exc, traceback)
-        except BaseExceptionGroup as group:
-            # The SDK's task groups wrap what the block raised; give the caller back its own exception.
-            if exc is not None and any(inner is exc for inner in group.exceptions):
+        except BaseException as raised:
+            leaves = _leaves(raised)
+            failures_only = all(isinstance(leaf, Exception) for leaf in leaves)
+            if exc is not None and (any(leaf is exc for leaf in leaves) or failures_only):
+                # The SDK's task groups wrap what the block raised: give the caller back its own exception.
                 raise exc from None
-            if exc is None and not group.subgroup(lambda e: not isinstance(e, Exception)):
-                return
+            if failures_only:
+                return  # the connection broke while closing: nothing is left to act on
             raise
-        except Exception:
-            if exc is not None:
-                raise
 
     def _transport(self) -> Any:
         if isinstance(self.server, Stdio):
@@ -320,6 +336,12 @@ def _start_failure(exc: BaseException, seconds: float) -> McpError:
     if isinstance(mapped, ProtocolError):
         return ConnectFailed(f"initialize failed ({type(inner).__name__})", repr(inner))
     return mapped
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if not isinstance(exc, BaseExceptionGroup):
+        return [exc]
+    return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
 
 
 def _innermost(exc: BaseException) -> BaseException:

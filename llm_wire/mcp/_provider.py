@@ -52,9 +52,6 @@ __all__ = [
     "provider",
 ]
 
-# ---------------------------------------------------------------------------------------------------------
-# As a tool provider for the runner
-
 
 def contract_for(
     tool: McpTool, *, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
@@ -156,6 +153,8 @@ class McpProvider:
     The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
     name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
     by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
+    An ``AsyncClient`` is called on the event loop it was entered on, so run such a provider there; a
+    ``Client`` runs on its own thread and serves any loop.
     """
 
     def __init__(
