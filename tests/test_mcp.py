@@ -19,17 +19,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_wire import admission, mcp
+from llm_wire import admission, config, mcp, request, user
 from llm_wire.agent import (
     ErrorCategory,
     OutputValidation,
+    Runner,
+    ScriptedClient,
     SideEffect,
+    StopReason,
     ToolInvocation,
     ToolProvider,
+    call,
     invocation_for,
+    reply,
 )
 from llm_wire.error import LimitExceeded
-from llm_wire.message import ToolCall
+from llm_wire.message import Provider, ToolCall
 from llm_wire.names import NameCollision
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import InputNotObject, InvalidSchema
@@ -417,3 +422,24 @@ class TestProvider:
         assert outcome.category is ErrorCategory.TIMEOUT
         assert outcome.failure is not None
         assert outcome.failure.retryable
+
+
+class TestRunner:
+    """The MCP tools under the runner: admitted, dispatched to the server, answered, and the loop goes on."""
+
+    def test_a_run(self, demo: mcp.Client) -> None:
+        """A refused call is told to the model, the fixed one runs on the server, the model answers."""
+        model = ScriptedClient(
+            [
+                reply("", call("files_2e_read", '{"path": "etc/motd"}')),
+                reply("", call("files_2e_read", '{"path": "/etc/motd"}'), call("add", '{"a": 0.5, "b": 2}')),
+                reply("Read it; 2.5."),
+            ]
+        )
+        runner = Runner(model, config(Provider.OPENAI_CHAT), unwrap(mcp.provider(demo)), max_tool_rounds=4)
+        result = anyio.run(runner.arun, request("any-model", [user("Read /etc/motd, and add 0.5 and 2.")]))
+        assert result.stop is StopReason.ANSWERED
+        outcomes = [record.outcome for record in result.calls]
+        assert [o.ok for o in outcomes] == [False, True, True]
+        assert outcomes[1].content == "pretend contents"
+        assert outcomes[2].data == {"sum": Decimal("2.5")}

@@ -39,7 +39,7 @@ __all__ = [
     "OutputValidation",
     "ProviderCapabilities",
     "ResourceVersion",
-    "RetryPolicy",
+    "ToolRetryPolicy",
     "Risk",
     "SideEffect",
     "ToolContract",
@@ -135,7 +135,7 @@ def _count(instance: object, attribute: Any, value: Any) -> None:
 
 
 @frozen
-class RetryPolicy:
+class ToolRetryPolicy:
     """
     How many attempts a call gets and the wait between them (seconds): ``initial_backoff`` times
     ``backoff_multiplier`` per attempt, capped at ``maximum_backoff``, times a jitter factor drawn from
@@ -151,15 +151,15 @@ class RetryPolicy:
 
     def __attrs_post_init__(self) -> None:
         if self.initial_backoff > self.maximum_backoff:
-            raise DefinitionError("RetryPolicy.initial_backoff must not exceed maximum_backoff")
+            raise DefinitionError("ToolRetryPolicy.initial_backoff must not exceed maximum_backoff")
         multiplier = self.backoff_multiplier
         if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not multiplier >= 1:
-            raise DefinitionError("RetryPolicy.backoff_multiplier must be a finite number >= 1")
+            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
         if not math.isfinite(multiplier):
-            raise DefinitionError("RetryPolicy.backoff_multiplier must be a finite number >= 1")
+            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
         jitter = self.jitter
         if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
-            raise DefinitionError("RetryPolicy.jitter must be a number in [0, 1]")
+            raise DefinitionError("ToolRetryPolicy.jitter must be a number in [0, 1]")
 
     def backoff(self, attempt: int, draw: float) -> float:
         """
@@ -304,7 +304,7 @@ class ToolContract:
     #: Seconds for the whole call, all attempts and backoffs included; ``None`` for none of its own.
     timeout: float | None = field(default=None, validator=_seconds)
     output_validation: OutputValidation = OutputValidation.STRICT
-    retry: RetryPolicy = RetryPolicy()
+    retry: ToolRetryPolicy = ToolRetryPolicy()
     resource_version: ResourceVersion = ResourceVersion()
     compensation: Compensation = Compensation()
     heartbeat: HeartbeatPolicy = HeartbeatPolicy()

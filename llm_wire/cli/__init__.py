@@ -15,7 +15,7 @@ from llm_wire.cli import _admit, _check
 __all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "mcp")
+DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "agent", "mcp")
 
 
 def _version() -> str:
