@@ -16,7 +16,7 @@ from llm_wire.cli import main
 from llm_wire.message import Provider
 from llm_wire.names import mangle
 from llm_wire.providers import WIRES
-from llm_wire.providers.projection import qualifies
+from llm_wire.providers.projection import Projection, qualifies
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.value import Limits, parse
 
@@ -64,6 +64,7 @@ class TestCheckCorpus:
             document: Any = unwrap(parse(path.read_bytes(), Limits().with_max_bytes(64 << 20)))
             listed = {t["name"]: t for t in source["tools"]}
             assert len(listed) == len(document["tools"])
+            together: dict[Provider, list[Projection]] = {provider: [] for provider in Provider}
             for raw in document["tools"]:
                 entry = listed[raw["name"]]
                 made = tool.from_json_schema(
@@ -78,12 +79,18 @@ class TestCheckCorpus:
                         projected = WIRES[provider].project(made.value.schema, strict)
                         assert cell["accepted"] == isinstance(projected, Ok)
                         if isinstance(projected, Ok):
+                            if strict:
+                                together[provider].append(projected.value)
                             assert cell["keeps_meaning"] == qualifies(projected.value)
                             losses = [(tuple(x["path"]), x["keyword"], x["action"]) for x in cell["losses"]]
                             assert losses == [
                                 (x.path, x.keyword, x.action.value) for x in projected.value.losses
                             ]
                         checked += 1
+            budgets = {
+                provider.value: WIRES[provider].over_budget(together[provider]) for provider in Provider
+            }
+            assert source["strict_budget"] == budgets
         assert checked >= 270 * 8
         totals = report["totals"]
         assert totals["tools"] == sum(s["totals"]["tools"] for s in report["sources"])

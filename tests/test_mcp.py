@@ -240,7 +240,8 @@ class TestConnect:
             _wait_for(port)
 
             async def session() -> tuple[int, Any, Any]:
-                async with mcp.AsyncClient(mcp.StreamableHttp(f"http://127.0.0.1:{port}/mcp")) as client:
+                endpoint = mcp.StreamableHttp(f"http://127.0.0.1:{port}/mcp", {"Authorization": "Bearer t"})
+                async with mcp.AsyncClient(endpoint) as client:
                     listing = unwrap(await client.list_tools())
                     result = unwrap(await client.call("add", {"a": 2, "b": 3}))
                     tools = unwrap(await mcp.aprovider(client))

@@ -172,9 +172,20 @@ def check(sources: Sequence[Source], providers: Sequence[Provider], modes: Seque
                 "kind": source.kind,
                 "tools": tools,
                 "totals": _totals(tools, providers, modes),
+                "strict_budget": _budgets(source, providers) if "strict" in modes else {},
             }
         )
     return {"sources": reports, "totals": _totals(everything, providers, modes)}
+
+
+def _budgets(source: Source, providers: Sequence[Provider]) -> dict[str, str | None]:
+    """Per provider, why sending every tool strict in one request would exceed its API's limits (or None)."""
+    budgets: dict[str, str | None] = {}
+    for provider in providers:
+        wire = WIRES[provider]
+        projected = [wire.project(t.schema, True) for t in source.tools]
+        budgets[provider.value] = wire.over_budget([p.value for p in projected if isinstance(p, Ok)])
+    return budgets
 
 
 def _cell(cell: dict[str, Any]) -> str:
@@ -212,6 +223,11 @@ def _table(
         lost = totals["losses_by_keyword"]
         if lost:
             lines.append("losses by keyword: " + ", ".join(f"{k} {n}" for k, n in lost.items()))
+        over = {p: why for p, why in source["strict_budget"].items() if why is not None}
+        if over:
+            lines.append(
+                "every tool strict in one request: " + "; ".join(f"{p}: {w}" for p, w in over.items())
+            )
         if every_loss:
             lines.extend(_loss_lines(source, columns))
         lines.append("")

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import shlex
+import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -86,6 +87,8 @@ def _from_url(url: str) -> Result[Source, str]:
 def _from_module(name: str) -> Result[Source, str]:
     from llm_wire.agent import ToolDescriptor, TypedTool
 
+    if os.getcwd() not in sys.path:  # as ``python -m`` does: a module beside the caller is found
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(name)
     except Exception as exc:  # any failure of the user's module is a source that cannot be read

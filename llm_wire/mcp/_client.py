@@ -7,7 +7,7 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, TextIO, TypeAlias
 
 from attrs import field, frozen
@@ -64,11 +64,18 @@ class Stdio:
     cwd: str | None = None
 
 
+def _headers(headers: Mapping[str, str]) -> Mapping[str, str]:
+    if not isinstance(headers, Mapping) or not all(isinstance(v, str) for kv in headers.items() for v in kv):
+        raise TypeError("headers must map str to str")
+    return MappingProxyType(dict(headers))
+
+
 @frozen
 class StreamableHttp:
-    """A server reached over MCP's streamable HTTP transport at ``url``."""
+    """A server reached over MCP's streamable HTTP transport at ``url``, sent ``headers`` (such as auth)."""
 
     url: str
+    headers: Mapping[str, str] = field(factory=dict, converter=_headers, repr=False)
 
 
 Server: TypeAlias = Stdio | StreamableHttp
@@ -188,7 +195,7 @@ class AsyncClient:
 
         stack = AsyncExitStack()
         try:
-            read, write = await stack.enter_async_context(self._transport())
+            read, write = await self._open(stack)
             session = await stack.enter_async_context(ClientSession(read, write))
             with anyio.fail_after(self.limits.start):
                 await session.initialize()
@@ -218,7 +225,7 @@ class AsyncClient:
                 return  # the connection broke while closing: nothing is left to act on
             raise
 
-    def _transport(self) -> Any:
+    async def _open(self, stack: AsyncExitStack) -> Any:
         if isinstance(self.server, Stdio):
             from mcp import StdioServerParameters, stdio_client
 
@@ -228,10 +235,21 @@ class AsyncClient:
                 env=dict(self.server.env) if self.server.env is not None else None,
                 cwd=self.server.cwd,
             )
-            return stdio_client(parameters, errlog=self._errlog or sys.stderr)
+            return await stack.enter_async_context(
+                stdio_client(parameters, errlog=self._errlog or sys.stderr)
+            )
         from mcp.client.streamable_http import streamable_http_client
 
-        return streamable_http_client(self.server.url)
+        http = None
+        if self.server.headers:
+            import httpx2
+
+            # The SDK's own defaults for MCP (a server may hold a response stream open), with the headers.
+            timeout = httpx2.Timeout(30.0, read=300.0)
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=dict(self.server.headers), timeout=timeout)
+            )
+        return await stack.enter_async_context(streamable_http_client(self.server.url, http_client=http))
 
     async def list_tools(self) -> Result[Listing, McpError]:
         """
