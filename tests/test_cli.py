@@ -128,6 +128,15 @@ class TestCheck:
         assert status == 0
         assert "get_weather" in names
 
+    def test_control_characters_are_escaped(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A server's tool name with control characters is shown escaped in the table, mangled on the wire."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps({"tools": [{"name": "red\x1b[31m", "inputSchema": {"type": "object"}}]}))
+        status, out = _run(capsys, "check", "--tools", str(tools))
+        assert status == 0
+        assert "\x1b" not in out
+        assert "red\\x1b[31m" in out
+
     @pytest.mark.parametrize(
         "argv",
         [

@@ -35,7 +35,7 @@ from llm_wire.agent import (
 )
 from llm_wire.error import LimitExceeded
 from llm_wire.message import Provider, ToolCall
-from llm_wire.names import NameCollision
+from llm_wire.names import NameCollision, Named
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import InputNotObject, InvalidSchema
 from llm_wire.value import Value
@@ -312,6 +312,8 @@ class TestDeclare:
             (5, "InvalidSchema"),
         ]
         assert isinstance(listing.refused[1].error, InputNotObject)
+        collision = NameCollision("a_2e_b", Named(None, "a.b"), Named(None, "a_2e_b"))
+        assert listing.refused[2].error == listing.refused[3].error == collision
         assert listing.refused[4].schema is mcp.SchemaField.OUTPUT
 
     def test_prefix(self) -> None:

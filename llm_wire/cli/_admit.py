@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_wire import admission
-from llm_wire.cli._sources import add_arguments, load_all
+from llm_wire.cli._sources import add_arguments, load_all, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.providers.response import ResponseError, Terminal
@@ -155,10 +155,10 @@ def _print(report: dict[str, Any], as_json: bool, status: int) -> int:
     if "error" in report:
         print(f"response refused: {report['error']}")
     for entry in report["admitted"]:
-        shown = f" (server name {entry['server_name']})" if "server_name" in entry else ""
-        print(f"admitted {entry['id']}: {entry['tool']}{shown} {entry['arguments']}")
+        server = f" (server name {shown(entry['server_name'])})" if "server_name" in entry else ""
+        print(f"admitted {shown(entry['id'])}: {entry['tool']}{server} {entry['arguments']}")
     for issue in report["issues"]:
-        print(f"issue {issue['id']}: {issue['kind']}: {issue['answer']}")
+        print(f"issue {shown(issue['id'])}: {issue['kind']}: {issue['answer']}")
     if not report["admitted"] and not report["issues"] and "error" not in report:
         print("no tool calls")
     return status

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_wire import tool as _tool
-from llm_wire.cli._sources import Source, add_arguments, load_all
+from llm_wire.cli._sources import Source, add_arguments, load_all, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.providers.projection import Action, Loss, Projection, qualifies
@@ -206,7 +206,7 @@ def _table(
         totals = source["totals"]
         counts = f"{totals['tools']} tools, {totals['loaded']} loaded, {totals['refused']} refused"
         lines.append(f"{source['source']}: {counts}")
-        width = max([len("tool"), *(len(t["name"]) for t in source["tools"])]) + 2
+        width = max([len("tool"), *(len(shown(t["name"])) for t in source["tools"])]) + 2
         # Each mode's column is wide enough for its cells and, shared out, for its provider's name.
         cell = max(9, *(-(-(len(p.value) + 1) // len(modes)) for p in providers))
         head = "".join(f"{p.value:<{cell * len(modes)}}" for p in providers)
@@ -219,7 +219,7 @@ def _table(
                 refused = t["refused"]
                 where = f" at {refused['schema']}" if refused["schema"] else ""
                 row = f"not loaded{where}: {refused['reason']}"
-            lines.append(f"{t['name']:<{width}}{row}".rstrip())
+            lines.append(f"{shown(t['name']):<{width}}{row}".rstrip())
         lost = totals["losses_by_keyword"]
         if lost:
             lines.append("losses by keyword: " + ", ".join(f"{k} {n}" for k, n in lost.items()))
@@ -253,7 +253,7 @@ def _loss_lines(source: dict[str, Any], columns: Sequence[tuple[Provider, str]])
     for t in source["tools"]:
         for p, m in columns:
             cell = t.get("providers", {}).get(p.value, {}).get(m)
-            where = f"  {t['name']} {p.value} {m}:"
+            where = f"  {shown(t['name'])} {p.value} {m}:"
             if cell is None:
                 continue
             if not cell["accepted"]:

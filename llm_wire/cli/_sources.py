@@ -18,7 +18,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool
 from llm_wire.value import Limits, parse
 
-__all__ = ["Source", "add_arguments", "load_all"]
+__all__ = ["Source", "add_arguments", "load_all", "shown"]
 
 _FILE_LIMITS = Limits().with_max_bytes(64 << 20)
 
@@ -33,6 +33,11 @@ class Source:
     #: The server's own name of each declared tool, by wire name (MCP sources only).
     names: dict[str, str]
     left_out: tuple[mcp.LeftOut, ...] = ()
+
+
+def shown(name: str) -> str:
+    """A name from a server or a response as a terminal may show it: control characters escaped."""
+    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

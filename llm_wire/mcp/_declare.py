@@ -144,16 +144,17 @@ def declare(tools: Sequence[Value], *, prefix: str | None = None) -> Listing:
                 refused.append(LeftOut(index, name, problem))
             case Ok(wire):
                 wired.append((index, entry, wire))
-    counts: dict[str, int] = {}
-    for _, _, wire in wired:
-        counts[wire] = counts.get(wire, 0) + 1
+    sharing: dict[str, list[int]] = {}
+    for index, _, wire in wired:
+        sharing.setdefault(wire, []).append(index)
+    by_index = {index: Named(prefix, str(entry["name"])) for index, entry, _ in wired}
     declared: list[McpTool] = []
-    firsts: dict[str, Named] = {}
     for index, entry, wire in wired:
-        named = Named(prefix, str(entry["name"]))
-        if counts[wire] > 1:
-            first = firsts.setdefault(wire, named)
-            refused.append(LeftOut(index, named.name, NameCollision(wire, first, named)))
+        named = by_index[index]
+        if len(sharing[wire]) > 1:
+            other = next(n for n in sharing[wire] if n != index)
+            first, second = sorted((index, other))
+            refused.append(LeftOut(index, named.name, NameCollision(wire, by_index[first], by_index[second])))
             continue
         made = _declared(entry, wire, prefix)
         if isinstance(made, LeftOut):
