@@ -1,5 +1,6 @@
 """
-The ``llm-wire`` command line: ``demo`` walks through what the library does, section by section.
+The ``llm-wire`` command line: ``demo`` walks through what the library does, section by section; ``check``
+audits tools against every provider before a model sees them; ``admit`` checks a recorded response's calls.
 """
 
 from __future__ import annotations
@@ -9,10 +10,21 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from llm_wire.cli import _admit, _check
+
 __all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "transport", "agent")
+DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "transport", "agent", "mcp")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("llm_wire")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Run the command line; returns the exit status.
     """
     parser = argparse.ArgumentParser(prog="llm-wire", description="Typed, checked LLM tool calling.")
+    parser.add_argument("--version", action="version", version=f"llm-wire {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="walk through strict parsing, codecs, contracts and admission")
     demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(DEMO_SECTIONS)}")
@@ -29,7 +42,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run the tool round trip against this real API instead (its key from the environment)",
     )
     demo.add_argument("--model", help="the model for --provider")
+    _check.add_parser(commands)
+    _admit.add_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check.run(args)
+    if args.command == "admit":
+        return _admit.run(args)
     if args.command == "demo" and args.provider is not None:
         if not args.model or args.sections:
             parser.error("--provider takes --model and no sections")

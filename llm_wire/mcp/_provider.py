@@ -1,0 +1,265 @@
+"""The MCP tools as a ``ToolProvider``: contracts, outcomes and the provider over connected clients."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeAlias
+
+from llm_wire.agent import (
+    ErrorCategory,
+    ErrorCode,
+    Idempotency,
+    OutputValidation,
+    ProviderCapabilities,
+    SideEffect,
+    ToolContract,
+    ToolDescriptor,
+    ToolInvocation,
+    ToolOutcome,
+    invalid_arguments,
+    unknown_tool,
+)
+from llm_wire.mcp._client import AsyncClient, Client
+from llm_wire.mcp._declare import (
+    CallResult,
+    LeftOut,
+    Listing,
+    McpTool,
+    check_output,
+)
+from llm_wire.mcp._errors import (
+    ArgumentsRefused,
+    ConnectFailed,
+    ConnectionClosed,
+    InexactNumber,
+    McpError,
+    OutputMissing,
+    RequestFailed,
+    TimedOut,
+    UnknownMcpTool,
+)
+from llm_wire.names import NameCollision, Named
+from llm_wire.result import Err, Ok, Result
+from llm_wire.schema import DefinitionError
+from llm_wire.value import Value, render
+
+__all__ = [
+    "contract_for",
+    "outcome_of",
+    "Connected",
+    "McpProvider",
+    "aprovider",
+    "provider",
+]
+
+
+def contract_for(
+    tool: McpTool, *, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+) -> ToolContract:
+    """
+    The contract of an MCP tool: its output contract under ``output_validation``, and what it may change.
+    Without ``trust_hints`` a tool is taken at MCP's own defaults (it may destroy, repeating it may not be
+    safe); with it, its annotations decide (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``).
+    """
+    side_effect, idempotency = SideEffect.DESTRUCTIVE, Idempotency.UNKNOWN
+    if trust_hints:
+        hints = tool.hints
+        if hints.read_only:
+            side_effect, idempotency = SideEffect.READ, Idempotency.IDEMPOTENT
+        else:
+            side_effect = SideEffect.WRITE if hints.destructive is False else SideEffect.DESTRUCTIVE
+            if hints.idempotent:
+                idempotency = Idempotency.IDEMPOTENT
+    return ToolContract(
+        output_schema=tool.output,
+        side_effect=side_effect,
+        idempotency=idempotency,
+        output_validation=output_validation,
+    )
+
+
+def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation) -> ToolOutcome:
+    """
+    A call's result as the model sees it. A success keeps the text blocks as ``content``, every other block
+    as an artifact reference (its ``uri``, or a ``data:`` URI for images and audio) and all blocks as sent in
+    ``metadata["mcp.content"]``; ``structuredContent`` becomes ``data``, checked against the output schema
+    under ``mode``. ``isError`` is a failed outcome carrying the tool's text; a refused or lost request is
+    the failure its kind calls for (timeouts and lost connections may be retried).
+    """
+    match result:
+        case Err(problem):
+            return _failure_outcome(tool, problem)
+        case Ok(answer):
+            pass
+    content = render(list(answer.content))
+    if answer.is_error:
+        message = answer.text() or f"tool {tool.wire_name} reported an error"
+        failed = ToolOutcome.failed(ErrorCategory.INTERNAL, "tool_error", message, retryable=False)
+        return failed.with_metadata(**{"mcp.content": content})
+    data = answer.structured
+    notes = {"mcp.content": content}
+    checked = check_output(tool, answer) if mode is not OutputValidation.DISABLED else Ok(data)
+    if isinstance(checked, Err):
+        if mode is OutputValidation.STRICT:
+            missing = isinstance(checked.error, OutputMissing)
+            code = ErrorCode.NO_STRUCTURED_DATA if missing else ErrorCode.OUTPUT_SCHEMA
+            return ToolOutcome.failed(ErrorCategory.INTERNAL, code, checked.error.describe(), retryable=False)
+        notes["mcp.output_problem"] = checked.error.describe()
+    artifacts = tuple(ref for ref in map(_reference, answer.content) if ref is not None)
+    outcome = ToolOutcome.success(answer.text(), data, artifacts=artifacts)
+    return outcome.with_metadata(**notes)
+
+
+def _reference(block: Value) -> str | None:
+    if not isinstance(block, dict) or block.get("type") == "text":
+        return None
+    resource = block.get("resource")
+    uri = resource.get("uri") if isinstance(resource, dict) else block.get("uri")
+    if isinstance(uri, str):
+        return uri
+    data, mime = block.get("data"), block.get("mimeType")
+    if isinstance(data, str) and isinstance(mime, str):
+        return f"data:{mime};base64,{data}"
+    return None
+
+
+def _failure_outcome(tool: McpTool, problem: McpError) -> ToolOutcome:
+    message = problem.describe()
+    match problem:
+        case ArgumentsRefused(failure=failure):
+            return invalid_arguments(tool.wire_name, failure)
+        case InexactNumber():
+            return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_ARGUMENTS, message)
+        case TimedOut():
+            return ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+        case ConnectionClosed() | ConnectFailed():
+            return ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.UNAVAILABLE, message)
+        case RequestFailed(code=code) if code == _INVALID_PARAMS:
+            return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_INPUT, message)
+        case UnknownMcpTool():
+            return ToolOutcome.failed(
+                ErrorCategory.NOT_FOUND, ErrorCode.UNKNOWN_TOOL, message, retryable=False
+            )
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
+
+
+_INVALID_PARAMS = -32602
+
+Connected: TypeAlias = AsyncClient | Client
+
+
+class McpProvider:
+    """
+    The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
+    name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
+    by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
+    An ``AsyncClient`` is called on the event loop it was entered on, so run such a provider there; a
+    ``Client`` runs on its own thread and serves any loop.
+    """
+
+    def __init__(
+        self,
+        listed: Sequence[tuple[Connected, Listing]],
+        *,
+        trust_hints: bool = False,
+        output_validation: OutputValidation = OutputValidation.STRICT,
+    ) -> None:
+        self._routes: dict[str, tuple[Connected, McpTool]] = {}
+        descriptors: list[ToolDescriptor] = []
+        refused: list[LeftOut] = []
+        for client, listing in listed:
+            if not isinstance(client, AsyncClient | Client) or not isinstance(listing, Listing):
+                raise TypeError("listed must hold (AsyncClient or Client, Listing) pairs")
+            refused.extend(listing.refused)
+            for found in listing.tools:
+                if found.wire_name in self._routes:
+                    first = self._routes[found.wire_name][1]
+                    collision = NameCollision(
+                        found.wire_name, Named(first.prefix, first.name), Named(found.prefix, found.name)
+                    )
+                    raise DefinitionError(collision.describe())
+                self._routes[found.wire_name] = (client, found)
+                contract = contract_for(found, trust_hints=trust_hints, output_validation=output_validation)
+                descriptors.append(ToolDescriptor(found.tool, contract))
+        self._descriptors = tuple(descriptors)
+        #: The tools the servers listed but that were left out, with their errors.
+        self.refused = tuple(refused)
+
+    def __repr__(self) -> str:
+        return f"<McpProvider ({len(self._descriptors)} tools, {len(self.refused)} left out)>"
+
+    def descriptors(self) -> Sequence[ToolDescriptor]:
+        """Every declared tool's descriptor, in server and listing order."""
+        return self._descriptors
+
+    def capabilities(self, name: str) -> ProviderCapabilities | None:
+        """MCP servers take no idempotency key, send no heartbeats and compensate nothing."""
+        return None
+
+    def tool(self, wire_name: str) -> McpTool | None:
+        """The MCP tool behind a wire name."""
+        route = self._routes.get(wire_name)
+        return None if route is None else route[1]
+
+    async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
+        """Call the tool on its server with the admitted arguments; ``not_found`` for a name it lacks."""
+        route = self._routes.get(invocation.name)
+        if route is None:
+            return unknown_tool([d.name for d in self._descriptors])
+        client, found = route
+        if isinstance(client, AsyncClient):
+            result = await client.call_tool(found, invocation.arguments)
+        else:
+            import anyio.to_thread
+
+            result = await anyio.to_thread.run_sync(client.call_tool, found, invocation.arguments)
+        return outcome_of(found, result, invocation.descriptor.contract.output_validation)
+
+
+async def aprovider(
+    *clients: AsyncClient,
+    trust_hints: bool = False,
+    output_validation: OutputValidation = OutputValidation.STRICT,
+) -> Result[McpProvider, McpError | NameCollision]:
+    """
+    List every client's tools and make one provider of them; ``Err`` when a listing fails, or when two
+    servers' tools would share a wire name (give each server its own prefix).
+    """
+    listed: list[tuple[Connected, Listing]] = []
+    for client in clients:
+        match await client.list_tools():
+            case Err(problem):
+                return Err(problem)
+            case Ok(listing):
+                listed.append((client, listing))
+    return _made(listed, trust_hints, output_validation)
+
+
+def provider(
+    *clients: Client, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+) -> Result[McpProvider, McpError | NameCollision]:
+    """``aprovider`` for ``Client``s (code without an event loop)."""
+    listed: list[tuple[Connected, Listing]] = []
+    for client in clients:
+        match client.list_tools():
+            case Err(problem):
+                return Err(problem)
+            case Ok(listing):
+                listed.append((client, listing))
+    return _made(listed, trust_hints, output_validation)
+
+
+def _made(
+    listed: list[tuple[Connected, Listing]], trust_hints: bool, output_validation: OutputValidation
+) -> Result[McpProvider, McpError | NameCollision]:
+    seen: dict[str, McpTool] = {}
+    for _, listing in listed:
+        for found in listing.tools:
+            first = seen.setdefault(found.wire_name, found)
+            if first is not found:
+                return Err(
+                    NameCollision(
+                        found.wire_name, Named(first.prefix, first.name), Named(found.prefix, found.name)
+                    )
+                )
+    return Ok(McpProvider(listed, trust_hints=trust_hints, output_validation=output_validation))

@@ -1,0 +1,237 @@
+"""The command line: ``--version``, ``--help``, ``check`` over the MCP corpus and a server, and ``admit``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from llm_wire import tool
+from llm_wire.cli import main
+from llm_wire.message import Provider
+from llm_wire.names import mangle
+from llm_wire.providers import WIRES
+from llm_wire.providers.projection import Projection, qualifies
+from llm_wire.result import Err, Ok, unwrap
+from llm_wire.value import Limits, parse
+
+MCP = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "mcp-tools"
+SERVER = f"{sys.executable} -m llm_wire.demo.mcp_server"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    status = main(list(argv))
+    return status, capsys.readouterr().out
+
+
+class TestFace:
+    """``--version`` and ``--help`` for every command."""
+
+    def test_version(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """``--version`` prints the package version."""
+        with pytest.raises(SystemExit) as done:
+            main(["--version"])
+        assert done.value.code == 0
+        assert capsys.readouterr().out.startswith("llm-wire 0.")
+
+    @pytest.mark.parametrize("command", ["demo", "check", "admit"])
+    def test_help(self, capsys: pytest.CaptureFixture[str], command: str) -> None:
+        """Each command has a help text."""
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        assert done.value.code == 0
+        assert f"llm-wire {command}" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not MCP.is_dir(), reason=f"MCP corpus not found at {MCP} (../shared/corpora)")
+class TestCheckCorpus:
+    """``check`` over every server file of the corpus agrees with the library's own results."""
+
+    def test_json_agrees_with_the_library(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Loaded or not, accepted or not, every loss and every verdict is what the library computes."""
+        files = sorted(MCP.glob("*.json"))
+        status, out = _run(capsys, "check", "--json", *(f"--tools={f}" for f in files))
+        report = json.loads(out)
+        assert status == report["exit"]
+        assert [s["source"] for s in report["sources"]] == [str(f) for f in files]
+        checked = 0
+        for source, path in zip(report["sources"], files, strict=True):
+            document: Any = unwrap(parse(path.read_bytes(), Limits().with_max_bytes(64 << 20)))
+            listed = {t["name"]: t for t in source["tools"]}
+            assert len(listed) == len(document["tools"])
+            together: dict[Provider, list[Projection]] = {provider: [] for provider in Provider}
+            for raw in document["tools"]:
+                entry = listed[raw["name"]]
+                made = tool.from_json_schema(
+                    unwrap(mangle(raw["name"])), raw.get("description") or "", raw["inputSchema"]
+                )
+                assert entry["loaded"] == isinstance(made, Ok)
+                if isinstance(made, Err):
+                    continue
+                for provider in Provider:
+                    for mode, strict in (("loose", False), ("strict", True)):
+                        cell = entry["providers"][provider.value][mode]
+                        projected = WIRES[provider].project(made.value.schema, strict)
+                        assert cell["accepted"] == isinstance(projected, Ok)
+                        if isinstance(projected, Ok):
+                            if strict:
+                                together[provider].append(projected.value)
+                            assert cell["keeps_meaning"] == qualifies(projected.value)
+                            losses = [(tuple(x["path"]), x["keyword"], x["action"]) for x in cell["losses"]]
+                            assert losses == [
+                                (x.path, x.keyword, x.action.value) for x in projected.value.losses
+                            ]
+                        checked += 1
+            budgets = {
+                provider.value: WIRES[provider].over_budget(together[provider]) for provider in Provider
+            }
+            assert source["strict_budget"] == budgets
+        assert checked >= 270 * 8
+        totals = report["totals"]
+        assert totals["tools"] == sum(s["totals"]["tools"] for s in report["sources"])
+        assert set(totals["providers"]) == {p.value for p in Provider}
+
+    def test_table_and_fail_on(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The table names each tool; ``--fail-on`` turns a lost keyword into exit status 1."""
+        time_file = str(MCP / "python-time.json")
+        status, out = _run(capsys, "check", "--tools", time_file)
+        assert status == 0
+        assert "get_current_time" in out
+        assert "strict-eligible" in out
+        everything = [f"--tools={f}" for f in sorted(MCP.glob("*.json"))]
+        status, out = _run(capsys, "check", "--fail-on", "pattern", "--losses", *everything)
+        assert status == 1
+        assert '"pattern" dropped' in out
+
+
+class TestCheck:
+    """``check`` on a live server, a module, and bad sources."""
+
+    def test_server(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The demo server: its remote ``$ref`` tool is not loaded, which fails the check."""
+        status, out = _run(capsys, "check", "--server", SERVER, "--provider", "anthropic", "--mode", "strict")
+        assert status == 1
+        assert "remote_ref" in out
+        assert "not loaded at inputSchema" in out
+        assert "files_2e_read" not in out  # the table shows the server's names
+        assert "files.read" in out
+
+    def test_module(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A module's ``Tool`` objects are checked (``tests/declared.py``)."""
+        status, out = _run(capsys, "check", "--json", "--module", "declared")
+        names = [t["name"] for t in json.loads(out)["sources"][0]["tools"]]
+        assert status == 0
+        assert "get_weather" in names
+
+    def test_control_characters_are_escaped(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A server's tool name with control characters is shown escaped in the table, mangled on the wire."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps({"tools": [{"name": "red\x1b[31m", "inputSchema": {"type": "object"}}]}))
+        status, out = _run(capsys, "check", "--tools", str(tools))
+        assert status == 0
+        assert "\x1b" not in out
+        assert "red\\x1b[31m" in out
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["check"],
+            ["check", "--tools", "/nonexistent/tools.json"],
+            ["check", "--server", "'unbalanced"],
+            ["check", "--server", "/nonexistent/server"],
+            ["check", "--module", "no_such_module_here"],
+        ],
+    )
+    def test_unusable(self, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+        """No source, or one that cannot be read, is exit status 2 with a message."""
+        status, out = _run(capsys, *argv)
+        assert status == 2
+        assert out.startswith("llm-wire check:")
+
+
+TOOLS = {
+    "tools": [
+        {
+            "name": "get.weather",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "minLength": 1}},
+                "required": ["city"],
+            },
+        }
+    ]
+}
+
+
+def _chat(*calls: tuple[str, str, str]) -> dict[str, Any]:
+    made = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
+    message = {"role": "assistant", "content": None, "tool_calls": made}
+    return {"id": "x", "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}]}
+
+
+class TestAdmit:
+    """``admit`` decodes a recorded response and admits its calls."""
+
+    def test_body(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A valid call is admitted (with the server's name shown), a bad one is an issue: status 1."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps(TOOLS))
+        body = tmp_path / "body.json"
+        calls = [("c1", "get_2e_weather", '{"city": "Oslo"}'), ("c2", "get_2e_weather", '{"city": ""}')]
+        body.write_text(json.dumps(_chat(*calls)))
+        status, out = _run(
+            capsys, "admit", str(body), "--provider", "openai-chat", "--tools", str(tools), "--json"
+        )
+        report = json.loads(out)
+        assert status == 1
+        assert report["admitted"] == [
+            {
+                "id": "c1",
+                "tool": "get_2e_weather",
+                "arguments": '{"city":"Oslo"}',
+                "server_name": "get.weather",
+            }
+        ]
+        assert [issue["id"] for issue in report["issues"]] == ["c2"]
+        assert "Oslo" not in report["issues"][0]["answer"]
+
+    def test_sse(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """An SSE stream is decoded event by event."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps(TOOLS))
+        call: dict[str, Any] = {"index": 0, "id": "c1", "type": "function"}
+        call["function"] = {"name": "get_2e_weather", "arguments": '{"city":"Oslo"}'}
+        delta = {"tool_calls": [call]}
+        chunks = [
+            {"id": "x", "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        ]
+        stream = tmp_path / "stream.sse"
+        stream.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+        status, out = _run(capsys, "admit", str(stream), "--provider", "openai-chat", "--tools", str(tools))
+        assert status == 0
+        assert "admitted c1: get_2e_weather (server name get.weather)" in out
+
+    @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.binary(max_size=300) | st.sampled_from([b'{"choices": []}', b"data: {}\n\n", b"[1]", b"\xff"]))
+    def test_any_file(self, capsys: pytest.CaptureFixture[str], tmp_path: Path, data: bytes) -> None:
+        """Whatever the response file holds, ``admit`` answers with a status and never raises."""
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps(TOOLS))
+        response = tmp_path / "response"
+        response.write_bytes(data)
+        status, _ = _run(capsys, "admit", str(response), "--provider", "anthropic", "--tools", str(tools))
+        assert status in (0, 1, 2)
+
+    def test_needs_a_provider(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A bare body without ``--provider`` is exit status 2."""
+        body = tmp_path / "body.json"
+        body.write_text("{}")
+        status, out = _run(capsys, "admit", str(body), "--tools", str(body))
+        assert status == 2
+        assert "--provider" in out
