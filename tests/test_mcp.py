@@ -52,14 +52,14 @@ def quiet() -> Iterator[TextIO]:
 
 
 @pytest.fixture(scope="module")
-def demo(quiet: TextIO) -> Iterator[mcp.Client]:
+def demo(quiet: TextIO) -> Iterator[mcp.McpClient]:
     """One connection to the demo server for the module."""
-    with mcp.Client(DEMO, errlog=quiet) as client:
+    with mcp.McpClient(DEMO, errlog=quiet) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
-def listing(demo: mcp.Client) -> mcp.Listing:
+def listing(demo: mcp.McpClient) -> mcp.Listing:
     """The demo server's tools."""
     return unwrap(demo.list_tools())
 
@@ -115,7 +115,7 @@ class TestListing:
 class TestCall:
     """Calls go to the server with the exact admitted arguments; results come back typed."""
 
-    def test_structured_result(self, demo: mcp.Client, listing: mcp.Listing) -> None:
+    def test_structured_result(self, demo: mcp.McpClient, listing: mcp.Listing) -> None:
         """``structuredContent`` is exact JSON and passes the output schema."""
         result = unwrap(demo.call("add", {"a": 1, "b": Decimal("0.25")}))
         assert result.structured == {"sum": Decimal("1.25")}
@@ -124,7 +124,7 @@ class TestCall:
         assert add is not None
         assert mcp.check_output(add, result) == Ok({"sum": Decimal("1.25")})
 
-    def test_numbers_arrive_as_numbers(self, demo: mcp.Client) -> None:
+    def test_numbers_arrive_as_numbers(self, demo: mcp.McpClient) -> None:
         """A ``Decimal`` reaches the server as a JSON number with its digits, never a string."""
         arguments: Value = {"d": Decimal("0.1"), "big": 12345678901234567890123, "i": Decimal("1E+3")}
         seen: Any = unwrap(demo.call("inspect", arguments)).structured
@@ -133,26 +133,26 @@ class TestCall:
         assert seen["big"]["json"] == "12345678901234567890123"
         assert seen["i"]["json"] == "1000"
 
-    def test_inexact_number_is_not_sent(self, demo: mcp.Client) -> None:
+    def test_inexact_number_is_not_sent(self, demo: mcp.McpClient) -> None:
         """A number the SDK cannot carry exactly is refused before anything is sent."""
         refused = demo.call("inspect", {"x": [Decimal("0.1000000000000000000001")]})
         assert refused == Err(mcp.InexactNumber(("x", 0)))
         assert "0.1" not in str(refused.error)
 
-    def test_invalid_arguments_are_not_sent(self, demo: mcp.Client) -> None:
+    def test_invalid_arguments_are_not_sent(self, demo: mcp.McpClient) -> None:
         """Arguments outside the input schema are refused with the schema failure."""
         refused = demo.call("files_2e_read", {"path": "relative"})
         assert isinstance(refused, Err)
         assert isinstance(refused.error, mcp.ArgumentsRefused)
         assert refused.error.failure.name == "schema_rejected"
 
-    def test_is_error(self, demo: mcp.Client) -> None:
+    def test_is_error(self, demo: mcp.McpClient) -> None:
         """``isError`` comes back as a result with its text."""
         result = unwrap(demo.call("fail", {}))
         assert result.is_error
         assert result.text() == "this tool always fails"
 
-    def test_output_outside_its_schema(self, demo: mcp.Client, listing: mcp.Listing) -> None:
+    def test_output_outside_its_schema(self, demo: mcp.McpClient, listing: mcp.Listing) -> None:
         """Structured content that breaks the output schema is reported with its path."""
         result = unwrap(demo.call("bad_output", {}))
         tool = listing.find("bad_output")
@@ -162,24 +162,24 @@ class TestCall:
         assert isinstance(checked.error, mcp.OutputRejected)
         assert checked.error.errors[0].path == ("count",)
 
-    def test_unknown_wire_name(self, demo: mcp.Client) -> None:
+    def test_unknown_wire_name(self, demo: mcp.McpClient) -> None:
         """A name the listing does not hold is refused without a request."""
         assert demo.call("remote_ref", {}) == Err(mcp.UnknownMcpTool("remote_ref"))
 
     def test_timeout_fires(self, quiet: TextIO) -> None:
         """A call slower than ``McpLimits.timeout`` is ``TimedOut``, within a generous bound."""
         limits = mcp.McpLimits(timeout=0.5)
-        with mcp.Client(DEMO, limits=limits, errlog=quiet) as client:
+        with mcp.McpClient(DEMO, limits=limits, errlog=quiet) as client:
             started = time.monotonic()
             assert client.call("sleep", {"seconds": 2}) == Err(mcp.TimedOut("tools/call", 0.5))
             assert time.monotonic() - started < 30
 
-    def test_wrong_type(self, demo: mcp.Client) -> None:
+    def test_wrong_type(self, demo: mcp.McpClient) -> None:
         """A wrong Python type is a ``TypeError`` naming the parameter."""
         with pytest.raises(TypeError, match="wire_name must be a str"):
             demo.call(3, {})  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="server must be"):
-            mcp.Client("python")  # type: ignore[arg-type]
+            mcp.McpClient("python")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="args must be a sequence of str"):
             mcp.Stdio("python", "-m")
         with pytest.raises(ValueError, match=r"McpLimits\.timeout"):
@@ -191,7 +191,7 @@ class TestConnect:
 
     def test_missing_command(self) -> None:
         """A command that does not exist is ``ConnectFailed``."""
-        with mcp.Client(mcp.Stdio("/nonexistent/llm-wire-server")) as client:
+        with mcp.McpClient(mcp.Stdio("/nonexistent/llm-wire-server")) as client:
             refused = client.list_tools()
         assert refused == Err(mcp.ConnectFailed("the server could not be started (FileNotFoundError)"))
         assert str(refused.error).startswith("could not connect to the MCP server")
@@ -199,7 +199,7 @@ class TestConnect:
     def test_server_that_exits(self, quiet: TextIO) -> None:
         """A command that exits without speaking MCP is ``ConnectFailed``, not a hang."""
         exits = mcp.Stdio(sys.executable, ("-c", "pass"))
-        with mcp.Client(exits, errlog=quiet) as client:
+        with mcp.McpClient(exits, errlog=quiet) as client:
             refused = client.list_tools()
         assert refused == Err(
             mcp.ConnectFailed("the server closed the connection before answering initialize")
@@ -210,7 +210,7 @@ class TestConnect:
         mine = KeyError("mine")
 
         def block() -> None:
-            with mcp.Client(DEMO, errlog=quiet) as client:
+            with mcp.McpClient(DEMO, errlog=quiet) as client:
                 assert isinstance(client.list_tools(), Ok)
                 raise mine
 
@@ -220,7 +220,7 @@ class TestConnect:
 
     def test_pages_are_bounded(self, quiet: TextIO) -> None:
         """More pages than ``McpLimits.pages`` is a ``LimitExceeded`` naming the setting."""
-        with mcp.Client(DEMO, limits=mcp.McpLimits(pages=2), errlog=quiet) as client:
+        with mcp.McpClient(DEMO, limits=mcp.McpLimits(pages=2), errlog=quiet) as client:
             refused = client.list_tools()
         assert isinstance(refused, Err)
         assert isinstance(refused.error, LimitExceeded)
@@ -241,7 +241,7 @@ class TestConnect:
 
             async def session() -> tuple[int, Any, Any]:
                 endpoint = mcp.StreamableHttp(f"http://127.0.0.1:{port}/mcp", {"Authorization": "Bearer t"})
-                async with mcp.AsyncClient(endpoint) as client:
+                async with mcp.AsyncMcpClient(endpoint) as client:
                     listing = unwrap(await client.list_tools())
                     result = unwrap(await client.call("add", {"a": 2, "b": 3}))
                     tools = unwrap(await mcp.aprovider(client))
@@ -270,7 +270,7 @@ class TestPackagedServer:
 
     def test_list_and_call(self, quiet: TextIO) -> None:
         """Its two tools load with output schemas; a valid call validates, a bad timezone is an error."""
-        with mcp.Client(TIME, errlog=quiet) as client:
+        with mcp.McpClient(TIME, errlog=quiet) as client:
             listing = unwrap(client.list_tools())
             assert [t.name for t in listing.tools] == ["get_current_time", "convert_time"]
             assert listing.refused == ()
@@ -355,13 +355,13 @@ class TestWireArguments:
 class TestProvider:
     """The MCP tools as a ``ToolProvider``: descriptors, dispatch and outcomes."""
 
-    def _invoke(self, demo: mcp.Client, name: str, arguments: str, **options: Any) -> Any:
+    def _invoke(self, demo: mcp.McpClient, name: str, arguments: str, **options: Any) -> Any:
         made = unwrap(mcp.provider(demo, **options))
         descriptor = next(d for d in made.descriptors() if d.name == name)
         invocation: ToolInvocation = unwrap(invocation_for(descriptor, arguments))
         return anyio.run(made.invoke, invocation)
 
-    def test_descriptors(self, demo: mcp.Client) -> None:
+    def test_descriptors(self, demo: mcp.McpClient) -> None:
         """Hints are ignored unless trusted: untrusted tools may destroy."""
         plain = unwrap(mcp.provider(demo))
         conforms: ToolProvider = plain
@@ -373,26 +373,26 @@ class TestProvider:
         assert add.contract.output_schema is not None
         assert [left.name for left in plain.refused] == ["remote_ref"]
 
-    def test_success_with_data(self, demo: mcp.Client) -> None:
+    def test_success_with_data(self, demo: mcp.McpClient) -> None:
         """``structuredContent`` becomes the outcome's data."""
         outcome = self._invoke(demo, "add", '{"a": 0.1, "b": 0.2}')
         assert outcome.ok
         assert outcome.data == {"sum": Decimal(repr(0.1 + 0.2))}
 
-    def test_blocks_kept(self, demo: mcp.Client) -> None:
+    def test_blocks_kept(self, demo: mcp.McpClient) -> None:
         """Text becomes content; an image becomes a data URI artifact; every block stays in metadata."""
         outcome = self._invoke(demo, "files_2e_read", '{"path": "/etc/motd"}')
         assert outcome.content == "pretend contents"
         assert outcome.artifacts == ("data:image/png;base64,iVBORw0KGgo=",)
         assert '"type":"image"' in outcome.metadata["mcp.content"]
 
-    def test_is_error_is_a_failure(self, demo: mcp.Client) -> None:
+    def test_is_error_is_a_failure(self, demo: mcp.McpClient) -> None:
         """``isError`` is a failed outcome carrying the tool's text."""
         outcome = self._invoke(demo, "fail", "{}")
         assert not outcome.ok
         assert outcome.failure.message == "this tool always fails"
 
-    def test_output_validation_modes(self, demo: mcp.Client) -> None:
+    def test_output_validation_modes(self, demo: mcp.McpClient) -> None:
         """A bad output fails under STRICT, is noted under WARN, passes under DISABLED."""
         strict = self._invoke(demo, "bad_output", "{}")
         assert strict.failure.code == "output_schema"
@@ -403,13 +403,13 @@ class TestProvider:
         assert off.ok
         assert off.data == {"count": -1}
 
-    def test_collision_between_servers(self, demo: mcp.Client, quiet: TextIO) -> None:
+    def test_collision_between_servers(self, demo: mcp.McpClient, quiet: TextIO) -> None:
         """Two servers without prefixes whose tools share a wire name are refused loudly."""
-        with mcp.Client(DEMO, errlog=quiet) as again:
+        with mcp.McpClient(DEMO, errlog=quiet) as again:
             refused = mcp.provider(demo, again)
             assert isinstance(refused, Err)
             assert isinstance(refused.error, NameCollision)
-            with mcp.Client(DEMO, prefix="two", errlog=quiet) as second:
+            with mcp.McpClient(DEMO, prefix="two", errlog=quiet) as second:
                 both = unwrap(mcp.provider(demo, second))
                 assert "two_add" in [d.name for d in both.descriptors()]
                 two_add = next(d for d in both.descriptors() if d.name == "two_add")
@@ -430,7 +430,7 @@ class TestProvider:
 class TestRunner:
     """The MCP tools under the runner: admitted, dispatched to the server, answered, and the loop goes on."""
 
-    def test_a_run(self, demo: mcp.Client) -> None:
+    def test_a_run(self, demo: mcp.McpClient) -> None:
         """A refused call is told to the model, the fixed one runs on the server, the model answers."""
         model = ScriptedClient(
             [

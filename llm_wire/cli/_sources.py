@@ -77,7 +77,7 @@ def _from_file(path: str) -> Result[Source, str]:
 
 
 def _from_server(server: mcp.Server, label: str) -> Result[Source, str]:
-    with open(os.devnull, "w") as quiet, mcp.Client(server, errlog=quiet) as client:
+    with open(os.devnull, "w") as quiet, mcp.McpClient(server, errlog=quiet) as client:
         match client.list_tools():
             case Err(problem):
                 return Err(f"{label}: {problem.describe()}")

@@ -20,7 +20,7 @@ SERVER = mcp.Stdio(sys.executable, ("-m", "llm_wire.demo.mcp_server"))
 
 def run() -> None:
     """List the server's tools, admit a model's calls, run the admitted one on the server."""
-    with open(os.devnull, "w") as quiet, mcp.Client(SERVER, errlog=quiet) as client:
+    with open(os.devnull, "w") as quiet, mcp.McpClient(SERVER, errlog=quiet) as client:
         match mcp.provider(client):
             case Err(problem):
                 print("could not list the tools:", problem.describe())

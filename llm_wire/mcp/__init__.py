@@ -1,17 +1,17 @@
 """
 MCP tools: a live MCP server's tools declared, checked and called (extra ``mcp``, on the official SDK).
 
-``AsyncClient`` connects to a server (``Stdio`` command or ``StreamableHttp`` URL), lists its tools following
-``nextCursor``, declares each with ``tool.from_json_schema`` under its wire name (``llm_wire.names``), and
-leaves out a tool whose name or schema cannot be honoured with its typed error (``LeftOut``), never loosened.
-``call`` checks the arguments against the tool's contract and sends them with numbers as JSON numbers: an
-integral ``Decimal`` as an ``int``, any other as the ``float`` whose shortest text is that very number, and a
-number no float holds exactly is refused (``InexactNumber``), never sent as a string or rounded. ``Client``
-is the same over a thread of its own, for code without an event loop. ``declare`` does the declaring alone,
-for a saved ``tools/list`` result. ``provider`` (``aprovider`` for async clients) offers the tools of one or
-more connected servers to the runner as a ``ToolProvider``, results mapped to ``ToolOutcome``s
-(``outcome_of``), annotations used as contract hints only when trusted (``contract_for``). Nothing raises on
-data: each failure is a typed value.
+``AsyncMcpClient`` connects to a server (``Stdio`` command or ``StreamableHttp`` URL), lists its tools
+following ``nextCursor``, declares each with ``tool.from_json_schema`` under its wire name
+(``llm_wire.names``), and leaves out a tool whose name or schema cannot be honoured with its typed error
+(``LeftOut``), never loosened. ``call`` checks the arguments against the tool's contract and sends them with
+numbers as JSON numbers: an integral ``Decimal`` as an ``int``, any other as the ``float`` whose shortest text
+is that very number, and a number no float holds exactly is refused (``InexactNumber``), never sent as a
+string or rounded. ``McpClient`` is the same over a thread of its own, for code without an event loop.
+``declare`` does the declaring alone, for a saved ``tools/list`` result. ``provider`` (``aprovider`` for async
+clients) offers the tools of one or more connected servers to the runner as a ``ToolProvider``, results mapped
+to ``ToolOutcome``s (``outcome_of``), annotations used as contract hints only when trusted (``contract_for``).
+Nothing raises on data: each failure is a typed value.
 
 ::
 
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from llm_wire._public import rehome
 from llm_wire.mcp._client import (
-    AsyncClient,
-    Client,
+    AsyncMcpClient,
+    McpClient,
     McpLimits,
     Server,
     Stdio,
@@ -77,9 +77,9 @@ from llm_wire.mcp._provider import (
 
 __all__ = [
     "ArgumentsRefused",
-    "AsyncClient",
+    "AsyncMcpClient",
     "CallResult",
-    "Client",
+    "McpClient",
     "ConnectFailed",
     "ConnectionClosed",
     "Connected",

@@ -39,8 +39,8 @@ __all__ = [
     "StreamableHttp",
     "Server",
     "McpLimits",
-    "AsyncClient",
-    "Client",
+    "AsyncMcpClient",
+    "McpClient",
 ]
 
 # ---------------------------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def _mapped(method: str, exc: BaseException, seconds: float) -> McpError:
     return ProtocolError(f"the MCP server's answer to {method} is not what MCP says ({type(exc).__name__})")
 
 
-class AsyncClient:
+class AsyncMcpClient:
     """
     One connection to an MCP server, as an async context manager. Entering never raises on a server that
     fails to start: the failure is what every later request returns.
@@ -187,9 +187,9 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         state = "connected" if self._session is not None else "not connected"
-        return f"<AsyncClient {type(self.server).__name__} ({state})>"
+        return f"<AsyncMcpClient {type(self.server).__name__} ({state})>"
 
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> AsyncMcpClient:
         import anyio
         from mcp import ClientSession
 
@@ -373,9 +373,9 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
         await stack.aclose()
 
 
-class Client:
+class McpClient:
     """
-    ``AsyncClient`` for code without an event loop: the connection runs on a thread of its own, and each
+    ``AsyncMcpClient`` for code without an event loop: the connection runs on a thread of its own, and each
     method waits for its answer. Use it as a context manager.
     """
 
@@ -387,15 +387,15 @@ class Client:
         limits: McpLimits = McpLimits(),
         errlog: TextIO | None = None,
     ) -> None:
-        self._client = AsyncClient(server, prefix=prefix, limits=limits, errlog=errlog)
+        self._client = AsyncMcpClient(server, prefix=prefix, limits=limits, errlog=errlog)
         self._portal: Any = None
         self._portal_cm: Any = None
         self._context: Any = None
 
     def __repr__(self) -> str:
-        return repr(self._client).replace("AsyncClient", "Client", 1)
+        return repr(self._client).replace("AsyncMcpClient", "McpClient", 1)
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> McpClient:
         from anyio.from_thread import start_blocking_portal
 
         self._portal_cm = start_blocking_portal()
@@ -418,20 +418,20 @@ class Client:
 
     def _run(self, function: Any, *args: Any) -> Any:
         if self._portal is None:
-            raise RuntimeError("use the Client in a with block")
+            raise RuntimeError("use the McpClient in a with block")
         return self._portal.call(function, *args)
 
     def list_tools(self) -> Result[Listing, McpError]:
-        """``AsyncClient.list_tools``."""
+        """``AsyncMcpClient.list_tools``."""
         result: Result[Listing, McpError] = self._run(self._client.list_tools)
         return result
 
     def call(self, wire_name: str, arguments: Value) -> Result[CallResult, McpError]:
-        """``AsyncClient.call``."""
+        """``AsyncMcpClient.call``."""
         result: Result[CallResult, McpError] = self._run(self._client.call, wire_name, arguments)
         return result
 
     def call_tool(self, tool: McpTool, arguments: Value) -> Result[CallResult, McpError]:
-        """``AsyncClient.call_tool``."""
+        """``AsyncMcpClient.call_tool``."""
         result: Result[CallResult, McpError] = self._run(self._client.call_tool, tool, arguments)
         return result

@@ -19,7 +19,7 @@ from llm_wire.agent import (
     invalid_arguments,
     unknown_tool,
 )
-from llm_wire.mcp._client import AsyncClient, Client
+from llm_wire.mcp._client import AsyncMcpClient, McpClient
 from llm_wire.mcp._declare import (
     CallResult,
     LeftOut,
@@ -145,7 +145,7 @@ def _failure_outcome(tool: McpTool, problem: McpError) -> ToolOutcome:
 
 _INVALID_PARAMS = -32602
 
-Connected: TypeAlias = AsyncClient | Client
+Connected: TypeAlias = AsyncMcpClient | McpClient
 
 
 class McpProvider:
@@ -153,8 +153,8 @@ class McpProvider:
     The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
     name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
     by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
-    An ``AsyncClient`` is called on the event loop it was entered on, so run such a provider there; a
-    ``Client`` runs on its own thread and serves any loop.
+    An ``AsyncMcpClient`` is called on the event loop it was entered on, so run such a provider there; a
+    ``McpClient`` runs on its own thread and serves any loop.
     """
 
     def __init__(
@@ -168,8 +168,8 @@ class McpProvider:
         descriptors: list[ToolDescriptor] = []
         refused: list[LeftOut] = []
         for client, listing in listed:
-            if not isinstance(client, AsyncClient | Client) or not isinstance(listing, Listing):
-                raise TypeError("listed must hold (AsyncClient or Client, Listing) pairs")
+            if not isinstance(client, AsyncMcpClient | McpClient) or not isinstance(listing, Listing):
+                raise TypeError("listed must hold (AsyncMcpClient or McpClient, Listing) pairs")
             refused.extend(listing.refused)
             for found in listing.tools:
                 if found.wire_name in self._routes:
@@ -207,7 +207,7 @@ class McpProvider:
         if route is None:
             return unknown_tool([d.name for d in self._descriptors])
         client, found = route
-        if isinstance(client, AsyncClient):
+        if isinstance(client, AsyncMcpClient):
             result = await client.call_tool(found, invocation.arguments)
         else:
             import anyio.to_thread
@@ -217,7 +217,7 @@ class McpProvider:
 
 
 async def aprovider(
-    *clients: AsyncClient,
+    *clients: AsyncMcpClient,
     trust_hints: bool = False,
     output_validation: OutputValidation = OutputValidation.STRICT,
 ) -> Result[McpProvider, McpError | NameCollision]:
@@ -236,9 +236,11 @@ async def aprovider(
 
 
 def provider(
-    *clients: Client, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+    *clients: McpClient,
+    trust_hints: bool = False,
+    output_validation: OutputValidation = OutputValidation.STRICT,
 ) -> Result[McpProvider, McpError | NameCollision]:
-    """``aprovider`` for ``Client``s (code without an event loop)."""
+    """``aprovider`` for ``McpClient``s (code without an event loop)."""
     listed: list[tuple[Connected, Listing]] = []
     for client in clients:
         match client.list_tools():
