@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
+from llm_wire.agent._descriptor import MIN_OUTPUT_BYTES, MIN_OUTPUT_TOKENS, ToolDescriptor
+from llm_wire.agent._outcome import ErrorCategory, ToolOutcome
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
@@ -54,28 +56,22 @@ __all__ = [
     "canonical_text",
     "check_policy",
     "limiting_factor",
+    "payload_of",
+    "policy_for",
     "policy_of",
     "project",
+    "project_outcome",
 ]
 
 #: The smallest ceilings a policy may set: the largest empty envelope must fit (reference §7.1).
-MIN_BYTES = 256
-MIN_TOKENS = 64
+MIN_BYTES = MIN_OUTPUT_BYTES
+MIN_TOKENS = MIN_OUTPUT_TOKENS
 #: The marker between the head and the tail of a preview.
 MARKER = "\n... tool output omitted ...\n"
 #: Error categories a failure payload may carry, besides ``none`` (reference §5.1).
-CATEGORIES = (
-    "invalid_input",
-    "not_found",
-    "permission_denied",
-    "conflict",
-    "rate_limited",
-    "timeout",
-    "cancelled",
-    "unavailable",
-    "internal",
-)
-#: The longest error code a failure envelope is guaranteed to hold; preflight renders one this long.
+CATEGORIES = tuple(category.value for category in ErrorCategory)
+#: The longest error code a truncation envelope holds whole (preflight renders one this long); a longer
+#: code is cut to this many characters there (structural shrinking keeps every code whole).
 MAX_CODE_CHARS = 32
 #: The largest count an envelope is checked with (20 digits).
 _MAX_COUNT = 2**64 - 1
@@ -414,12 +410,16 @@ class SuccessPayload:
 
 @frozen
 class FailurePayload:
-    """A failure: ``{"error": {"category", "code", "message", "retryable"}, "ok": false}``."""
+    """
+    A failure: ``{"error": {"category", "code", "details", "message", "retryable"}, "ok": false}``, with
+    ``details`` only when it is not ``None``.
+    """
 
     category: str
     code: int | str
     message: str
     retryable: bool
+    details: Value = None
 
 
 ModelPayload: TypeAlias = PlainPayload | SuccessPayload | FailurePayload
@@ -446,6 +446,8 @@ def _structure(payload: SuccessPayload | FailurePayload) -> dict[str, Value]:
             "message": payload.message,
             "retryable": payload.retryable,
         }
+        if payload.details is not None:
+            error["details"] = payload.details
         return {"error": error, "ok": False}
     artifacts: list[Value] = list(payload.artifacts)
     return {"artifacts": artifacts, "data": payload.data, "message": payload.message, "ok": True}
@@ -596,7 +598,8 @@ def _envelope(payload: ModelPayload, preview: str, original_bytes: int, original
         "truncation": _truncation(original_bytes, original_tokens),
     }
     if isinstance(payload, FailurePayload):
-        shape["error"] = {"category": payload.category, "code": payload.code, "retryable": payload.retryable}
+        code = payload.code[:MAX_CODE_CHARS] if isinstance(payload.code, str) else payload.code
+        shape["error"] = {"category": payload.category, "code": code, "retryable": payload.retryable}
     return _dumps(shape)
 
 
@@ -699,11 +702,13 @@ def _shrink(
     # failure identity (category, code, retryable) and the truncation record stay exact.
     if isinstance(payload, FailurePayload):
         retryable = "true" if payload.retryable else "false"
-        joiners = [
-            f'{{"error":{{"category":{_dumps(payload.category)},"code":{_dumps(payload.code)},"message":',
-            f',"retryable":{retryable}}},"ok":false,"truncation":{truncation}}}',
-        ]
-        parts = [payload.message]
+        identity = f'{{"error":{{"category":{_dumps(payload.category)},"code":{_dumps(payload.code)}'
+        tail = f',"retryable":{retryable}}},"ok":false,"truncation":{truncation}}}'
+        if payload.details is None:
+            joiners, parts = [identity + ',"message":', tail], [payload.message]
+        else:
+            joiners = [identity + ',"details":', ',"message":', tail]
+            parts = [payload.details, payload.message]
     else:
         joiners = ['{"artifacts":', ',"data":', ',"message":', f',"ok":true,"truncation":{truncation}}}']
         parts = [list(payload.artifacts), payload.data, payload.message]
@@ -850,3 +855,43 @@ def check_policy(
     except _EstimatorFailed:
         return Err(OutputProjectionError(ProjectionFailure.ESTIMATOR_FAILURE))
     return Ok(None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tool outcomes
+
+
+def payload_of(outcome: ToolOutcome) -> ModelPayload:
+    """The model payload of a tool outcome (reference §5.2): its failure, structured success or plain text."""
+    failure = outcome.failure
+    if failure is not None:
+        return FailurePayload(
+            failure.category.value, failure.code, failure.message, failure.retryable, failure.details
+        )
+    if outcome.data is None or outcome.data == {} or outcome.data == []:
+        return PlainPayload(outcome.content)
+    return SuccessPayload(outcome.content, outcome.data, tuple(outcome.artifacts))
+
+
+def policy_for(policy: ProjectionPolicy, descriptor: ToolDescriptor) -> ProjectionPolicy:
+    """The run's policy tightened by the tool's ``output_ceilings`` (a tool never widens it)."""
+    ceilings = descriptor.contract.output_ceilings
+    return policy.tighten(max_bytes=ceilings.max_bytes, max_tokens=ceilings.max_tokens)
+
+
+def project_outcome(
+    outcome: ToolOutcome,
+    policy: ProjectionPolicy = DEFAULT_POLICY,
+    estimator: TokenEstimator | None = None,
+    *,
+    descriptor: ToolDescriptor | None = None,
+) -> Result[ProjectedOutput, OutputProjectionError]:
+    """
+    ``project`` of the outcome's model payload, under ``policy`` tightened by ``descriptor``'s ceilings;
+    the outcome itself is unchanged (callbacks and stores keep it whole).
+    """
+    if not isinstance(outcome, ToolOutcome):
+        msg = f"outcome must be a ToolOutcome, not {type(outcome).__name__}"
+        raise TypeError(msg)
+    effective = policy if descriptor is None else policy_for(policy, descriptor)
+    return project(payload_of(outcome), effective, estimator)

@@ -11,10 +11,12 @@ from decimal import Decimal
 
 import pytest
 import tiktoken
+from agent_tools import EchoText
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import arbitrary_text, finite_decimals
 
+from llm_wire.agent import ErrorCategory, OutputCeilings, ToolContract, ToolOutcome, make_tool
 from llm_wire.agent.projection import (
     MARKER,
     FailurePayload,
@@ -34,8 +36,11 @@ from llm_wire.agent.projection import (
     bounded_preview,
     canonical_text,
     check_policy,
+    payload_of,
+    policy_for,
     policy_of,
     project,
+    project_outcome,
 )
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import DefinitionError
@@ -263,6 +268,43 @@ class TestPolicy:
         error = OutputProjectionError(ProjectionFailure.ESTIMATOR_FAILURE)
         assert str(error) == error.describe()
         assert error.name == "estimator_failure"
+
+
+class TestOutcomes:
+    """Projection of ``ToolOutcome``s, under the tool's own ceilings."""
+
+    def test_descriptor_ceilings_only_tighten(self) -> None:
+        """{512, 128} on a run policy {1024, 64} gives {512, 64} (scenario 11), and the output obeys it."""
+        contract = ToolContract(output_ceilings=OutputCeilings(max_bytes=512, max_tokens=128))
+        descriptor = make_tool(EchoText, contract=contract).descriptor
+        run = ProjectionPolicy(max_bytes=1024, max_tokens=64)
+        assert policy_for(run, descriptor) == ProjectionPolicy(max_bytes=512, max_tokens=64)
+        result = unwrap(project_outcome(ToolOutcome.success("z" * 5000), run, descriptor=descriptor))
+        assert result.report.max_bytes == 512
+        assert result.report.projected_bytes <= 512
+
+    def test_canonical_text_is_the_outcome_model_text(self) -> None:
+        """The payload of an outcome renders exactly as ``ToolOutcome.model_text``."""
+        outcomes = [
+            ToolOutcome.success("plain"),
+            ToolOutcome.success("found", {"answer": 42, "b": [1, "x"]}, artifacts=("artifact://r",)),
+            ToolOutcome.success("", ""),
+            ToolOutcome.success("txt", {}),
+            ToolOutcome.failed(ErrorCategory.TIMEOUT, "timeout", "slow", details={"after": 3}),
+            ToolOutcome.failed(ErrorCategory.INTERNAL, "tool_crashed", "boom"),
+        ]
+        for outcome in outcomes:
+            assert unwrap(canonical_text(payload_of(outcome))) == outcome.model_text()
+
+    def test_a_long_code_is_cut_in_the_envelope(self) -> None:
+        """A code past ``MAX_CODE_CHARS`` keeps its head in the preview envelope, which still fits."""
+        policy = ProjectionPolicy(max_bytes=256, max_tokens=64)
+        outcome = ToolOutcome.failed(ErrorCategory.CONFLICT, "c" * 200, "m" * 3000, details=list(range(900)))
+        result = unwrap(project_outcome(outcome, policy))
+        error = json.loads(result.text)["error"]
+        assert error["category"] == "conflict"
+        assert error["code"] == "c" * 32
+        assert fits(result, policy)
 
 
 class TestPreview:
