@@ -2,44 +2,50 @@
 Durable agent runs on DBOS (extra ``dbos``): a run survives a crash, a deploy or ``kill -9`` and resumes from
 its last completed step, on this machine or another, without running a tool call that must not run twice.
 
-``DurableAgent`` runs the tool loop as one DBOS workflow: each model round is a step and each tool call is a
-step. Before a tool runs, its call is marked started in the ``RunStore``; after it, the full outcome is
-admitted there, projected within the run's and the tool's ceilings, and the projection audited. When a
-recovered workflow meets a call that was started but never admitted, the outcome is unknown: the call runs
-again only when its contract makes that safe (``idempotent``, or ``idempotent_with_key`` with a provider that
-consumes the key, always with the same key), and otherwise the model gets a typed ``outcome_unknown`` tool
-message. A call already admitted is never run again: its stored outcome is replayed.
+``DurableRunner`` runs ``llm_wire.agent.Runner`` inside one DBOS workflow: each model round is a step and
+each tool attempt is a step. Before a tool runs, its call is marked started in the ``RunStore``; once the
+runner has its final outcome, the outcome is admitted there and the projection the model saw is audited
+(SHA-256 of the exact text). When a recovered workflow meets a call that was started but never finished,
+the outcome is unknown: the call runs again only when its contract makes that safe (``idempotent``, or
+``idempotent_with_key`` with a provider that consumes the key, always under the same key); otherwise the
+model gets a typed ``outcome_unknown`` tool message. An admitted call is never run again: its stored outcome
+is replayed. A run the approver suspends waits in the store for ``resume``.
 
-DBOS keeps its own state in SQLite by default (``sqlite:///path``; no server); PostgreSQL is the setting for
-many workers. Configure and launch DBOS in the application; create every ``DurableAgent`` before
-``DBOS.launch()``, which is when DBOS recovers the runs a dead worker left pending.
+DBOS keeps its own state in SQLite by default (``sqlite_config``; no server to start); PostgreSQL is the
+setting for many workers. The application configures and launches DBOS; create every ``DurableRunner``
+before ``DBOS.launch()``, which is when DBOS recovers the runs a dead worker left pending.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+import inspect
+import threading
+from collections.abc import Awaitable, Collection, Mapping, Sequence
+from typing import Any
 
 from attrs import frozen
-from dbos import DBOS, SetWorkflowID, WorkflowHandle
+from dbos import DBOS, SetWorkflowID
 
 from llm_wire import message
+from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
-    Approval,
     ErrorCategory,
     Idempotency,
+    Runner,
+    StopReason,
+    ToolCompleted,
     ToolDescriptor,
+    ToolInvocation,
     ToolOutcome,
     ToolProvider,
-    invocation_for,
-    outcome_for_exception,
-    unknown_tool,
 )
+from llm_wire.agent import Model as AgentModel
+from llm_wire.agent import RunResult as AgentResult
 from llm_wire.agent.projection import (
     DEFAULT_POLICY,
     ProjectionPolicy,
+    ProjectionReport,
     TokenEstimator,
     check_policy,
     project_outcome,
@@ -49,22 +55,25 @@ from llm_wire.agent.store import (
     ProjectionAudit,
     RunExists,
     RunRecord,
-    RunResult,
     RunStatus,
     RunStore,
     StartedCall,
+    StoredResult,
     StoreError,
     sha256_hex,
 )
-from llm_wire.message import AssistantTurn, Message, ToolCall, ToolResult
+from llm_wire.error import ProtocolError
+from llm_wire.message import Message, ToolCall
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
+from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, Result, unwrap
-from llm_wire.tool import Tool
 
 __all__ = [
     "OUTCOME_UNKNOWN",
-    "DurableAgent",
+    "PROJECTION_FAILED",
     "DurableRunError",
-    "Model",
+    "DurableRunner",
+    "Suspension",
     "is_safe_to_repeat",
     "outcome_unknown",
     "sqlite_config",
@@ -72,17 +81,11 @@ __all__ = [
 
 #: The failure code of a call whose earlier attempt ended without a recorded outcome.
 OUTCOME_UNKNOWN = "outcome_unknown"
-
-
-class Model(Protocol):
-    """
-    One model round: the conversation so far and the declared tools in, the assistant's turn out. It may run
-    again for the same round after a crash, so give it the same answer for the same conversation.
-    """
-
-    def __call__(self, messages: tuple[Message, ...], tools: tuple[Tool, ...]) -> AssistantTurn:
-        """The model's answer to ``messages``."""
-        ...
+#: The tool message when an outcome cannot be projected (fits every policy: 256 bytes, 64 tokens).
+PROJECTION_FAILED = (
+    '{"error":{"category":"internal","code":"projection_failed","message":"the tool output could not be'
+    ' shown within the limits","retryable":false},"ok":false}'
+)
 
 
 class DurableRunError(Exception):
@@ -96,10 +99,8 @@ class DurableRunError(Exception):
         self.error = error
 
 
-def sqlite_config(name: str, path: str) -> dict[str, str]:
-    """
-    A ``DBOS(config=...)`` for an application ``name`` whose DBOS state lives in the SQLite file ``path``.
-    """
+def sqlite_config(name: str, path: str) -> Any:
+    """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""
     return {"name": name, "system_database_url": f"sqlite:///{path}", "log_level": "WARNING"}
 
 
@@ -108,11 +109,11 @@ def outcome_unknown(tool: str) -> ToolOutcome:
     The tool message for a call whose earlier attempt was interrupted: it may or may not have taken effect,
     and it was not run again because repeating it is not safe.
     """
-    message_text = (
+    text = (
         f"the call to tool {tool} was interrupted (the worker stopped) and its outcome is unknown; it was not"
         " run again because it is not idempotent. Check whether its effect happened before calling it again."
     )
-    return ToolOutcome.failed(ErrorCategory.INTERNAL, OUTCOME_UNKNOWN, message_text, retryable=False)
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, OUTCOME_UNKNOWN, text, retryable=False)
 
 
 def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
@@ -126,224 +127,323 @@ def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
     )
 
 
-def _ok(result: Result[object, StoreError]) -> None:
-    if isinstance(result, Err):
-        raise DurableRunError(result.error)
-
-
-def _record(store: RunStore, run_id: str) -> RunRecord:
-    match store.load(run_id):
-        case Ok(record):
-            return record
+def _checked(result: Result[Any, StoreError]) -> Any:
+    match result:
+        case Ok(value):
+            return value
         case Err(error):
             raise DurableRunError(error)
 
 
-def _call_json(call: ToolCall) -> str:
-    return json.dumps({"id": call.id, "name": call.name, "arguments_json": call.arguments_json})
-
-
 @frozen
-class _Tools:
-    """The provider's tools, indexed once."""
+class Suspension:
+    """A run waiting for approval: its record and the bearer token ``resume`` needs (never log it)."""
 
-    descriptors: Mapping[str, ToolDescriptor]
-    declared: tuple[Tool, ...]
-
-    @classmethod
-    def of(cls, provider: ToolProvider) -> _Tools:
-        found = {descriptor.name: descriptor for descriptor in provider.descriptors()}
-        return cls(found, tuple(descriptor.tool for descriptor in found.values()))
+    record: RunRecord
+    token: str
 
 
-class DurableAgent:
+# ---------------------------------------------------------------------------------------------------------
+# Model rounds as steps: an outcome is kept as the response it was resolved from, and resolved again
+
+
+def _terminal_value(outcome: Outcome, prepared: Prepared) -> dict[str, Any]:
+    """What a model step records: the response behind ``outcome`` (a failure only as a failure)."""
+    usage = outcome.usage
+    kept: dict[str, Any] = {
+        "usage": None if usage is None else [usage.input_tokens, usage.output_tokens, usage.total_tokens]
+    }
+    match outcome:
+        case Answer(turn=turn):
+            return {**kept, "finish": "stop", "text": turn.text, "calls": []}
+        case NeedsTools(turn=turn):
+            calls = [[c.id, c.name, c.arguments_json] for c in turn.calls]
+            return {**kept, "finish": "tool_calls", "text": turn.text, "calls": calls}
+        case OutputLimited(text=text, calls=calls):
+            cut = [[c.id, c.name, c.arguments_json] for c in calls]
+            return {**kept, "finish": "length", "text": text, "calls": cut}
+        case Refused(reason=reason, refusal=refusal, text=text):
+            return {**kept, "finish": reason.value, "text": text, "calls": [], "refusal": refusal}
+        case _:
+            return {**kept, "failure": True}
+
+
+def _outcome_of(recorded: Mapping[str, Any], prepared: Prepared) -> Outcome:
+    counts = recorded["usage"]
+    usage = None if counts is None else Usage(*counts)
+    if recorded.get("failure"):
+        error = ProtocolError("the model call failed (recorded by a durable run)")
+        return Failure(error, Sent.COMPLETED, usage=usage)
+    calls = tuple(ToolCall(id=c[0], name=c[1], arguments_json=c[2]) for c in recorded["calls"])
+    terminal = Terminal(
+        prepared.provider,
+        FinishReason(recorded["finish"]),
+        recorded["text"],
+        calls,
+        refusal=recorded.get("refusal"),
+        usage=usage,
+    )
+    return resolve(Ok(terminal), prepared)
+
+
+async def _awaited(pending: Awaitable[Outcome]) -> Outcome:
+    return await pending
+
+
+class _StepModel:
+    """The runner's model: every call goes through the workflow's model step."""
+
+    def __init__(self, step: Any) -> None:
+        self._step = step
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        return _outcome_of(self._step(prepared), prepared)
+
+
+class _StepProvider:
+    """The runner's provider: every attempt goes through the workflow's tool step."""
+
+    def __init__(self, inner: ToolProvider, step: Any) -> None:
+        self._inner = inner
+        self._step = step
+
+    def descriptors(self) -> Sequence[ToolDescriptor]:
+        return self._inner.descriptors()
+
+    def capabilities(self, name: str) -> Any:
+        return self._inner.capabilities(name)
+
+    async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
+        outcome: ToolOutcome = await asyncio.to_thread(self._step, invocation)
+        return outcome
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The durable runner
+
+
+class DurableRunner:
     """
-    A tool loop run as a DBOS workflow named ``name``: ``run(run_id, messages)`` starts it (or joins the run
-    already under that id) and returns the final record. Creating an agent registers its workflow and
-    steps with DBOS, so do it before ``DBOS.launch()`` in every process that may recover its runs.
-    Raises ``ValueError`` when the policy fails preflight (its truncation envelopes do not fit under the
-    estimator).
+    ``Runner(model, config, provider, **options)`` run as the DBOS workflow ``name``, with every outcome in
+    ``store``. ``run(run_id, messages)`` starts a run (or joins the one under that id) and returns its final
+    record, or a ``Suspension`` when an approver asked for manual review; ``resume`` continues it. Make it
+    before ``DBOS.launch()`` in every process that may recover its runs. Raises ``ValueError`` for a
+    projection policy that fails preflight under ``estimator`` (before any model call), and for
+    ``parallel=True`` (a replayed run must call its steps in the same order).
     """
 
     def __init__(
         self,
         name: str,
-        *,
+        model: AgentModel,
+        config: Config,
         provider: ToolProvider,
-        model: Model,
+        *,
         store: RunStore,
         policy: ProjectionPolicy = DEFAULT_POLICY,
         estimator: TokenEstimator | None = None,
-        max_rounds: int = 8,
+        **options: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError("name must be a non-empty str")
-        if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
-            raise TypeError("max_rounds must be a positive int")
+        if options.get("parallel"):
+            raise ValueError("DurableRunner runs calls in order: parallel=True would make replays diverge")
         if isinstance(preflight := check_policy(policy, estimator), Err):
-            raise ValueError(f"DurableAgent: {preflight.error.describe()}")
+            raise ValueError(f"DurableRunner: {preflight.error.describe()}")
         self.name = name
-        self._provider = provider
         self._model = model
+        self._provider = provider
         self._store = store
         self._policy = policy
         self._estimator = estimator
-        self._max_rounds = max_rounds
-        self._tools = _Tools.of(provider)
-        self._workflow = self._register()
+        self._descriptors = {d.name: d for d in provider.descriptors()}
+        self._reports: dict[str, ProjectionReport] = {}
+        self._lock = threading.Lock()
+        self._current = threading.local()
+        hook = options.pop("on_event", None)
+        self._on_event = hook
+
+        # DBOS decorates plain functions, not bound methods: each step is a closure over this runner.
+        def model_round(prepared: Prepared) -> dict[str, Any]:
+            return self._model_step(prepared)
+
+        def tool_attempt(invocation: ToolInvocation) -> ToolOutcome:
+            return self._tool_step(invocation)
+
+        def workflow(run_id: str, model_name: str, conversation: str, approved: list[str]) -> str:
+            return self._run_workflow(run_id, model_name, conversation, approved)
+
+        model_step = DBOS.step(name=f"{name}.model")(model_round)
+        tool_step = DBOS.step(name=f"{name}.tool")(tool_attempt)
+        self._runner = Runner(
+            _StepModel(model_step),
+            config,
+            _StepProvider(provider, tool_step),
+            project_output=self._project,
+            on_event=self._event,
+            **options,
+        )
+        self._workflow = DBOS.workflow(name=f"{name}.run")(workflow)
 
     def __repr__(self) -> str:
-        return f"<DurableAgent {self.name!r} ({len(self._tools.declared)} tools)>"
+        return f"<DurableRunner {self.name!r} ({len(self._descriptors)} tools)>"
 
-    # -----------------------------------------------------------------------------------------------------
-    # The workflow and its steps
+    # -- steps -----------------------------------------------------------------------------------------
 
-    def _register(self) -> Callable[[str, str], str]:
-        # DBOS decorates plain functions, not bound methods: each step is a closure over this agent.
-        def begin_step(run_id: str) -> str:
-            return self._begin(run_id)
+    def _model_step(self, prepared: Prepared) -> dict[str, Any]:
+        """One model round; DBOS keeps the response, so a recovered run does not ask again."""
+        answer = self._model.complete(prepared)
+        outcome: Outcome = asyncio.run(_awaited(answer)) if inspect.isawaitable(answer) else answer
+        return _terminal_value(outcome, prepared)
 
-        def model_step(run_id: str, round_number: int, conversation: str) -> str:
-            return self._model_round(run_id, round_number, conversation)
+    def _tool_step(self, invocation: ToolInvocation) -> ToolOutcome:
+        """One attempt: replay an admitted outcome, refuse an unsafe repeat, or mark the call and run it."""
+        run_id, call_id, name = invocation.context.run_id, invocation.call_id, invocation.name
+        record: RunRecord = _checked(self._store.load(run_id))
+        earlier = record.admitted.get(call_id)
+        if earlier is not None:
+            return earlier.outcome
+        started = StartedCall(call_id, invocation.idempotency_key, name, invocation.attempt)
+        mark = _checked(self._store.start_call(run_id, record.revision, started))
+        if mark.duplicate:  # this attempt started before a crash and never ended: it may have taken effect
+            capabilities = self._provider.capabilities(name)
+            consumes_key = capabilities is not None and capabilities.idempotency_key
+            if not is_safe_to_repeat(invocation.descriptor, consumes_key):
+                return outcome_unknown(name)
+        return asyncio.run(self._provider.invoke(invocation))
 
-        def tool_step(run_id: str, call: str) -> str:
-            return self._tool_call(run_id, call)
+    # -- runner hooks ----------------------------------------------------------------------------------
 
-        def finish_step(run_id: str, status: str, content: str, stop_reason: str) -> str:
-            return self._finish(run_id, status, content, stop_reason)
+    def _project(self, outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+        match project_outcome(outcome, self._policy, self._estimator, descriptor=descriptor):
+            case Err():
+                return PROJECTION_FAILED
+            case Ok(projected):
+                with self._lock:
+                    self._reports[sha256_hex(projected.text)] = projected.report
+                return projected.text
 
-        begin = DBOS.step(name=f"{self.name}.begin")(begin_step)
-        model_round = DBOS.step(name=f"{self.name}.model")(model_step)
-        tool_call = DBOS.step(name=f"{self.name}.tool")(tool_step)
-        finish = DBOS.step(name=f"{self.name}.finish")(finish_step)
-        max_rounds = self._max_rounds
+    def _event(self, event: Any) -> None:
+        if isinstance(event, ToolCompleted):
+            self._admit(self._current.run_id, event)
+        if self._on_event is not None:
+            self._on_event(event)
 
-        def workflow(run_id: str, conversation: str) -> str:
-            begin(run_id)
-            history = unwrap(message.loads(conversation))
-            for round_number in range(max_rounds):
-                turn = unwrap(message.loads(model_round(run_id, round_number, message.dumps(history))))
-                history = (*history, *turn)
-                calls = turn[0].calls if turn and isinstance(turn[0], AssistantTurn) else ()
-                if not calls:
-                    text = turn[0].text if turn and isinstance(turn[0], AssistantTurn) else ""
-                    return finish(run_id, "completed", text, "final_answer")
-                for call in calls:
-                    answer = json.loads(tool_call(run_id, _call_json(call)))
-                    if "failed" in answer:
-                        return finish(run_id, "failed", answer["failed"], "tool_output_projection_failed")
-                    history = (
-                        *history,
-                        ToolResult(call.id, answer["content"], answer["is_error"], call.name),
-                    )
-            budget = "Agent tool round budget exceeded before producing a final answer."
-            return finish(run_id, "failed", budget, "tool_round_budget_exceeded")
+    def _admit(self, run_id: str, event: ToolCompleted) -> None:
+        """Admit the final outcome and audit what the model saw (both idempotent: a replay repeats them)."""
+        call = event.call
+        record: RunRecord = _checked(self._store.load(run_id))
+        admitted = AdmittedResult(call.id, f"{run_id}:{call.id}", call.name, event.outcome)
+        admission = _checked(self._store.admit(run_id, record.revision, admitted))
+        sha = sha256_hex(event.message)
+        with self._lock:
+            report = self._reports.pop(sha, None)
+        if report is not None:
+            audit = ProjectionAudit(call.id, call.name, sha, report)
+            _checked(self._store.record_projection(run_id, admission.record.revision, audit))
 
-        registered: Callable[[str, str], str] = DBOS.workflow(name=f"{self.name}.run")(workflow)
-        return registered
+    # -- the workflow ----------------------------------------------------------------------------------
 
-    def _begin(self, run_id: str) -> str:
-        """Create the record (or find it, when this step ran before a crash) and move it to running."""
+    def _run_workflow(self, run_id: str, model_name: str, conversation: str, approved: list[str]) -> str:
+        self._begin(run_id)
+        self._current.run_id = run_id
+        messages = unwrap(message.loads(conversation))
+        result = asyncio.run(
+            self._runner.arun(
+                request(model_name, messages),
+                run_id=run_id,
+                approved=approved,
+            )
+        )
+        return self._end(run_id, result)
+
+    def _begin(self, run_id: str) -> None:
+        """Create the record and move it to running, unless an earlier attempt or a claim already did."""
         created = self._store.create(run_id=run_id)
         if isinstance(created, Err) and not isinstance(created.error, RunExists):
             raise DurableRunError(created.error)
-        record = _record(self._store, run_id)
+        record: RunRecord = _checked(self._store.load(run_id))
         if record.status is RunStatus.CREATED:
-            _ok(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
-        return run_id
+            _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
 
-    def _model_round(self, run_id: str, round_number: int, conversation: str) -> str:
-        """One model call; DBOS keeps its answer, so a recovered run does not ask again."""
-        history = unwrap(message.loads(conversation))
-        turn = self._model(history, self._tools.declared)
-        if not isinstance(turn, AssistantTurn):
-            raise TypeError(f"the model must return an AssistantTurn, not {type(turn).__name__}")
-        return message.dumps([turn])
+    def _end(self, run_id: str, result: AgentResult) -> str:
+        """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
+        record: RunRecord = _checked(self._store.load(run_id))
+        if record.status is not RunStatus.RUNNING:
+            return str(record.status.value)
+        if result.stop is StopReason.APPROVAL_REQUIRED and result.pending is not None:
+            asked = result.detail.get("tool_call_id")
+            pending = tuple((c.id, c.name) for c in result.pending.calls if c.id == asked)
+            state = message.dumps(list(result.resume_request().messages))
+            suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, self._policy))
+            return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
+        usage = {"model_calls": result.model_calls, "rounds": result.rounds}
+        for name in ("input_tokens", "output_tokens", "total_tokens"):
+            usage[name] = sum(getattr(u, name) or 0 for u in result.usage)
+        status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
+        ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage)
+        _checked(self._store.transition(run_id, record.revision, status, result=ended))
+        return status.value
 
-    def _tool_call(self, run_id: str, call_json: str) -> str:
-        """Run (or replay) one call, admit its outcome, project it and audit the projection."""
-        raw = json.loads(call_json)
-        call_id, name, arguments = raw["id"], raw["name"], raw["arguments_json"]
-        descriptor = self._tools.descriptors.get(name)
-        outcome = self._outcome(run_id, call_id, name, arguments, descriptor)
-        record = _record(self._store, run_id)
-        key = f"{run_id}:{call_id}"
-        match self._store.admit(run_id, record.revision, AdmittedResult(call_id, key, name, outcome)):
-            case Err(error):
-                raise DurableRunError(error)
-            case Ok(admission):
-                kept = admission.admitted.outcome if admission.admitted is not None else outcome
-        match project_outcome(kept, self._policy, self._estimator, descriptor=descriptor):
-            case Err(failure):
-                return json.dumps({"failed": failure.describe()})
-            case Ok(projected):
-                pass
-        audit = ProjectionAudit(call_id, name, sha256_hex(projected.text), projected.report)
-        _ok(self._store.record_projection(run_id, admission.record.revision, audit))
-        return json.dumps({"content": projected.text, "is_error": not kept.ok})
+    # -- driving runs ----------------------------------------------------------------------------------
 
-    def _outcome(
-        self, run_id: str, call_id: str, name: str, arguments: str, descriptor: ToolDescriptor | None
-    ) -> ToolOutcome:
-        record = _record(self._store, run_id)
-        earlier = record.admitted.get(call_id)
-        if earlier is not None:
-            return earlier.outcome  # admitted before the crash: replay, never run again
-        if descriptor is None:
-            return unknown_tool(list(self._tools.descriptors))
-        if descriptor.contract.approval is not Approval.NEVER:
-            return ToolOutcome.failed(
-                ErrorCategory.PERMISSION_DENIED,
-                "approval_unsupported",
-                f"tool {name} needs approval, which durable runs do not offer yet; it was not run",
-            )
-        match invocation_for(descriptor, arguments, call_id=call_id, run_id=run_id):
-            case Err(refused):
-                return refused
-            case Ok(invocation):
-                pass
-        started = StartedCall(call_id, invocation.idempotency_key, name)
-        match self._store.start_call(run_id, record.revision, started):
-            case Err(error):
-                raise DurableRunError(error)
-            case Ok(mark):
-                pass
-        if mark.duplicate:
-            # Started before a crash and never admitted: it may have taken effect.
-            capabilities = self._provider.capabilities(name)
-            consumes_key = capabilities is not None and capabilities.idempotency_key
-            if not is_safe_to_repeat(descriptor, consumes_key):
-                return outcome_unknown(name)
-        try:
-            return asyncio.run(self._provider.invoke(invocation))
-        except Exception as error:  # a provider that raised: the tool failed, the run goes on
-            return outcome_for_exception(error, name)
-
-    def _finish(self, run_id: str, status: str, content: str, stop_reason: str) -> str:
-        """Move the record to its terminal status (once: a step re-run after a crash finds it there)."""
-        record = _record(self._store, run_id)
-        if not record.status.terminal:
-            ended = RunResult(content, stop_reason)
-            _ok(self._store.transition(run_id, record.revision, RunStatus(status), result=ended))
-        return status
-
-    # -----------------------------------------------------------------------------------------------------
-    # Driving runs
-
-    def start(self, run_id: str, messages: Sequence[Message]) -> WorkflowHandle[str]:
-        """Start the run ``run_id`` (the DBOS workflow id); starting an id again joins the existing run."""
+    def run(self, run_id: str, model_name: str, messages: Sequence[Message]) -> RunRecord | Suspension:
+        """Start (or join) the run ``run_id`` (the DBOS workflow id) and wait for it."""
         if not isinstance(run_id, str) or not run_id:
             raise TypeError("run_id must be a non-empty str")
         with SetWorkflowID(run_id):
-            return DBOS.start_workflow(self._workflow, run_id, message.dumps(list(messages)))
+            handle = DBOS.start_workflow(
+                self._workflow, run_id, model_name, message.dumps(list(messages)), []
+            )
+        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
-    def run(self, run_id: str, messages: Sequence[Message]) -> RunRecord:
-        """Start (or join) the run and wait for it; returns its final record."""
-        self.start(run_id, messages).get_result(polling_interval_sec=0.05)
-        return _record(self._store, run_id)
+    def wait(self, run_id: str) -> RunRecord | Suspension:
+        """Wait for a run another process started (DBOS recovers it at launch)."""
+        return self._outcome(run_id, DBOS.retrieve_workflow(run_id).get_result(polling_interval_sec=0.05))
 
-    def wait(self, run_id: str) -> RunRecord:
-        """Wait for a run that another process started (DBOS recovers it at launch); its final record."""
-        handle: WorkflowHandle[str] = DBOS.retrieve_workflow(run_id)
-        handle.get_result(polling_interval_sec=0.05)
-        return _record(self._store, run_id)
+    def resume(
+        self,
+        run_id: str,
+        token: str,
+        model_name: str,
+        *,
+        approve: Collection[str] = (),
+        deny: Collection[str] = (),
+    ) -> RunRecord | Suspension:
+        """
+        Resolve the pending approvals of a suspended run (a denial fails it), claim it and run on; the
+        continuation keeps the projection policy it was suspended with.
+        """
+        record: RunRecord = _checked(self._store.load(run_id))
+        store = self._store
+        for call_id in deny:  # one denial fails the run
+            denied: RunRecord = _checked(
+                store.resolve_approval(run_id, record.revision, token, call_id, approved=False)
+            )
+            return denied
+        for call_id in approve:
+            record = _checked(store.resolve_approval(run_id, record.revision, token, call_id, approved=True))
+        record = _checked(self._store.claim(run_id, record.revision, token))
+        continuation = record.continuation
+        assert continuation is not None
+        approved = sorted(a.call_id for a in record.approvals.values() if a.decision.value == "approved")
+        state = continuation.state
+        assert isinstance(state, str)
+        workflow_id = f"{run_id}/resume-{record.revision}"
+        with SetWorkflowID(workflow_id):
+            handle = DBOS.start_workflow(self._workflow, run_id, model_name, state, approved)
+        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
+
+    def _outcome(self, run_id: str, status: str) -> RunRecord | Suspension:
+        record: RunRecord = _checked(self._store.load(run_id))
+        waiting, _, token = status.partition(":")
+        if waiting == RunStatus.WAITING_FOR_APPROVAL.value and token:
+            return Suspension(record, token)
+        return record
+
+
+_STATUS_OF = {
+    StopReason.ANSWERED: RunStatus.COMPLETED,
+    StopReason.CANCELLED: RunStatus.CANCELLED,
+    StopReason.DEADLINE: RunStatus.TIMED_OUT,
+}

@@ -23,10 +23,13 @@ from pathlib import Path
 import attrs
 from dbos import DBOS
 
+from llm_wire import config, user
+from llm_wire._request import Prepared
 from llm_wire.agent import (
     Idempotency,
     InvocationContext,
     ProviderCapabilities,
+    ReflectedProvider,
     ToolContract,
     make_tool,
     reflect,
@@ -37,17 +40,18 @@ from llm_wire.agent.store import (
     AdmittedResult,
     ProjectionAudit,
     RunRecord,
-    RunResult,
     RunStatus,
     SqliteRunStore,
     StartedCall,
+    StoredResult,
     StoreError,
     Suspended,
 )
-from llm_wire.durable import DurableAgent, sqlite_config
-from llm_wire.message import AssistantTurn, Message, ToolResult, UserMessage, tool_call
-from llm_wire.result import Result
-from llm_wire.tool import Tool
+from llm_wire.durable import DurableRunner, sqlite_config
+from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
+from llm_wire.outcome import Outcome, resolve
+from llm_wire.providers.response import FinishReason, Terminal
+from llm_wire.result import Ok, Result
 from llm_wire.value import Value
 
 RUN_ID = "run-crash"
@@ -122,7 +126,7 @@ class Lookup:
         return "HEAD-" + "r" * 5000 + "-TAIL"
 
 
-def provider() -> object:
+def provider() -> ReflectedProvider:
     """The three tools, with their contracts."""
     return reflect(
         make_tool(AppendNote, contract=ToolContract(idempotency=Idempotency.NON_IDEMPOTENT)),
@@ -135,15 +139,20 @@ def provider() -> object:
     )
 
 
-def model(messages: tuple[Message, ...], tools: tuple[Tool, ...]) -> AssistantTurn:
-    """The scripted model: round n makes the calls of ``SCRIPT[n]``, then answers."""
-    point("model called")
-    rounds = sum(isinstance(m, AssistantTurn) for m in messages)
-    if rounds < len(SCRIPT):
-        return AssistantTurn(calls=tuple(tool_call(*call) for call in SCRIPT[rounds]))
-    results = [m for m in messages if isinstance(m, ToolResult)]
-    assert len(results) == 6
-    return AssistantTurn(text=FINAL)
+class ScriptModel:
+    """The scripted model, a function of the conversation: round n makes the calls of ``SCRIPT[n]``."""
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        point("model called")
+        messages = prepared.request.messages
+        rounds = sum(isinstance(m, AssistantTurn) for m in messages)
+        if rounds < len(SCRIPT):
+            calls = tuple(tool_call(*call) for call in SCRIPT[rounds])
+            terminal = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)
+        else:
+            assert sum(isinstance(m, ToolResult) for m in messages) == 6
+            terminal = Terminal(prepared.provider, FinishReason.STOP, FINAL)
+        return resolve(Ok(terminal), prepared)
 
 
 class PausingStore:
@@ -166,7 +175,7 @@ class PausingStore:
         return self._inner.load(run_id)
 
     def transition(
-        self, run_id: str, revision: int, status: RunStatus, *, result: RunResult | None = None
+        self, run_id: str, revision: int, status: RunStatus, *, result: StoredResult | None = None
     ) -> Result[RunRecord, StoreError]:
         moved = self._inner.transition(run_id, revision, status, result=result)
         self._after(f"moved to {status.value}", moved)
@@ -212,17 +221,19 @@ class PausingStore:
 def worker(directory: Path, kill_at: int, *, start: bool) -> None:
     """One worker process: launch DBOS on the seed's files, then start the run or wait for its recovery."""
     _state.update(points=0, kill_at=kill_at, effects=directory / "effects.jsonl")
-    DBOS(config=sqlite_config("crash", str(directory / "dbos.sqlite")))  # type: ignore[arg-type]
-    agent = DurableAgent(
+    DBOS(config=sqlite_config("crash", str(directory / "dbos.sqlite")))
+    runner = DurableRunner(
         "crash",
-        provider=provider(),  # type: ignore[arg-type]
-        model=model,
+        ScriptModel(),
+        config(Provider.OPENAI_CHAT),
+        provider(),
         store=PausingStore(directory / "runs.sqlite"),
         policy=POLICY,
     )
     DBOS.launch()
-    record = agent.run(RUN_ID, [UserMessage("do the six things")]) if start else agent.wait(RUN_ID)
-    print(json.dumps({"done": record.status.value, "points": _state["points"]}), flush=True)
+    ended = runner.run(RUN_ID, "any-model", [user("do the six things")]) if start else runner.wait(RUN_ID)
+    assert isinstance(ended, RunRecord)
+    print(json.dumps({"done": ended.status.value, "points": _state["points"]}), flush=True)
 
 
 def _fork(directory: Path, kill_at: int, *, start: bool) -> dict[str, object]:
@@ -280,7 +291,7 @@ def _seed(directory: Path, seed: int, total: int) -> dict[str, object]:
 
 
 #: Seeds run side by side: a recovering worker mostly waits for DBOS's queue poll (one second).
-PARALLEL = 4
+PARALLEL = 6
 
 
 def crash(base: Path, seeds: int) -> None:

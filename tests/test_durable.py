@@ -36,6 +36,7 @@ def check_run(directory: Path) -> dict[str, int]:
     assert record.status is RunStatus.COMPLETED
     assert record.result is not None
     assert record.result.content == FINAL
+    assert record.result.stop_reason == "answered"
     assert [event.sequence for event in record.events] == list(range(1, record.revision + 1))
     assert set(record.admitted) == set(CALLS)
     assert set(record.started) <= set(record.admitted)

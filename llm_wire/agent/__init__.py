@@ -6,8 +6,10 @@ work (``make_tool``; plain functions with ``function_tool``). A ``ToolDescriptor
 ``Tool`` with its ``ToolContract`` (side effect, idempotency, approval, timeout, retries, output schema...),
 refused when it is made or registered if it cannot be honoured. Providers (``ToolProvider``: reflected,
 composite, scoped) run ``ToolInvocation``s and answer with a ``ToolOutcome``, whose canonical JSON is what
-the model sees. ``project_outcome`` bounds that text within the run's and the tool's byte and token ceilings
-(``llm_wire.agent.projection``).
+the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``complete(prepared) -> Outcome``;
+``ScriptedModel`` for tests) and a provider until the model answers, and ends with a ``RunResult`` whose
+``StopReason`` says why. ``project_outcome`` bounds a tool's text within the run's and the tool's byte and
+token ceilings (``llm_wire.agent.projection``); ``llm_wire.agent.store`` keeps durable run records.
 
 ::
 
@@ -40,6 +42,19 @@ from llm_wire.agent._descriptor import (
     describe,
     descriptor_from_json_schema,
 )
+from llm_wire.agent._events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ModelCompleted,
+    ModelStarted,
+    RunEvent,
+    ToolCompensated,
+    ToolCompleted,
+    ToolHeartbeat,
+    ToolRetrying,
+    ToolStarted,
+    Verdict,
+)
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation, invocation_for
 from llm_wire.agent._outcome import (
     ErrorCategory,
@@ -50,6 +65,7 @@ from llm_wire.agent._outcome import (
     category_for_status,
     outcome_for_exception,
 )
+from llm_wire.agent._policy import REDACTED, redact
 from llm_wire.agent._providers import (
     CompensatingProvider,
     CompositeProvider,
@@ -66,6 +82,32 @@ from llm_wire.agent._results import (
     argument_issues,
     invalid_arguments,
     unknown_tool,
+)
+from llm_wire.agent._runner import (
+    AllowToolCall,
+    ApprovalPolicy,
+    Approver,
+    AsyncModel,
+    Cancellation,
+    Model,
+    PrepareToolResult,
+    ProjectOutput,
+    Replay,
+    Runner,
+    SyncModel,
+)
+from llm_wire.agent._scripted import Reply, ScriptedCall, ScriptedModel, ScriptError, call, reply
+from llm_wire.agent._steps import (
+    CallModel,
+    CallRecord,
+    Finish,
+    Planned,
+    Recovery,
+    RunResult,
+    RunSteps,
+    RunTools,
+    Step,
+    StopReason,
 )
 from llm_wire.agent._typed import (
     TypedTool,
@@ -142,6 +184,50 @@ __all__ = [
     "compose",
     "reflect",
     "scope",
+    # the runner
+    "AllowToolCall",
+    "ApprovalPolicy",
+    "Approver",
+    "AsyncModel",
+    "CallRecord",
+    "Cancellation",
+    "Model",
+    "PrepareToolResult",
+    "ProjectOutput",
+    "Recovery",
+    "Replay",
+    "Runner",
+    "RunResult",
+    "StopReason",
+    "SyncModel",
+    # the sans-I/O steps the drivers run
+    "CallModel",
+    "Finish",
+    "Planned",
+    "RunSteps",
+    "RunTools",
+    "Step",
+    # approvals and events
+    "REDACTED",
+    "ApprovalRequest",
+    "ApprovalRequested",
+    "ModelCompleted",
+    "ModelStarted",
+    "RunEvent",
+    "ToolCompensated",
+    "ToolCompleted",
+    "ToolHeartbeat",
+    "ToolRetrying",
+    "ToolStarted",
+    "Verdict",
+    "redact",
+    # the scripted model
+    "Reply",
+    "ScriptError",
+    "ScriptedCall",
+    "ScriptedModel",
+    "call",
+    "reply",
     # output projection
     "HeuristicEstimator",
     "OutputProjectionError",

@@ -6,6 +6,7 @@ Typed tools: an attrs class or dataclass whose fields are the arguments and whos
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import re
@@ -19,7 +20,7 @@ from llm_wire import codec as _codec
 from llm_wire import tool as _tool
 from llm_wire.admission import ValueFailure, decode_arguments
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolContract, ToolDescriptor, check_capabilities
-from llm_wire.agent._invocation import InvocationContext
+from llm_wire.agent._invocation import InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ToolOutcome, outcome_for_exception
 from llm_wire.agent._results import invalid_arguments, no_compensation, outcome_of
 from llm_wire.codec import Codec
@@ -94,10 +95,38 @@ class TypedTool(Generic[A]):
             if self._is_async:
                 result = await cast(Awaitable[object], self._invoke(arguments, context))
             else:
-                result = await asyncio.to_thread(self._invoke, arguments, context)
+                result = await _threaded(self._invoke, arguments, context)
         except Exception as exc:
             return outcome_for_exception(exc, self.name)
         return outcome_of(result, self.name)
+
+    def arguments_of(self, invocation: ToolInvocation) -> A | ToolOutcome:
+        """
+        The invocation's arguments as this tool's class: the decoded value the runner admitted, or the
+        JSON arguments decoded here (an invocation built by hand); the ``invalid_input`` outcome if refused.
+        """
+        decoded = invocation.decoded
+        if isinstance(decoded, self.cls):
+            return decoded
+        match parse_tool_arguments(self, invocation.arguments):
+            case Err(failure):
+                return invalid_arguments(self.name, failure)
+            case Ok(parsed):
+                return parsed
+
+    async def dispatch(self, invocation: ToolInvocation) -> ToolOutcome:
+        """Run the tool on an invocation (``arguments_of``, then ``run`` with its context)."""
+        arguments = self.arguments_of(invocation)
+        if isinstance(arguments, ToolOutcome):
+            return arguments
+        return await self.run(arguments, invocation.context)
+
+    async def dispatch_compensation(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        """Compensate a failed invocation (``arguments_of``, then ``compensate``)."""
+        arguments = self.arguments_of(invocation)
+        if isinstance(arguments, ToolOutcome):
+            return arguments
+        return await self.compensate(arguments, invocation.context, failure)
 
     async def compensate(self, arguments: A, context: InvocationContext, failure: ToolOutcome) -> ToolOutcome:
         """Call the tool's ``compensate``; an ``internal`` failure when it has none."""
@@ -108,10 +137,24 @@ class TypedTool(Generic[A]):
             if self._compensate_async:
                 result = await cast(Awaitable[object], handler(arguments, context, failure))
             else:
-                result = await asyncio.to_thread(handler, arguments, context, failure)
+                result = await _threaded(handler, arguments, context, failure)
         except Exception as exc:
             return outcome_for_exception(exc, self.name)
         return outcome_of(result, self.name)
+
+
+async def _threaded(fn: Callable[..., object], *args: object) -> object:
+    """
+    ``fn(*args)`` in a worker thread. Cancelled, it waits for the thread to end before it re-raises: a
+    thread cannot be killed, so the caller's in-flight count keeps an abandoned straggler until it ends.
+    """
+    future = asyncio.get_running_loop().run_in_executor(None, fn, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await future
+        raise
 
 
 def _description(cls: type, given: str | None) -> str:

@@ -64,12 +64,12 @@ __all__ = [
     "MemoryRunStore",
     "ProjectionAudit",
     "RevisionConflict",
-    "RunEvent",
-    "RunEventKind",
+    "RecordEvent",
+    "RecordEventKind",
     "RunExists",
     "RunNotFound",
     "RunRecord",
-    "RunResult",
+    "StoredResult",
     "RunStatus",
     "RunStore",
     "SensitiveMetadata",
@@ -121,7 +121,7 @@ _TRANSITIONS: Mapping[RunStatus, frozenset[RunStatus]] = {
 }
 
 
-class RunEventKind(enum.Enum):
+class RecordEventKind(enum.Enum):
     """What an applied write did."""
 
     RUN_CREATED = "run_created"
@@ -135,11 +135,11 @@ class RunEventKind(enum.Enum):
 
 
 @frozen
-class RunEvent:
+class RecordEvent:
     """One applied write: ``sequence`` equals the revision it produced; ``data`` never holds tool content."""
 
     sequence: int
-    kind: RunEventKind
+    kind: RecordEventKind
     data: Mapping[str, Value]
     at: float
 
@@ -155,6 +155,8 @@ class StartedCall:
     call_id: str
     idempotency_key: str
     tool_name: str
+    #: The attempt (from 1): a retry under the contract starts the next one.
+    attempt: int = 1
 
 
 @frozen
@@ -211,7 +213,7 @@ class Continuation:
 
 
 @frozen
-class RunResult:
+class StoredResult:
     """How a run ended: content, stop reason, metadata, usage counters and cost."""
 
     content: str = ""
@@ -230,7 +232,7 @@ class RunRecord:
     status: RunStatus = RunStatus.CREATED
     revision: int = 0
     metadata: Mapping[str, str] = field(factory=dict)
-    events: tuple[RunEvent, ...] = ()
+    events: tuple[RecordEvent, ...] = ()
     #: Calls started (about to be invoked) by call id; one without an admitted result had an unknown end.
     started: Mapping[str, StartedCall] = field(factory=dict)
     #: Admitted results by call id, in admission order.
@@ -238,7 +240,7 @@ class RunRecord:
     audits: Mapping[str, ProjectionAudit] = field(factory=dict)
     approvals: Mapping[str, ApprovalState] = field(factory=dict)
     continuation: Continuation | None = None
-    result: RunResult | None = None
+    result: StoredResult | None = None
 
 
 @frozen
@@ -435,9 +437,9 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _event(record: RunRecord, kind: RunEventKind, data: Mapping[str, Value]) -> RunRecord:
+def _event(record: RunRecord, kind: RecordEventKind, data: Mapping[str, Value]) -> RunRecord:
     revision = record.revision + 1
-    event = RunEvent(revision, kind, dict(data), time.time())
+    event = RecordEvent(revision, kind, dict(data), time.time())
     return evolve(record, revision=revision, events=(*record.events, event))
 
 
@@ -458,11 +460,11 @@ def _created(
         trace_id or secrets.token_hex(16),
         metadata=dict(metadata),
     )
-    return Ok(_event(record, RunEventKind.RUN_CREATED, {"trace_id": record.trace_id}))
+    return Ok(_event(record, RecordEventKind.RUN_CREATED, {"trace_id": record.trace_id}))
 
 
 def _transition(
-    record: RunRecord, revision: int, target: RunStatus, result: RunResult | None
+    record: RunRecord, revision: int, target: RunStatus, result: StoredResult | None
 ) -> Result[RunRecord, StoreError]:
     if target not in _TRANSITIONS.get(record.status, frozenset()):
         return Err(InvalidTransition(record.status, target))
@@ -479,7 +481,7 @@ def _transition(
     data: dict[str, Value] = {"from": record.status.value, "to": target.value}
     if result is not None and target.terminal:
         data["stop_reason"] = result.stop_reason
-    return Ok(_event(moved, RunEventKind.STATUS_CHANGED, data))
+    return Ok(_event(moved, RecordEventKind.STATUS_CHANGED, data))
 
 
 def _start_call(record: RunRecord, revision: int, call: StartedCall) -> Result[Admission, StoreError]:
@@ -489,9 +491,10 @@ def _start_call(record: RunRecord, revision: int, call: StartedCall) -> Result[A
         return Err(InvalidWrite(WriteProblem.EMPTY_TOOL_NAME))
     earlier = record.started.get(call.call_id)
     if earlier is not None:
-        if earlier != call:
+        if (earlier.idempotency_key, earlier.tool_name) != (call.idempotency_key, call.tool_name):
             return Err(CallRebound(call.call_id, "idempotency_key or tool_name"))
-        return Ok(Admission(record, duplicate=True, admitted=record.admitted.get(call.call_id)))
+        if call.attempt <= earlier.attempt:
+            return Ok(Admission(record, duplicate=True, admitted=record.admitted.get(call.call_id)))
     if record.status is not RunStatus.RUNNING:
         return Err(InvalidTransition(record.status))
     if isinstance(conflict := _expect(record, revision), Err):
@@ -501,8 +504,9 @@ def _start_call(record: RunRecord, revision: int, call: StartedCall) -> Result[A
         "call_id": call.call_id,
         "tool_name": call.tool_name,
         "idempotency_key": call.idempotency_key,
+        "attempt": call.attempt,
     }
-    return Ok(Admission(_event(started, RunEventKind.TOOL_CALL_STARTED, data), False))
+    return Ok(Admission(_event(started, RecordEventKind.TOOL_CALL_STARTED, data), False))
 
 
 def _admit(record: RunRecord, revision: int, result: AdmittedResult) -> Result[Admission, StoreError]:
@@ -531,7 +535,7 @@ def _admit(record: RunRecord, revision: int, result: AdmittedResult) -> Result[A
         "succeeded": outcome.ok,
         "error_category": None if outcome.category is None else outcome.category.value,
     }
-    return Ok(Admission(_event(admitted, RunEventKind.TOOL_RESULT_ADMITTED, data), False, result))
+    return Ok(Admission(_event(admitted, RecordEventKind.TOOL_RESULT_ADMITTED, data), False, result))
 
 
 def _audit(record: RunRecord, revision: int, audit: ProjectionAudit) -> Result[Admission, StoreError]:
@@ -562,7 +566,7 @@ def _audit(record: RunRecord, revision: int, audit: ProjectionAudit) -> Result[A
         "projected_content_sha256": audit.projected_content_sha256,
         "report": _report_value(audit.report),
     }
-    return Ok(Admission(_event(audited, RunEventKind.TOOL_OUTPUT_PROJECTION_RECORDED, data), False))
+    return Ok(Admission(_event(audited, RecordEventKind.TOOL_OUTPUT_PROJECTION_RECORDED, data), False))
 
 
 def _suspend(
@@ -587,7 +591,7 @@ def _suspend(
         record, status=RunStatus.WAITING_FOR_APPROVAL, approvals=approvals, continuation=continuation
     )
     calls: list[Value] = [{"call_id": c, "tool_name": t} for c, t in pending]
-    return Ok(Suspended(_event(waiting, RunEventKind.TOOL_APPROVAL_REQUIRED, {"calls": calls}), token))
+    return Ok(Suspended(_event(waiting, RecordEventKind.TOOL_APPROVAL_REQUIRED, {"calls": calls}), token))
 
 
 def _token_matches(record: RunRecord, token: str) -> bool:
@@ -610,10 +614,10 @@ def _resolve(
     decision = ApprovalDecision.APPROVED if approved else ApprovalDecision.DENIED
     approvals = {**record.approvals, call_id: evolve(state, decision=decision, reason=reason)}
     data: dict[str, Value] = {"call_id": call_id, "decision": decision.value}
-    resolved = _event(evolve(record, approvals=approvals), RunEventKind.APPROVAL_RESOLVED, data)
+    resolved = _event(evolve(record, approvals=approvals), RecordEventKind.APPROVAL_RESOLVED, data)
     if approved:
         return Ok(resolved)
-    ended = RunResult(reason or "tool approval denied", "tool_call_denied", {"tool_call_id": call_id})
+    ended = StoredResult(reason or "tool approval denied", "tool_call_denied", {"tool_call_id": call_id})
     return _transition(resolved, resolved.revision, RunStatus.FAILED, ended)
 
 
@@ -634,7 +638,7 @@ def _claim(record: RunRecord, revision: int, token: str) -> Result[RunRecord, St
     claimed = evolve(continuation, active=True, claims=continuation.claims + 1)
     moved = evolve(record, status=RunStatus.RUNNING, continuation=claimed)
     data: dict[str, Value] = {"recovery": recovery, "claims": claimed.claims}
-    return Ok(_event(moved, RunEventKind.CONTINUATION_CLAIMED, data))
+    return Ok(_event(moved, RecordEventKind.CONTINUATION_CLAIMED, data))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -717,7 +721,7 @@ def _head_value(record: RunRecord) -> dict[str, Value]:
     }
 
 
-def _event_value(event: RunEvent) -> dict[str, Value]:
+def _event_value(event: RecordEvent) -> dict[str, Value]:
     return {
         "sequence": event.sequence,
         "kind": event.kind.value,
@@ -727,7 +731,12 @@ def _event_value(event: RunEvent) -> dict[str, Value]:
 
 
 def _started_value(call: StartedCall) -> dict[str, Value]:
-    return {"call_id": call.call_id, "idempotency_key": call.idempotency_key, "tool_name": call.tool_name}
+    return {
+        "call_id": call.call_id,
+        "idempotency_key": call.idempotency_key,
+        "tool_name": call.tool_name,
+        "attempt": call.attempt,
+    }
 
 
 def _admitted_value(admitted: AdmittedResult) -> dict[str, Value]:
@@ -912,7 +921,7 @@ def _head_of(document: Value) -> RunRecord:
         cost = _value(r, "cost")
         if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | Decimal)):
             raise _Bad("cost")
-        result = RunResult(
+        result = StoredResult(
             _str(r, "content"),
             _str(r, "stop_reason"),
             _strings(r, "metadata"),
@@ -931,17 +940,20 @@ def _head_of(document: Value) -> RunRecord:
     )
 
 
-def _event_of(document: Value) -> RunEvent:
-    kind = _enum(RunEventKind, _str(document, "kind"))
-    assert isinstance(kind, RunEventKind)
+def _event_of(document: Value) -> RecordEvent:
+    kind = _enum(RecordEventKind, _str(document, "kind"))
+    assert isinstance(kind, RecordEventKind)
     data = _get(document, "data", dict)
     assert isinstance(data, dict)
-    return RunEvent(_int(document, "sequence"), kind, data, _float(document, "at"))
+    return RecordEvent(_int(document, "sequence"), kind, data, _float(document, "at"))
 
 
 def _started_of(document: Value) -> StartedCall:
     return StartedCall(
-        _str(document, "call_id"), _str(document, "idempotency_key"), _str(document, "tool_name")
+        _str(document, "call_id"),
+        _str(document, "idempotency_key"),
+        _str(document, "tool_name"),
+        _int(document, "attempt"),
     )
 
 
@@ -1024,7 +1036,7 @@ class RunStore(Protocol):
         ...
 
     def transition(
-        self, run_id: str, revision: int, status: RunStatus, *, result: RunResult | None = None
+        self, run_id: str, revision: int, status: RunStatus, *, result: StoredResult | None = None
     ) -> Result[RunRecord, StoreError]:
         """Move the run to ``status`` (a terminal status keeps ``result``)."""
         ...
@@ -1118,7 +1130,7 @@ class _Writes:
         return self._engine.read(run_id)
 
     def transition(
-        self, run_id: str, revision: int, status: RunStatus, *, result: RunResult | None = None
+        self, run_id: str, revision: int, status: RunStatus, *, result: StoredResult | None = None
     ) -> Result[RunRecord, StoreError]:
         """Move the run to ``status`` (a terminal status keeps ``result``)."""
         return self._engine.update(run_id, lambda r: _with_record(_transition(r, revision, status, result)))
@@ -1342,11 +1354,11 @@ class _Sqlite:
         ]
         for table, old, new in keyed:
             db.executemany(
-                f"INSERT INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
                 [
                     (after.run_id, n, call_id, render(_KEYED_WRITES[table](item)))
                     for n, (call_id, item) in enumerate(new.items())
-                    if call_id not in old
+                    if old.get(call_id) != item
                 ],
             )
 

@@ -35,17 +35,17 @@ from llm_wire.agent.store import (
     InvalidWrite,
     MemoryRunStore,
     ProjectionAudit,
+    RecordEventKind,
     RevisionConflict,
-    RunEventKind,
     RunExists,
     RunNotFound,
     RunRecord,
-    RunResult,
     RunStatus,
     RunStore,
     SensitiveMetadata,
     SqliteRunStore,
     StartedCall,
+    StoredResult,
     UnreadableRecord,
     WriteProblem,
     is_sensitive_key,
@@ -116,7 +116,7 @@ class TestScenarios:
         policy = ProjectionPolicy(max_bytes=256, max_tokens=64)
         audit = audit_of("call-1", "t" * 5000, policy)
         unwrap(store.record_projection(record.run_id, 3, audit))
-        ended = RunResult("deadline", "deadline_reached", {"k": "v"}, {"input_tokens": 7})
+        ended = StoredResult("deadline", "deadline_reached", {"k": "v"}, {"input_tokens": 7})
         unwrap(store.transition(record.run_id, 4, RunStatus.TIMED_OUT, result=ended))
         loaded = unwrap(store.load(record.run_id))
         text = record_to_json(loaded)
@@ -153,7 +153,7 @@ class TestScenarios:
         loaded = unwrap(store.load(record.run_id))
         assert [e.sequence for e in loaded.events] == [1, 2, 3, 4]
         last = loaded.events[-1]
-        assert last.kind is RunEventKind.TOOL_OUTPUT_PROJECTION_RECORDED
+        assert last.kind is RecordEventKind.TOOL_OUTPUT_PROJECTION_RECORDED
         assert "x" * 10 not in json.dumps(dict(last.data))
         other = ProjectionAudit("call-1", "echo", "0" * 64, audit.report)
         assert store.record_projection(record.run_id, 4, other) == Err(
@@ -256,7 +256,9 @@ class TestApprovals:
         assert reclaimed.continuation is not None
         assert reclaimed.continuation.claims == 2
         assert reclaimed.continuation.state == {"round": 1}
-        done = unwrap(store.transition(record.run_id, 6, RunStatus.COMPLETED, result=RunResult("ok", "stop")))
+        done = unwrap(
+            store.transition(record.run_id, 6, RunStatus.COMPLETED, result=StoredResult("ok", "stop"))
+        )
         assert done.continuation is None
         assert [e.sequence for e in unwrap(store.load(record.run_id)).events] == list(range(1, 8))
 
@@ -268,7 +270,7 @@ class TestApprovals:
             store.resolve_approval(record.run_id, 3, suspended.token, "c1", approved=False, reason="no")
         )
         assert denied.status is RunStatus.FAILED
-        assert denied.result == RunResult("no", "tool_call_denied", {"tool_call_id": "c1"})
+        assert denied.result == StoredResult("no", "tool_call_denied", {"tool_call_id": "c1"})
 
 
 class TestRecords:
