@@ -44,6 +44,7 @@ from llm_wire.agent import Model as AgentModel
 from llm_wire.agent import RunResult as AgentResult
 from llm_wire.agent.projection import (
     DEFAULT_POLICY,
+    PROJECTION_FAILED,
     ProjectionPolicy,
     ProjectionReport,
     TokenEstimator,
@@ -70,7 +71,6 @@ from llm_wire.result import Err, Ok, Result, unwrap
 
 __all__ = [
     "OUTCOME_UNKNOWN",
-    "PROJECTION_FAILED",
     "DurableRunError",
     "DurableRunner",
     "Suspension",
@@ -81,11 +81,6 @@ __all__ = [
 
 #: The failure code of a call whose earlier attempt ended without a recorded outcome.
 OUTCOME_UNKNOWN = "outcome_unknown"
-#: The tool message when an outcome cannot be projected (fits every policy: 256 bytes, 64 tokens).
-PROJECTION_FAILED = (
-    '{"error":{"category":"internal","code":"projection_failed","message":"the tool output could not be'
-    ' shown within the limits","retryable":false},"ok":false}'
-)
 
 
 class DurableRunError(Exception):

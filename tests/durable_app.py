@@ -26,11 +26,17 @@ from dbos import DBOS
 from llm_wire import config, user
 from llm_wire._request import Prepared
 from llm_wire.agent import (
+    Approval,
+    ApprovalRequest,
+    Capability,
     Idempotency,
     InvocationContext,
     ProviderCapabilities,
     ReflectedProvider,
+    Risk,
+    SideEffect,
     ToolContract,
+    Verdict,
     make_tool,
     reflect,
 )
@@ -47,7 +53,7 @@ from llm_wire.agent.store import (
     StoreError,
     Suspended,
 )
-from llm_wire.durable import DurableRunner, sqlite_config
+from llm_wire.durable import DurableRunner, Suspension, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal
@@ -327,6 +333,110 @@ def crash(base: Path, seeds: int) -> None:
         print(text, flush=True)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Approvals (§10 scenarios 46 and 47): a durable run suspends for manual review and resumes
+
+
+@attrs.frozen
+class WriteFile:
+    """Write a file (needs approval)."""
+
+    path: str
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        effect("write_file", ctx)
+        return f"wrote {self.path}"
+
+
+WRITE_CONTRACT = ToolContract(
+    approval=Approval.ALWAYS,
+    side_effect=SideEffect.WRITE,
+    idempotency=Idempotency.IDEMPOTENT_WITH_KEY,
+    capabilities=(Capability("filesystem.write", Risk.HIGH, "writes files"),),
+)
+
+
+class BatchModel:
+    """One batch of ``paths`` writes, then an answer; counts its calls."""
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        self.calls = 0
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        self.calls += 1
+        if any(isinstance(m, ToolResult) for m in prepared.request.messages):
+            return resolve(Ok(Terminal(prepared.provider, FinishReason.STOP, "written")), prepared)
+        calls = tuple(tool_call(f"write-{p}", "write_file", json.dumps({"path": p})) for p in self.paths)
+        return resolve(Ok(Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)), prepared)
+
+
+def approvals(directory: Path) -> dict[str, object]:
+    """Scenario 46 (one gated call) and 47 (a batch of two), each suspended and resumed; what was seen."""
+    _state.update(points=0, kill_at=0, effects=directory / "effects.jsonl")
+    DBOS(config=sqlite_config("approvals", str(directory / "dbos.sqlite")))
+    store = SqliteRunStore(directory / "runs.sqlite")
+    tools = reflect(
+        make_tool(WriteFile, contract=WRITE_CONTRACT, capabilities=ProviderCapabilities(idempotency_key=True))
+    )
+    asked: list[list[str]] = []
+
+    def approver(request: ApprovalRequest) -> Verdict:
+        asked.append([request.call_id, *(c.name for c in request.capabilities)])
+        return Verdict.ASK
+
+    one, two = BatchModel(("a",)), BatchModel(("a", "b"))
+    policy = ProjectionPolicy(max_bytes=1024, max_tokens=128)
+    first = DurableRunner(
+        "one", one, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
+    )
+    second = DurableRunner(
+        "two", two, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
+    )
+    DBOS.launch()
+    seen: dict[str, object] = {}
+    suspended = first.run("run-one", "any-model", [user("write a")])
+    assert isinstance(suspended, Suspension)
+    record = suspended.record
+    assert record.continuation is not None
+    seen["46_suspended"] = {
+        "status": record.status.value,
+        "pending": sorted(record.approvals),
+        "policy": [record.continuation.policy.max_bytes, record.continuation.policy.max_tokens],
+        "model_calls": one.calls,
+        "asked": asked[-1],
+    }
+    done = first.resume("run-one", suspended.token, "any-model", approve=["write-a"])
+    assert isinstance(done, RunRecord)
+    seen["46_done"] = {
+        "status": done.status.value,
+        "content": "" if done.result is None else done.result.content,
+        "continuation": done.continuation is not None,
+        "admitted": sorted(done.admitted),
+        "model_calls": one.calls,
+        "sequences_ok": [e.sequence for e in done.events] == list(range(1, done.revision + 1)),
+    }
+    steps: list[object] = []
+    outcome = second.run("run-two", "any-model", [user("write a and b")])
+    while isinstance(outcome, Suspension):
+        pending = sorted(
+            a.call_id for a in outcome.record.approvals.values() if a.decision.value == "pending"
+        )
+        steps.append({"pending": pending, "admitted": sorted(outcome.record.admitted)})
+        outcome = second.resume("run-two", outcome.token, "any-model", approve=pending)
+    seen["47_steps"] = steps
+    seen["47_done"] = {
+        "status": outcome.status.value,
+        "admitted": sorted(outcome.admitted),
+        "model_calls": two.calls,
+    }
+    path = directory / "effects.jsonl"
+    seen["effects"] = [json.loads(line)["call_id"] for line in path.read_text().splitlines()]
+    return seen
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "crash":
         crash(Path(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "approvals":
+        print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)

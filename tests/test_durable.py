@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from durable_app import FINAL, POLICY, RUN_ID, SCRIPT
@@ -100,6 +101,57 @@ class TestCrashes:
         # Kills landed inside tools: some non-idempotent outcomes were unknown, some idempotent calls reran.
         assert totals["unknown"] >= 3
         assert totals["repeated"] >= 2
+
+
+@pytest.fixture(scope="module")
+def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What the approvals application saw, run once in a real subprocess."""
+    directory = tmp_path_factory.mktemp("approvals")
+    done = subprocess.run(
+        [sys.executable, str(APP), "approvals", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return facts
+
+
+class TestApprovals:
+    """§10 scenarios 46 and 47: a durable run suspends for manual review and resumes in the store."""
+
+    def test_scenario_46_approval_suspends_and_resumes(self, seen: dict[str, Any]) -> None:
+        """Suspended with the call and its policy, nothing run; approved, it runs once and completes."""
+        assert seen["46_suspended"] == {
+            "status": "waiting_for_approval",
+            "pending": ["write-a"],
+            "policy": [1024, 128],
+            "model_calls": 1,
+            "asked": ["write-a", "filesystem.write"],
+        }
+        assert seen["46_done"] == {
+            "status": "completed",
+            "content": "written",
+            "continuation": False,
+            "admitted": ["write-a"],
+            "model_calls": 2,
+            "sequences_ok": True,
+        }
+
+    def test_scenario_47_batch_approvals_accumulate(self, seen: dict[str, Any]) -> None:
+        """A batch of two gated calls suspends on each in turn, runs neither early, then both once."""
+        assert seen["47_steps"] == [
+            {"pending": ["write-a"], "admitted": []},
+            {"pending": ["write-b"], "admitted": []},
+        ]
+        assert seen["47_done"] == {
+            "status": "completed",
+            "admitted": ["write-a", "write-b"],
+            "model_calls": 2,
+        }
+        assert sorted(seen["effects"]) == ["write-a", "write-a", "write-b"]  # one run each: a in 46 and 47
 
 
 class TestContracts:

@@ -126,6 +126,7 @@ from llm_wire.agent.projection import (
     TokenEstimator,
     project,
     project_outcome,
+    projector,
 )
 
 __all__ = [
@@ -237,6 +238,7 @@ __all__ = [
     "TokenEstimator",
     "project",
     "project_outcome",
+    "projector",
 ]
 
 rehome(__name__, __all__, globals())

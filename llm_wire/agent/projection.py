@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
@@ -38,10 +38,12 @@ __all__ = [
     "MAX_CODE_CHARS",
     "MIN_BYTES",
     "MIN_TOKENS",
+    "PROJECTION_FAILED",
     "FailurePayload",
     "HeuristicEstimator",
     "LimitingFactor",
     "ModelPayload",
+    "OnProjection",
     "OutputProjectionError",
     "PlainPayload",
     "ProjectedOutput",
@@ -61,6 +63,7 @@ __all__ = [
     "policy_of",
     "project",
     "project_outcome",
+    "projector",
 ]
 
 #: The smallest ceilings a policy may set: the largest empty envelope must fit (reference §7.1).
@@ -895,3 +898,43 @@ def project_outcome(
         raise TypeError(msg)
     effective = policy if descriptor is None else policy_for(policy, descriptor)
     return project(payload_of(outcome), effective, estimator)
+
+
+#: The tool message when an outcome cannot be projected; it fits the smallest policy (256 bytes, 64 tokens).
+PROJECTION_FAILED = (
+    '{"error":{"category":"internal","code":"projection_failed","message":"the tool output could not be'
+    ' shown within the limits","retryable":false},"ok":false}'
+)
+
+#: ``on_projection(outcome, descriptor, report)``: called once per projected tool message.
+OnProjection: TypeAlias = Callable[[ToolOutcome, "ToolDescriptor | None", ProjectionReport], None]
+
+
+def projector(
+    policy: ProjectionPolicy = DEFAULT_POLICY,
+    estimator: TokenEstimator | None = None,
+    *,
+    on_projection: OnProjection | None = None,
+) -> Callable[[ToolOutcome, ToolDescriptor | None], str]:
+    """
+    The runner's ``project_output`` hook: each outcome's text within ``policy`` tightened by its tool's
+    ceilings, with ``on_projection`` told the report. Raises ``ValueError`` at once when the policy fails
+    preflight under ``estimator``, so a run never starts with it. An outcome that cannot be projected shows
+    ``PROJECTION_FAILED``.
+    """
+    chosen = _checked(estimator)
+    if isinstance(preflight := check_policy(policy, chosen), Err):
+        raise ValueError(f"projection policy: {preflight.error.describe()}")
+    if on_projection is not None and not callable(on_projection):
+        raise TypeError(f"on_projection must be callable, not {type(on_projection).__name__}")
+
+    def project_output(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+        match project_outcome(outcome, policy, chosen, descriptor=descriptor):
+            case Err():
+                return PROJECTION_FAILED
+            case Ok(projected):
+                if on_projection is not None:
+                    on_projection(outcome, descriptor, projected.report)
+                return projected.text
+
+    return project_output

@@ -5,10 +5,12 @@ shrinking that keeps keys and types, and the tiktoken estimator on a real (byte-
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from decimal import Decimal
 
+import attrs
 import pytest
 import tiktoken
 from agent_tools import EchoText
@@ -16,9 +18,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import arbitrary_text, finite_decimals
 
-from llm_wire.agent import ErrorCategory, OutputCeilings, ToolContract, ToolOutcome, make_tool
+from llm_wire import config, request, user
+from llm_wire.agent import (
+    ErrorCategory,
+    OutputCeilings,
+    ProjectOutput,
+    Runner,
+    RunResult,
+    ScriptedModel,
+    ToolContract,
+    ToolOutcome,
+    call,
+    make_tool,
+    reflect,
+    reply,
+)
 from llm_wire.agent.projection import (
     MARKER,
+    PROJECTION_FAILED,
     FailurePayload,
     HeuristicEstimator,
     LimitingFactor,
@@ -41,7 +58,9 @@ from llm_wire.agent.projection import (
     policy_of,
     project,
     project_outcome,
+    projector,
 )
+from llm_wire.message import Provider, ToolResult
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value, parse
@@ -513,3 +532,90 @@ class TestProperties:
         error = json.loads(result.text)["error"]
         assert (error["category"], error["code"], error["retryable"]) == (category, code, retry)
         assert fits(result, policy)
+
+
+@attrs.frozen
+class BigText:
+    """Return a long text with a head and a tail."""
+
+    def invoke(self) -> str:
+        return "HEAD-" + "x" * 5000 + "-TAIL"
+
+
+@attrs.frozen
+class SmallText:
+    """Return a short text."""
+
+    def invoke(self) -> str:
+        return "small"
+
+
+class FailsOnToolText(ByteEstimator):
+    """Counts bytes, and raises on the tool's long text only."""
+
+    def estimate(self, text: str) -> int:
+        if "HEAD-xx" in text:
+            raise RuntimeError("cannot count this")
+        return len(text.encode("utf-8")) // 4
+
+
+def run_one(tool: type, project_output: ProjectOutput, contract: ToolContract | None = None) -> RunResult:
+    """One round calling ``tool`` then a final answer, with ``project_output`` as the runner's hook."""
+    model = ScriptedModel([reply("", call(make_tool(tool).name)), reply("done")])
+    runner = Runner(
+        model,
+        config(Provider.OPENAI_CHAT),
+        reflect(make_tool(tool, contract=contract)),
+        project_output=project_output,
+    )
+    return asyncio.run(runner.arun(request("any-model", [user("go")])))
+
+
+class TestRunnerScenarios:
+    """§10 scenarios 39-42: projection inside the agent runner (``project_output=projector(...)``)."""
+
+    def test_scenario_39_tool_ceilings_in_a_run(self) -> None:
+        """The tool's 256-byte ceiling tightens the run's {1024, 1000}; the model sees the bounded text."""
+        reports: list[ProjectionReport] = []
+        hook = projector(
+            ProjectionPolicy(max_bytes=1024, max_tokens=1000),
+            on_projection=lambda outcome, descriptor, report: reports.append(report),
+        )
+        contract = ToolContract(output_ceilings=OutputCeilings(max_bytes=256))
+        result = run_one(BigText, hook, contract)
+        assert result.ok
+        [record] = result.calls
+        assert record.outcome.content == "HEAD-" + "x" * 5000 + "-TAIL"  # the full outcome is kept
+        assert len(record.message.encode("utf-8")) <= 256
+        assert "Warning: tool output truncated" in record.message
+        assert [r.max_bytes for r in reports] == [256]
+        assert reports[0].truncated
+        sent = [m for m in result.request.messages if isinstance(m, ToolResult)]
+        assert [m.content for m in sent] == [record.message]
+
+    def test_scenario_40_small_output_one_report(self) -> None:
+        """Small output: one report, not truncated, limit none, and the text unchanged."""
+        reports: list[ProjectionReport] = []
+        result = run_one(SmallText, projector(on_projection=lambda o, d, report: reports.append(report)))
+        assert [r.truncated for r in reports] == [False]
+        assert reports[0].limiting_factor is LimitingFactor.NONE
+        assert result.calls[0].message == "small"
+
+    def test_scenario_41_estimator_failure_in_a_run(self) -> None:
+        """An estimator that fails on the tool text: the model is told projection failed, nothing raises."""
+        reports: list[ProjectionReport] = []
+        hook = projector(
+            ProjectionPolicy(max_bytes=1024, max_tokens=1000),
+            FailsOnToolText(),
+            on_projection=lambda o, d, report: reports.append(report),
+        )
+        result = run_one(BigText, hook)
+        assert result.calls[0].message == PROJECTION_FAILED
+        assert json.loads(PROJECTION_FAILED)["error"]["code"] == "projection_failed"
+        assert reports == []
+        assert result.calls[0].outcome.content.startswith("HEAD-")  # the raw result is still observed
+
+    def test_scenario_42_incompatible_policy_raises_before_a_run(self) -> None:
+        """A policy whose envelopes cannot fit under the estimator raises when the hook is made."""
+        with pytest.raises(ValueError, match="envelope"):
+            projector(ProjectionPolicy(max_bytes=256, max_tokens=64), ByteEstimator())
