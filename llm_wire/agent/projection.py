@@ -79,6 +79,8 @@ MAX_CODE_CHARS = 32
 #: The largest count an envelope is checked with (20 digits).
 _MAX_COUNT = 2**64 - 1
 _ITERATIONS = 32
+#: Structural shrinking tries this cap (characters per string, items per array) first.
+_FIRST_CAP = 16
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -535,9 +537,12 @@ def _render(value: object, budget: int | None, caps: _Caps) -> str:
                 raise _Unserializable
             piece = str(item) if isinstance(item, Decimal) else float.__repr__(item)
         elif isinstance(item, list | tuple):
-            kept = list(item)
-            if caps.array is not None and len(kept) > caps.array:
-                kept = [*kept[: caps.array], _Piece(str(dump(_elided_items(len(kept) - caps.array))))]
+            kept = list(item) if caps.array is None or len(item) <= caps.array else list(item[: caps.array])
+            if len(kept) < len(item):
+                kept.append(_Piece(str(dump(_elided_items(len(item) - len(kept))))))
+            # n elements take at least 2n + 1 characters: fail now rather than after pushing them all.
+            if budget is not None and size + 2 * len(kept) + 1 > budget:
+                raise _OverBudget
             piece = "["
             stack.append(_CLOSE_ARRAY)
             for index in range(len(kept) - 1, -1, -1):
@@ -547,6 +552,9 @@ def _render(value: object, budget: int | None, caps: _Caps) -> str:
         elif isinstance(item, dict):
             if not all(isinstance(key, str) for key in item):
                 raise _Unserializable
+            # n members take at least 4n + 1 characters (``"":0`` and a comma each).
+            if budget is not None and size + 4 * len(item) + 1 > budget:
+                raise _OverBudget
             piece = "{"
             stack.append(_CLOSE_OBJECT)
             members = sorted(item.items())
@@ -731,16 +739,23 @@ def _shrink(
         counts = _fits(text, policy, estimator)
         return None if counts is None else (text, counts)
 
-    cap, failed = policy.max_bytes, None
+    # Search from small caps up: an attempt costs about what it renders, and small caps render little.
+    cap, failed = _FIRST_CAP, None
     found = attempt(cap)
-    while found is None:
+    while found is None:  # even the first cap is too big: go down
         if cap == 0:
             return None
         failed, cap = cap, cap // 2
         found = attempt(cap)
-    # Refine between the cap that fitted and the one that did not.
+    while failed is None and cap < policy.max_bytes:  # go up while it fits
+        bigger = attempt(2 * cap)
+        if bigger is None:
+            failed = 2 * cap
+        else:
+            cap, found = 2 * cap, bigger
+    # Refine between the cap that fitted and the one that did not, to within an eighth.
     low, high = cap, failed
-    while high is not None and high - low > 1:
+    while high is not None and high - low > max(1, low // 8):
         middle = (low + high) // 2
         better = attempt(middle)
         if better is None:

@@ -1022,7 +1022,9 @@ def record_from_json(text: str | bytes) -> Result[RunRecord, StoreError]:
 class RunStore(Protocol):
     """
     Durable run records. Every write takes the revision the caller last saw and returns ``Err`` (never
-    raises) on a conflict, a forbidden transition or a malformed write.
+    raises) on a conflict, a forbidden transition or a malformed write. The record a write returns has the
+    run's head and at least the rows of the call it wrote (a store may leave out the others, so that a
+    write costs the same late in a long run); ``load`` returns the whole record.
     """
 
     def create(
@@ -1089,7 +1091,9 @@ class _Engine(Protocol):
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]: ...
 
-    def update(self, run_id: str, step: _Step[T]) -> Result[T, StoreError]: ...
+    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
+        """Apply ``step``; the record it sees holds the keyed rows of ``call_id`` at least."""
+        ...
 
 
 def _with_record(result: Result[RunRecord, StoreError]) -> Result[tuple[RunRecord, RunRecord], StoreError]:
@@ -1137,17 +1141,23 @@ class _Writes:
 
     def start_call(self, run_id: str, revision: int, call: StartedCall) -> Result[Admission, StoreError]:
         """Mark a call as about to run; a repeat is a duplicate (the earlier attempt's end is unknown)."""
-        return self._engine.update(run_id, lambda r: _with_admission(_start_call(r, revision, call)))
+        return self._engine.update(
+            run_id, lambda r: _with_admission(_start_call(r, revision, call)), call.call_id
+        )
 
     def admit(self, run_id: str, revision: int, result: AdmittedResult) -> Result[Admission, StoreError]:
         """Admit a tool result once per call id; a same-key replay is a duplicate returning the original."""
-        return self._engine.update(run_id, lambda r: _with_admission(_admit(r, revision, result)))
+        return self._engine.update(
+            run_id, lambda r: _with_admission(_admit(r, revision, result)), result.call_id
+        )
 
     def record_projection(
         self, run_id: str, revision: int, audit: ProjectionAudit
     ) -> Result[Admission, StoreError]:
         """Record what the model was shown for an admitted call; an identical replay is a duplicate."""
-        return self._engine.update(run_id, lambda r: _with_admission(_audit(r, revision, audit)))
+        return self._engine.update(
+            run_id, lambda r: _with_admission(_audit(r, revision, audit)), audit.call_id
+        )
 
     def suspend(
         self,
@@ -1188,7 +1198,7 @@ class _Memory:
         record = self._runs.get(run_id)
         return Err(RunNotFound(run_id)) if record is None else Ok(record)
 
-    def update(self, run_id: str, step: _Step[T]) -> Result[T, StoreError]:
+    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         with self._lock:
             record = self._runs.get(run_id)
             if record is None:
@@ -1303,7 +1313,10 @@ class _Sqlite:
             )
             self._append(db, RunRecord(record.run_id, record.trace_id), record)
 
-    def _head(self, db: sqlite3.Connection, run_id: str) -> Result[RunRecord, StoreError]:
+    def _head(
+        self, db: sqlite3.Connection, run_id: str, call_id: str | None, *, whole: bool = False
+    ) -> Result[RunRecord, StoreError]:
+        """The run's head with its keyed rows: all of them (``whole``), those of ``call_id``, or none."""
         row = db.execute("SELECT format, head FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             return Err(RunNotFound(run_id))
@@ -1311,10 +1324,12 @@ class _Sqlite:
             return checked
         try:
             head = _head_of(_parsed(row[1]))
-            parts = {
-                table: [read(_parsed(body)) for (body,) in db.execute(query, (run_id,))]
-                for table, (query, read) in _KEYED_READS.items()
-            }
+            parts: dict[str, list[object]] = {table: [] for table in _KEYED_READS}
+            if whole or call_id is not None:
+                for table, (query, read) in _KEYED_READS.items():
+                    where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
+                    arguments = (run_id,) if whole else (run_id, call_id)
+                    parts[table] = [read(_parsed(body)) for (body,) in db.execute(where, arguments)]
         except _Bad:
             return Err(UnreadableRecord("a member is missing or has the wrong type"))
         return Ok(
@@ -1328,7 +1343,7 @@ class _Sqlite:
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
         with self._lock:
-            match self._head(self._db, run_id):
+            match self._head(self._db, run_id, None, whole=True):
                 case Err() as failed:
                     return failed
                 case Ok(head):
@@ -1356,15 +1371,15 @@ class _Sqlite:
             db.executemany(
                 f"INSERT OR REPLACE INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
                 [
-                    (after.run_id, n, call_id, render(_KEYED_WRITES[table](item)))
-                    for n, (call_id, item) in enumerate(new.items())
+                    (after.run_id, after.revision, call_id, render(_KEYED_WRITES[table](item)))
+                    for call_id, item in new.items()
                     if old.get(call_id) != item
                 ],
             )
 
-    def update(self, run_id: str, step: _Step[T]) -> Result[T, StoreError]:
+    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         with self._lock, self._transaction() as db:
-            match self._head(db, run_id):
+            match self._head(db, run_id, call_id):
                 case Err() as failed:
                     return failed
                 case Ok(before):
