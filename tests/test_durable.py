@@ -18,6 +18,7 @@ from durable_app import FINAL, POLICY, RUN_ID, SCRIPT
 from llm_wire.agent import Idempotency, ToolContract, ToolDescriptor, make_tool
 from llm_wire.agent.projection import project_outcome
 from llm_wire.agent.store import RunStatus, SqliteRunStore, sha256_hex
+from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import OUTCOME_UNKNOWN, is_safe_to_repeat, outcome_unknown, sqlite_config
 from llm_wire.result import unwrap
 
@@ -188,3 +189,17 @@ class TestContracts:
     def test_sqlite_config(self) -> None:
         """The DBOS configuration points at one SQLite file."""
         assert sqlite_config("app", "/tmp/x.sqlite")["system_database_url"] == "sqlite:////tmp/x.sqlite"
+
+
+class TestDemo:
+    """``llm-wire demo durable``: a worker killed mid-tool, a run recovered, each effect done once."""
+
+    def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The demo kills the first worker, the second finishes the run, and each effect happened once."""
+        durable_demo.run()
+        out = capsys.readouterr().out
+        assert "Worker 1 killed with SIGKILL (exit status -9)." in out
+        assert "The run ended completed" in out
+        assert "charge_card: done 1 time(s), with 1 idempotency key(s)" in out
+        assert "send_email: done 1 time(s), with 1 idempotency key(s)" in out
+        assert "send_email's recorded outcome: outcome_unknown" in out
