@@ -25,7 +25,7 @@ from llm_wire.agent import (
     ProjectOutput,
     Runner,
     RunResult,
-    ScriptedModel,
+    ScriptedClient,
     ToolContract,
     ToolOutcome,
     call,
@@ -561,7 +561,7 @@ class FailsOnToolText(ByteEstimator):
 
 def run_one(tool: type, project_output: ProjectOutput, contract: ToolContract | None = None) -> RunResult:
     """One round calling ``tool`` then a final answer, with ``project_output`` as the runner's hook."""
-    model = ScriptedModel([reply("", call(make_tool(tool).name)), reply("done")])
+    model = ScriptedClient([reply("", call(make_tool(tool).name)), reply("done")])
     runner = Runner(
         model,
         config(Provider.OPENAI_CHAT),
