@@ -25,11 +25,12 @@ from collections.abc import Awaitable, Collection, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from llm_wire import message
 from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
+    CompensatingProvider,
     ErrorCategory,
     Idempotency,
     Runner,
@@ -61,6 +62,7 @@ from llm_wire.agent.store import (
     StartedCall,
     StoredResult,
     StoreError,
+    UnreadableRecord,
     sha256_hex,
 )
 from llm_wire.error import ProtocolError
@@ -68,6 +70,7 @@ from llm_wire.message import Message, ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, Result, unwrap
+from llm_wire.value import Value
 
 __all__ = [
     "OUTCOME_UNKNOWN",
@@ -94,7 +97,7 @@ class DurableRunError(Exception):
         self.error = error
 
 
-def sqlite_config(name: str, path: str) -> Any:
+def sqlite_config(name: str, path: str) -> DBOSConfig:
     """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""
     return {"name": name, "system_database_url": f"sqlite:///{path}", "log_level": "WARNING"}
 
@@ -213,6 +216,18 @@ class _StepProvider:
         return outcome
 
 
+class _CompensatingStepProvider(_StepProvider):
+    """The step provider of a provider that compensates: each compensation is a step too."""
+
+    def __init__(self, inner: ToolProvider, step: Any, compensate_step: Any) -> None:
+        super().__init__(inner, step)
+        self._compensate_step = compensate_step
+
+    async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        outcome: ToolOutcome = await asyncio.to_thread(self._compensate_step, invocation, failure)
+        return outcome
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The durable runner
 
@@ -265,15 +280,25 @@ class DurableRunner:
         def tool_attempt(invocation: ToolInvocation) -> ToolOutcome:
             return self._tool_step(invocation)
 
-        def workflow(run_id: str, model_name: str, conversation: str, approved: list[str]) -> str:
-            return self._run_workflow(run_id, model_name, conversation, approved)
+        def workflow(
+            run_id: str, model_name: str, conversation: str, approved: list[str], carried: dict[str, int]
+        ) -> str:
+            return self._run_workflow(run_id, model_name, conversation, approved, carried)
+
+        def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+            assert isinstance(provider, CompensatingProvider)
+            return asyncio.run(provider.compensate(invocation, failure))
 
         model_step = DBOS.step(name=f"{name}.model")(model_round)
         tool_step = DBOS.step(name=f"{name}.tool")(tool_attempt)
+        stepped: _StepProvider = _StepProvider(provider, tool_step)
+        if isinstance(provider, CompensatingProvider):
+            compensate_step = DBOS.step(name=f"{name}.compensate")(compensation)
+            stepped = _CompensatingStepProvider(provider, tool_step, compensate_step)
         self._runner = Runner(
             _StepModel(model_step),
             config,
-            _StepProvider(provider, tool_step),
+            stepped,
             project_output=self._project,
             on_event=self._event,
             **options,
@@ -339,7 +364,9 @@ class DurableRunner:
 
     # -- the workflow ----------------------------------------------------------------------------------
 
-    def _run_workflow(self, run_id: str, model_name: str, conversation: str, approved: list[str]) -> str:
+    def _run_workflow(
+        self, run_id: str, model_name: str, conversation: str, approved: list[str], carried: dict[str, int]
+    ) -> str:
         self._begin(run_id)
         self._current.run_id = run_id
         messages = unwrap(message.loads(conversation))
@@ -350,7 +377,7 @@ class DurableRunner:
                 approved=approved,
             )
         )
-        return self._end(run_id, result)
+        return self._end(run_id, result, carried)
 
     def _begin(self, run_id: str) -> None:
         """Create the record and move it to running, unless an earlier attempt or a claim already did."""
@@ -361,20 +388,27 @@ class DurableRunner:
         if record.status is RunStatus.CREATED:
             _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
 
-    def _end(self, run_id: str, result: AgentResult) -> str:
+    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> str:
         """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
         record: RunRecord = _checked(self._store.load(run_id))
         if record.status is not RunStatus.RUNNING:
             return str(record.status.value)
+        # Usage adds up across suspensions: the part before each resume travels in the continuation.
+        usage = dict(carried)
+        counts = {"model_calls": result.model_calls, "rounds": result.rounds}
+        for name in ("input_tokens", "output_tokens", "total_tokens"):
+            counts[name] = sum(getattr(u, name) or 0 for u in result.usage)
+        for name, count in counts.items():
+            usage[name] = usage.get(name, 0) + count
         if result.stop is StopReason.APPROVAL_REQUIRED and result.pending is not None:
             asked = result.detail.get("tool_call_id")
             pending = tuple((c.id, c.name) for c in result.pending.calls if c.id == asked)
-            state = message.dumps(list(result.resume_request().messages))
+            conversation = message.dumps(list(result.resume_request().messages))
+            # The suspended round runs again on resume, and counts again there.
+            carry: dict[str, Value] = {**usage, "rounds": usage["rounds"] - 1}
+            state: dict[str, Value] = {"conversation": conversation, "usage": carry}
             suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, self._policy))
             return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
-        usage = {"model_calls": result.model_calls, "rounds": result.rounds}
-        for name in ("input_tokens", "output_tokens", "total_tokens"):
-            usage[name] = sum(getattr(u, name) or 0 for u in result.usage)
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
         ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage)
         _checked(self._store.transition(run_id, record.revision, status, result=ended))
@@ -388,7 +422,7 @@ class DurableRunner:
             raise TypeError("run_id must be a non-empty str")
         with SetWorkflowID(run_id):
             handle = DBOS.start_workflow(
-                self._workflow, run_id, model_name, message.dumps(list(messages)), []
+                self._workflow, run_id, model_name, message.dumps(list(messages)), [], {}
             )
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
@@ -423,10 +457,14 @@ class DurableRunner:
         assert continuation is not None
         approved = sorted(a.call_id for a in record.approvals.values() if a.decision.value == "approved")
         state = continuation.state
-        assert isinstance(state, str)
+        conversation = state.get("conversation") if isinstance(state, dict) else None
+        carried = state.get("usage") if isinstance(state, dict) else None
+        if not isinstance(conversation, str) or not isinstance(carried, dict):
+            raise DurableRunError(UnreadableRecord("the continuation is not one this runner wrote"))
+        usage = {k: v for k, v in carried.items() if isinstance(v, int) and not isinstance(v, bool)}
         workflow_id = f"{run_id}/resume-{record.revision}"
         with SetWorkflowID(workflow_id):
-            handle = DBOS.start_workflow(self._workflow, run_id, model_name, state, approved)
+            handle = DBOS.start_workflow(self._workflow, run_id, model_name, conversation, approved, usage)
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
     def _outcome(self, run_id: str, status: str) -> RunRecord | Suspension:

@@ -415,6 +415,7 @@ def approvals(directory: Path) -> dict[str, object]:
         "admitted": sorted(done.admitted),
         "model_calls": one.calls,
         "sequences_ok": [e.sequence for e in done.events] == list(range(1, done.revision + 1)),
+        "usage": {} if done.result is None else dict(done.result.usage),
     }
     steps: list[object] = []
     outcome = second.run("run-two", "any-model", [user("write a and b")])

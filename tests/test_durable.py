@@ -139,6 +139,15 @@ class TestApprovals:
             "admitted": ["write-a"],
             "model_calls": 2,
             "sequences_ok": True,
+            # Scenario 48, durable part: usage adds up across the suspension (one model call before it,
+            # one after) and the stored result keeps it.
+            "usage": {
+                "model_calls": 2,
+                "rounds": 1,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "total_tokens": 0,
+            },
         }
 
     def test_scenario_47_batch_approvals_accumulate(self, seen: dict[str, Any]) -> None:

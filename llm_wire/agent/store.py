@@ -398,7 +398,7 @@ class UnreadableRecord:
     version: int | None = None
 
     def describe(self) -> str:
-        """``stored run record is unreadable: unknown format version 99``."""
+        """``stored run record is unreadable: the format version is not 1 or 2``."""
         return f"stored run record is unreadable: {self.problem}"
 
     def __str__(self) -> str:
@@ -983,7 +983,7 @@ def _checked_format(version: object) -> Result[int, StoreError]:
     if isinstance(version, bool) or not isinstance(version, int):
         return Err(UnreadableRecord("the format version is missing"))
     if version not in (1, RECORD_FORMAT):
-        return Err(UnreadableRecord(f"unknown format version {version}", version))
+        return Err(UnreadableRecord("the format version is not 1 or 2", version))
     return Ok(version)
 
 

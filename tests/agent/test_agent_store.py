@@ -138,7 +138,9 @@ class TestScenarios:
         assert isinstance(record_from_json(json.dumps(broken)).error, UnreadableRecord)  # type: ignore[union-attr]
         future = json.loads(text)
         future["format"] = 99
-        assert record_from_json(json.dumps(future)) == Err(UnreadableRecord("unknown format version 99", 99))
+        assert record_from_json(json.dumps(future)) == Err(
+            UnreadableRecord("the format version is not 1 or 2", 99)
+        )
 
     def test_scenario_45_projection_audit(self, store: RunStore) -> None:
         """An audit bumps the revision; a replay is a duplicate with no event; a different SHA is refused."""
