@@ -23,8 +23,7 @@ from pathlib import Path
 import attrs
 from dbos import DBOS
 
-from llm_wire import config, user
-from llm_wire._request import Prepared
+from llm_wire import Prepared, config, user
 from llm_wire.agent import (
     Approval,
     ApprovalRequest,
