@@ -139,15 +139,17 @@ class TestApprovals:
             "admitted": ["write-a"],
             "model_calls": 2,
             "sequences_ok": True,
-            # Scenario 48, durable part: usage adds up across the suspension (one model call before it,
-            # one after) and the stored result keeps it.
-            "usage": {
-                "model_calls": 2,
-                "rounds": 1,
-                "input_tokens": 0,
-                "output_tokens": 0,
-                "total_tokens": 0,
-            },
+            "usage": seen["46_done"]["usage"],
+        }
+
+    def test_scenario_48_usage_adds_up_across_a_suspension(self, seen: dict[str, Any]) -> None:
+        """The stored result counts both model calls (one before the suspension, one after) and one round."""
+        assert seen["46_done"]["usage"] == {
+            "model_calls": 2,
+            "rounds": 1,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "total_tokens": 0,
         }
 
     def test_scenario_47_batch_approvals_accumulate(self, seen: dict[str, Any]) -> None:
