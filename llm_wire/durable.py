@@ -267,6 +267,7 @@ class DurableRunner:
         self._policy = policy
         self._estimator = estimator
         self._descriptors = {d.name: d for d in provider.descriptors()}
+        self._limits = [policy.max_bytes, policy.max_tokens]
         self._reports: dict[str, ProjectionReport] = {}
         self._lock = threading.Lock()
         self._current = threading.local()
@@ -281,9 +282,14 @@ class DurableRunner:
             return self._tool_step(invocation)
 
         def workflow(
-            run_id: str, model_name: str, conversation: str, approved: list[str], carried: dict[str, int]
+            run_id: str,
+            model_name: str,
+            conversation: str,
+            approved: list[str],
+            carried: dict[str, int],
+            limits: list[int],
         ) -> str:
-            return self._run_workflow(run_id, model_name, conversation, approved, carried)
+            return self._run_workflow(run_id, model_name, conversation, approved, carried, limits)
 
         def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
             assert isinstance(provider, CompensatingProvider)
@@ -335,7 +341,8 @@ class DurableRunner:
     # -- runner hooks ----------------------------------------------------------------------------------
 
     def _project(self, outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
-        match project_outcome(outcome, self._policy, self._estimator, descriptor=descriptor):
+        policy = getattr(self._current, "policy", self._policy)
+        match project_outcome(outcome, policy, self._estimator, descriptor=descriptor):
             case Err():
                 return PROJECTION_FAILED
             case Ok(projected):
@@ -365,10 +372,17 @@ class DurableRunner:
     # -- the workflow ----------------------------------------------------------------------------------
 
     def _run_workflow(
-        self, run_id: str, model_name: str, conversation: str, approved: list[str], carried: dict[str, int]
+        self,
+        run_id: str,
+        model_name: str,
+        conversation: str,
+        approved: list[str],
+        carried: dict[str, int],
+        limits: list[int],
     ) -> str:
         self._begin(run_id)
         self._current.run_id = run_id
+        self._current.policy = ProjectionPolicy(max_bytes=limits[0], max_tokens=limits[1])
         messages = unwrap(message.loads(conversation))
         result = asyncio.run(
             self._runner.arun(
@@ -407,7 +421,8 @@ class DurableRunner:
             # The suspended round runs again on resume, and counts again there.
             carry: dict[str, Value] = {**usage, "rounds": usage["rounds"] - 1}
             state: dict[str, Value] = {"conversation": conversation, "usage": carry}
-            suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, self._policy))
+            policy = self._current.policy
+            suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
             return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
         ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage)
@@ -422,7 +437,7 @@ class DurableRunner:
             raise TypeError("run_id must be a non-empty str")
         with SetWorkflowID(run_id):
             handle = DBOS.start_workflow(
-                self._workflow, run_id, model_name, message.dumps(list(messages)), [], {}
+                self._workflow, run_id, model_name, message.dumps(list(messages)), [], {}, self._limits
             )
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
@@ -438,12 +453,20 @@ class DurableRunner:
         *,
         approve: Collection[str] = (),
         deny: Collection[str] = (),
+        policy: ProjectionPolicy | None = None,
     ) -> RunRecord | Suspension:
         """
-        Resolve the pending approvals of a suspended run (a denial fails it), claim it and run on; the
-        continuation keeps the projection policy it was suspended with.
+        Resolve the pending approvals of a suspended run (a denial fails it), claim it and run on. The run
+        keeps the projection policy it was suspended with, tightened (never widened) by ``policy``; raises
+        ``ValueError`` when that fails preflight.
         """
         record: RunRecord = _checked(self._store.load(run_id))
+        if policy is not None and record.continuation is not None:
+            tightened = record.continuation.policy.tighten(
+                max_bytes=policy.max_bytes, max_tokens=policy.max_tokens
+            )
+            if isinstance(preflight := check_policy(tightened, self._estimator), Err):
+                raise ValueError(f"DurableRunner.resume: {preflight.error.describe()}")
         store = self._store
         for call_id in deny:  # one denial fails the run
             denied: RunRecord = _checked(
@@ -462,9 +485,15 @@ class DurableRunner:
         if not isinstance(conversation, str) or not isinstance(carried, dict):
             raise DurableRunError(UnreadableRecord("the continuation is not one this runner wrote"))
         usage = {k: v for k, v in carried.items() if isinstance(v, int) and not isinstance(v, bool)}
+        effective = continuation.policy
+        if policy is not None:
+            effective = effective.tighten(max_bytes=policy.max_bytes, max_tokens=policy.max_tokens)
+        limits = [effective.max_bytes, effective.max_tokens]
         workflow_id = f"{run_id}/resume-{record.revision}"
         with SetWorkflowID(workflow_id):
-            handle = DBOS.start_workflow(self._workflow, run_id, model_name, conversation, approved, usage)
+            handle = DBOS.start_workflow(
+                self._workflow, run_id, model_name, conversation, approved, usage, limits
+            )
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
     def _outcome(self, run_id: str, status: str) -> RunRecord | Suspension:

@@ -405,7 +405,8 @@ def approvals(directory: Path) -> dict[str, object]:
         "model_calls": one.calls,
         "asked": asked[-1],
     }
-    done = first.resume("run-one", suspended.token, "any-model", approve=["write-a"])
+    override = ProjectionPolicy(max_bytes=2048, max_tokens=64)
+    done = first.resume("run-one", suspended.token, "any-model", approve=["write-a"], policy=override)
     assert isinstance(done, RunRecord)
     seen["46_done"] = {
         "status": done.status.value,
@@ -415,6 +416,7 @@ def approvals(directory: Path) -> dict[str, object]:
         "model_calls": one.calls,
         "sequences_ok": [e.sequence for e in done.events] == list(range(1, done.revision + 1)),
         "usage": {} if done.result is None else dict(done.result.usage),
+        "projected_with": [[a.report.max_bytes, a.report.max_tokens] for a in done.audits.values()],
     }
     steps: list[object] = []
     outcome = second.run("run-two", "any-model", [user("write a and b")])

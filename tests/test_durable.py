@@ -140,6 +140,8 @@ class TestApprovals:
             "model_calls": 2,
             "sequences_ok": True,
             "usage": seen["46_done"]["usage"],
+            # The persisted {1024, 128}, tightened by the resume's {2048, 64}: never widened.
+            "projected_with": [[1024, 64]],
         }
 
     def test_scenario_48_usage_adds_up_across_a_suspension(self, seen: dict[str, Any]) -> None:
