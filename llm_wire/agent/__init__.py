@@ -8,7 +8,8 @@ refused when it is made or registered if it cannot be honoured. Providers (``Too
 composite, scoped) run ``ToolInvocation``s and answer with a ``ToolOutcome``, whose canonical JSON is what
 the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``complete(prepared) -> Outcome``;
 ``ScriptedClient`` for tests) and a provider until the model answers, and ends with a ``RunResult`` whose
-``StopReason`` says why.
+``StopReason`` says why. ``project_outcome`` bounds a tool's text within the run's and the tool's byte and
+token ceilings (``llm_wire.agent.projection``); ``llm_wire.agent.store`` keeps durable run records.
 
 ::
 
@@ -116,6 +117,17 @@ from llm_wire.agent._typed import (
     parse_tool_arguments,
     snake_case,
 )
+from llm_wire.agent.projection import (
+    HeuristicEstimator,
+    OutputProjectionError,
+    ProjectedOutput,
+    ProjectionPolicy,
+    ProjectionReport,
+    TokenEstimator,
+    project,
+    project_outcome,
+    projector,
+)
 
 __all__ = [
     # typed tools
@@ -217,6 +229,16 @@ __all__ = [
     "ScriptedClient",
     "call",
     "reply",
+    # output projection
+    "HeuristicEstimator",
+    "OutputProjectionError",
+    "ProjectedOutput",
+    "ProjectionPolicy",
+    "ProjectionReport",
+    "TokenEstimator",
+    "project",
+    "project_outcome",
+    "projector",
 ]
 
 rehome(__name__, __all__, globals())

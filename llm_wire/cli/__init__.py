@@ -15,7 +15,17 @@ from llm_wire.cli import _admit, _check
 __all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "transport", "agent", "mcp")
+DEMO_SECTIONS = (
+    "parsing",
+    "codecs",
+    "contracts",
+    "admission",
+    "providers",
+    "transport",
+    "agent",
+    "durable",
+    "mcp",
+)
 
 
 def _version() -> str:

@@ -1,0 +1,511 @@
+"""
+Durable agent runs on DBOS (extra ``dbos``): a run survives a crash, a deploy or ``kill -9`` and resumes from
+its last completed step, on this machine or another, without running a tool call that must not run twice.
+
+``DurableRunner`` runs ``llm_wire.agent.Runner`` inside one DBOS workflow: each model round is a step and
+each tool attempt is a step. Before a tool runs, its call is marked started in the ``RunStore``; once the
+runner has its final outcome, the outcome is admitted there and the projection the model saw is audited
+(SHA-256 of the exact text). When a recovered workflow meets a call that was started but never finished,
+the outcome is unknown: the call runs again only when its contract makes that safe (``idempotent``, or
+``idempotent_with_key`` with a provider that consumes the key, always under the same key); otherwise the
+model gets a typed ``outcome_unknown`` tool message. An admitted call is never run again: its stored outcome
+is replayed. A run the approver suspends waits in the store for ``resume``.
+
+DBOS keeps its own state in SQLite by default (``sqlite_config``; no server to start); PostgreSQL is the
+setting for many workers. The application configures and launches DBOS; create every ``DurableRunner``
+before ``DBOS.launch()``, which is when DBOS recovers the runs a dead worker left pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Awaitable, Collection, Mapping, Sequence
+from typing import Any
+
+from attrs import frozen
+from dbos import DBOS, DBOSConfig, SetWorkflowID
+
+from llm_wire import message
+from llm_wire._request import Config, Prepared, request
+from llm_wire.agent import (
+    CompensatingProvider,
+    ErrorCategory,
+    Idempotency,
+    Runner,
+    StopReason,
+    ToolCompleted,
+    ToolDescriptor,
+    ToolInvocation,
+    ToolOutcome,
+    ToolProvider,
+)
+from llm_wire.agent import Model as AgentModel
+from llm_wire.agent import RunResult as AgentResult
+from llm_wire.agent.projection import (
+    DEFAULT_POLICY,
+    PROJECTION_FAILED,
+    ProjectionPolicy,
+    ProjectionReport,
+    TokenEstimator,
+    check_policy,
+    project_outcome,
+)
+from llm_wire.agent.store import (
+    AdmittedResult,
+    ProjectionAudit,
+    RunExists,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    StartedCall,
+    StoredResult,
+    StoreError,
+    UnreadableRecord,
+    sha256_hex,
+)
+from llm_wire.error import ProtocolError
+from llm_wire.message import Message, ToolCall
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
+from llm_wire.providers.response import FinishReason, Terminal, Usage
+from llm_wire.result import Err, Ok, Result, unwrap
+from llm_wire.value import Value
+
+__all__ = [
+    "OUTCOME_UNKNOWN",
+    "DurableRunError",
+    "DurableRunner",
+    "Suspension",
+    "is_safe_to_repeat",
+    "outcome_unknown",
+    "sqlite_config",
+]
+
+#: The failure code of a call whose earlier attempt ended without a recorded outcome.
+OUTCOME_UNKNOWN = "outcome_unknown"
+
+
+class DurableRunError(Exception):
+    """
+    The run's record refused a write the workflow needed (another worker moved the run, or the record is
+    unreadable); ``error`` is the store's typed error.
+    """
+
+    def __init__(self, error: StoreError) -> None:
+        super().__init__(error.describe())
+        self.error = error
+
+
+def sqlite_config(name: str, path: str) -> DBOSConfig:
+    """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""
+    return {"name": name, "system_database_url": f"sqlite:///{path}", "log_level": "WARNING"}
+
+
+def outcome_unknown(tool: str) -> ToolOutcome:
+    """
+    The tool message for a call whose earlier attempt was interrupted: it may or may not have taken effect,
+    and it was not run again because repeating it is not safe.
+    """
+    text = (
+        f"the call to tool {tool} was interrupted (the worker stopped) and its outcome is unknown; it was not"
+        " run again because it is not idempotent. Check whether its effect happened before calling it again."
+    )
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, OUTCOME_UNKNOWN, text, retryable=False)
+
+
+def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
+    """
+    Whether a call may run again after an unknown outcome: the tool is idempotent, or idempotent with a key
+    that its provider consumes.
+    """
+    idempotency = descriptor.contract.idempotency
+    return idempotency is Idempotency.IDEMPOTENT or (
+        idempotency is Idempotency.IDEMPOTENT_WITH_KEY and consumes_key
+    )
+
+
+def _checked(result: Result[Any, StoreError]) -> Any:
+    match result:
+        case Ok(value):
+            return value
+        case Err(error):
+            raise DurableRunError(error)
+
+
+@frozen
+class Suspension:
+    """A run waiting for approval: its record and the bearer token ``resume`` needs (never log it)."""
+
+    record: RunRecord
+    token: str
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Model rounds as steps: an outcome is kept as the response it was resolved from, and resolved again
+
+
+def _terminal_value(outcome: Outcome, prepared: Prepared) -> dict[str, Any]:
+    """What a model step records: the response behind ``outcome`` (a failure only as a failure)."""
+    usage = outcome.usage
+    kept: dict[str, Any] = {
+        "usage": None if usage is None else [usage.input_tokens, usage.output_tokens, usage.total_tokens]
+    }
+    match outcome:
+        case Answer(turn=turn):
+            return {**kept, "finish": "stop", "text": turn.text, "calls": []}
+        case NeedsTools(turn=turn):
+            calls = [[c.id, c.name, c.arguments_json] for c in turn.calls]
+            return {**kept, "finish": "tool_calls", "text": turn.text, "calls": calls}
+        case OutputLimited(text=text, calls=calls):
+            cut = [[c.id, c.name, c.arguments_json] for c in calls]
+            return {**kept, "finish": "length", "text": text, "calls": cut}
+        case Refused(reason=reason, refusal=refusal, text=text):
+            return {**kept, "finish": reason.value, "text": text, "calls": [], "refusal": refusal}
+        case _:
+            return {**kept, "failure": True}
+
+
+def _outcome_of(recorded: Mapping[str, Any], prepared: Prepared) -> Outcome:
+    counts = recorded["usage"]
+    usage = None if counts is None else Usage(*counts)
+    if recorded.get("failure"):
+        error = ProtocolError("the model call failed (recorded by a durable run)")
+        return Failure(error, Sent.COMPLETED, usage=usage)
+    calls = tuple(ToolCall(id=c[0], name=c[1], arguments_json=c[2]) for c in recorded["calls"])
+    terminal = Terminal(
+        prepared.provider,
+        FinishReason(recorded["finish"]),
+        recorded["text"],
+        calls,
+        refusal=recorded.get("refusal"),
+        usage=usage,
+    )
+    return resolve(Ok(terminal), prepared)
+
+
+async def _awaited(pending: Awaitable[Outcome]) -> Outcome:
+    return await pending
+
+
+class _StepModel:
+    """The runner's model: every call goes through the workflow's model step."""
+
+    def __init__(self, step: Any) -> None:
+        self._step = step
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        return _outcome_of(self._step(prepared), prepared)
+
+
+class _StepProvider:
+    """The runner's provider: every attempt goes through the workflow's tool step."""
+
+    def __init__(self, inner: ToolProvider, step: Any) -> None:
+        self._inner = inner
+        self._step = step
+
+    def descriptors(self) -> Sequence[ToolDescriptor]:
+        return self._inner.descriptors()
+
+    def capabilities(self, name: str) -> Any:
+        return self._inner.capabilities(name)
+
+    async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
+        outcome: ToolOutcome = await asyncio.to_thread(self._step, invocation)
+        return outcome
+
+
+class _CompensatingStepProvider(_StepProvider):
+    """The step provider of a provider that compensates: each compensation is a step too."""
+
+    def __init__(self, inner: ToolProvider, step: Any, compensate_step: Any) -> None:
+        super().__init__(inner, step)
+        self._compensate_step = compensate_step
+
+    async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        outcome: ToolOutcome = await asyncio.to_thread(self._compensate_step, invocation, failure)
+        return outcome
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The durable runner
+
+
+class DurableRunner:
+    """
+    ``Runner(model, config, provider, **options)`` run as the DBOS workflow ``name``, with every outcome in
+    ``store``. ``run(run_id, messages)`` starts a run (or joins the one under that id) and returns its final
+    record, or a ``Suspension`` when an approver asked for manual review; ``resume`` continues it. Make it
+    before ``DBOS.launch()`` in every process that may recover its runs. Raises ``ValueError`` for a
+    projection policy that fails preflight under ``estimator`` (before any model call), and for
+    ``parallel=True`` (a replayed run must call its steps in the same order).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        model: AgentModel,
+        config: Config,
+        provider: ToolProvider,
+        *,
+        store: RunStore,
+        policy: ProjectionPolicy = DEFAULT_POLICY,
+        estimator: TokenEstimator | None = None,
+        **options: Any,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise TypeError("name must be a non-empty str")
+        if options.get("parallel"):
+            raise ValueError("DurableRunner runs calls in order: parallel=True would make replays diverge")
+        if isinstance(preflight := check_policy(policy, estimator), Err):
+            raise ValueError(f"DurableRunner: {preflight.error.describe()}")
+        self.name = name
+        self._model = model
+        self._provider = provider
+        self._store = store
+        self._policy = policy
+        self._estimator = estimator
+        self._descriptors = {d.name: d for d in provider.descriptors()}
+        self._limits = [policy.max_bytes, policy.max_tokens]
+        self._reports: dict[str, ProjectionReport] = {}
+        self._lock = threading.Lock()
+        self._current = threading.local()
+        hook = options.pop("on_event", None)
+        self._on_event = hook
+
+        # DBOS decorates plain functions, not bound methods: each step is a closure over this runner.
+        def model_round(prepared: Prepared) -> dict[str, Any]:
+            return self._model_step(prepared)
+
+        def tool_attempt(invocation: ToolInvocation) -> ToolOutcome:
+            return self._tool_step(invocation)
+
+        def workflow(
+            run_id: str,
+            model_name: str,
+            conversation: str,
+            approved: list[str],
+            carried: dict[str, int],
+            limits: list[int],
+        ) -> str:
+            return self._run_workflow(run_id, model_name, conversation, approved, carried, limits)
+
+        def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+            assert isinstance(provider, CompensatingProvider)
+            return asyncio.run(provider.compensate(invocation, failure))
+
+        model_step = DBOS.step(name=f"{name}.model")(model_round)
+        tool_step = DBOS.step(name=f"{name}.tool")(tool_attempt)
+        stepped: _StepProvider = _StepProvider(provider, tool_step)
+        if isinstance(provider, CompensatingProvider):
+            compensate_step = DBOS.step(name=f"{name}.compensate")(compensation)
+            stepped = _CompensatingStepProvider(provider, tool_step, compensate_step)
+        self._runner = Runner(
+            _StepModel(model_step),
+            config,
+            stepped,
+            project_output=self._project,
+            on_event=self._event,
+            **options,
+        )
+        self._workflow = DBOS.workflow(name=f"{name}.run")(workflow)
+
+    def __repr__(self) -> str:
+        return f"<DurableRunner {self.name!r} ({len(self._descriptors)} tools)>"
+
+    # -- steps -----------------------------------------------------------------------------------------
+
+    def _model_step(self, prepared: Prepared) -> dict[str, Any]:
+        """One model round; DBOS keeps the response, so a recovered run does not ask again."""
+        answer = self._model.complete(prepared)
+        outcome: Outcome = asyncio.run(_awaited(answer)) if inspect.isawaitable(answer) else answer
+        return _terminal_value(outcome, prepared)
+
+    def _tool_step(self, invocation: ToolInvocation) -> ToolOutcome:
+        """One attempt: replay an admitted outcome, refuse an unsafe repeat, or mark the call and run it."""
+        run_id, call_id, name = invocation.context.run_id, invocation.call_id, invocation.name
+        record: RunRecord = _checked(self._store.load(run_id))
+        earlier = record.admitted.get(call_id)
+        if earlier is not None:
+            return earlier.outcome
+        started = StartedCall(call_id, invocation.idempotency_key, name, invocation.attempt)
+        mark = _checked(self._store.start_call(run_id, record.revision, started))
+        if mark.duplicate:  # this attempt started before a crash and never ended: it may have taken effect
+            capabilities = self._provider.capabilities(name)
+            consumes_key = capabilities is not None and capabilities.idempotency_key
+            if not is_safe_to_repeat(invocation.descriptor, consumes_key):
+                return outcome_unknown(name)
+        return asyncio.run(self._provider.invoke(invocation))
+
+    # -- runner hooks ----------------------------------------------------------------------------------
+
+    def _project(self, outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+        policy = getattr(self._current, "policy", self._policy)
+        match project_outcome(outcome, policy, self._estimator, descriptor=descriptor):
+            case Err():
+                return PROJECTION_FAILED
+            case Ok(projected):
+                with self._lock:
+                    self._reports[sha256_hex(projected.text)] = projected.report
+                return projected.text
+
+    def _event(self, event: Any) -> None:
+        if isinstance(event, ToolCompleted):
+            self._admit(self._current.run_id, event)
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def _admit(self, run_id: str, event: ToolCompleted) -> None:
+        """Admit the final outcome and audit what the model saw (both idempotent: a replay repeats them)."""
+        call = event.call
+        record: RunRecord = _checked(self._store.load(run_id))
+        admitted = AdmittedResult(call.id, f"{run_id}:{call.id}", call.name, event.outcome)
+        admission = _checked(self._store.admit(run_id, record.revision, admitted))
+        sha = sha256_hex(event.message)
+        with self._lock:
+            report = self._reports.pop(sha, None)
+        if report is not None:
+            audit = ProjectionAudit(call.id, call.name, sha, report)
+            _checked(self._store.record_projection(run_id, admission.record.revision, audit))
+
+    # -- the workflow ----------------------------------------------------------------------------------
+
+    def _run_workflow(
+        self,
+        run_id: str,
+        model_name: str,
+        conversation: str,
+        approved: list[str],
+        carried: dict[str, int],
+        limits: list[int],
+    ) -> str:
+        self._begin(run_id)
+        self._current.run_id = run_id
+        self._current.policy = ProjectionPolicy(max_bytes=limits[0], max_tokens=limits[1])
+        messages = unwrap(message.loads(conversation))
+        result = asyncio.run(
+            self._runner.arun(
+                request(model_name, messages),
+                run_id=run_id,
+                approved=approved,
+            )
+        )
+        return self._end(run_id, result, carried)
+
+    def _begin(self, run_id: str) -> None:
+        """Create the record and move it to running, unless an earlier attempt or a claim already did."""
+        created = self._store.create(run_id=run_id)
+        if isinstance(created, Err) and not isinstance(created.error, RunExists):
+            raise DurableRunError(created.error)
+        record: RunRecord = _checked(self._store.load(run_id))
+        if record.status is RunStatus.CREATED:
+            _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
+
+    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> str:
+        """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
+        record: RunRecord = _checked(self._store.load(run_id))
+        if record.status is not RunStatus.RUNNING:
+            return str(record.status.value)
+        # Usage adds up across suspensions: the part before each resume travels in the continuation.
+        usage = dict(carried)
+        counts = {"model_calls": result.model_calls, "rounds": result.rounds}
+        for name in ("input_tokens", "output_tokens", "total_tokens"):
+            counts[name] = sum(getattr(u, name) or 0 for u in result.usage)
+        for name, count in counts.items():
+            usage[name] = usage.get(name, 0) + count
+        if result.stop is StopReason.APPROVAL_REQUIRED and result.pending is not None:
+            asked = result.detail.get("tool_call_id")
+            pending = tuple((c.id, c.name) for c in result.pending.calls if c.id == asked)
+            conversation = message.dumps(list(result.resume_request().messages))
+            # The suspended round runs again on resume, and counts again there.
+            carry: dict[str, Value] = {**usage, "rounds": usage["rounds"] - 1}
+            state: dict[str, Value] = {"conversation": conversation, "usage": carry}
+            policy = self._current.policy
+            suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
+            return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
+        status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
+        ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage)
+        _checked(self._store.transition(run_id, record.revision, status, result=ended))
+        return status.value
+
+    # -- driving runs ----------------------------------------------------------------------------------
+
+    def run(self, run_id: str, model_name: str, messages: Sequence[Message]) -> RunRecord | Suspension:
+        """Start (or join) the run ``run_id`` (the DBOS workflow id) and wait for it."""
+        if not isinstance(run_id, str) or not run_id:
+            raise TypeError("run_id must be a non-empty str")
+        with SetWorkflowID(run_id):
+            handle = DBOS.start_workflow(
+                self._workflow, run_id, model_name, message.dumps(list(messages)), [], {}, self._limits
+            )
+        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
+
+    def wait(self, run_id: str) -> RunRecord | Suspension:
+        """Wait for a run another process started (DBOS recovers it at launch)."""
+        return self._outcome(run_id, DBOS.retrieve_workflow(run_id).get_result(polling_interval_sec=0.05))
+
+    def resume(
+        self,
+        run_id: str,
+        token: str,
+        model_name: str,
+        *,
+        approve: Collection[str] = (),
+        deny: Collection[str] = (),
+        policy: ProjectionPolicy | None = None,
+    ) -> RunRecord | Suspension:
+        """
+        Resolve the pending approvals of a suspended run (a denial fails it), claim it and run on. The run
+        keeps the projection policy it was suspended with, tightened (never widened) by ``policy``; raises
+        ``ValueError`` when that fails preflight.
+        """
+        record: RunRecord = _checked(self._store.load(run_id))
+        if policy is not None and record.continuation is not None:
+            tightened = record.continuation.policy.tighten(
+                max_bytes=policy.max_bytes, max_tokens=policy.max_tokens
+            )
+            if isinstance(preflight := check_policy(tightened, self._estimator), Err):
+                raise ValueError(f"DurableRunner.resume: {preflight.error.describe()}")
+        store = self._store
+        for call_id in deny:  # one denial fails the run
+            denied: RunRecord = _checked(
+                store.resolve_approval(run_id, record.revision, token, call_id, approved=False)
+            )
+            return denied
+        for call_id in approve:
+            record = _checked(store.resolve_approval(run_id, record.revision, token, call_id, approved=True))
+        record = _checked(self._store.claim(run_id, record.revision, token))
+        continuation = record.continuation
+        assert continuation is not None
+        approved = sorted(a.call_id for a in record.approvals.values() if a.decision.value == "approved")
+        state = continuation.state
+        conversation = state.get("conversation") if isinstance(state, dict) else None
+        carried = state.get("usage") if isinstance(state, dict) else None
+        if not isinstance(conversation, str) or not isinstance(carried, dict):
+            raise DurableRunError(UnreadableRecord("the continuation is not one this runner wrote"))
+        usage = {k: v for k, v in carried.items() if isinstance(v, int) and not isinstance(v, bool)}
+        effective = continuation.policy
+        if policy is not None:
+            effective = effective.tighten(max_bytes=policy.max_bytes, max_tokens=policy.max_tokens)
+        limits = [effective.max_bytes, effective.max_tokens]
+        workflow_id = f"{run_id}/resume-{record.revision}"
+        with SetWorkflowID(workflow_id):
+            handle = DBOS.start_workflow(
+                self._workflow, run_id, model_name, conversation, approved, usage, limits
+            )
+        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
+
+    def _outcome(self, run_id: str, status: str) -> RunRecord | Suspension:
+        record: RunRecord = _checked(self._store.load(run_id))
+        waiting, _, token = status.partition(":")
+        if waiting == RunStatus.WAITING_FOR_APPROVAL.value and token:
+            return Suspension(record, token)
+        return record
+
+
+_STATUS_OF = {
+    StopReason.ANSWERED: RunStatus.COMPLETED,
+    StopReason.CANCELLED: RunStatus.CANCELLED,
+    StopReason.DEADLINE: RunStatus.TIMED_OUT,
+}

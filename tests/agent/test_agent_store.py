@@ -1,0 +1,354 @@
+"""
+Run stores: the reference's scenarios 43-45 (§10) on both stores, approvals and continuations, the
+versioned JSON record, and SQLite shared by two processes through one file.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import json_values
+
+from llm_wire.agent import ErrorCategory, ToolOutcome
+from llm_wire.agent.projection import (
+    LimitingFactor,
+    PlainPayload,
+    ProjectionMethod,
+    ProjectionPolicy,
+    ProjectionReport,
+    project,
+)
+from llm_wire.agent.store import (
+    RECORD_FORMAT,
+    AdmittedResult,
+    ApprovalDecision,
+    CallRebound,
+    InvalidTransition,
+    InvalidWrite,
+    MemoryRunStore,
+    ProjectionAudit,
+    RecordEventKind,
+    RevisionConflict,
+    RunExists,
+    RunNotFound,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    SensitiveMetadata,
+    SqliteRunStore,
+    StartedCall,
+    StoredResult,
+    UnreadableRecord,
+    WriteProblem,
+    is_sensitive_key,
+    record_from_json,
+    record_to_json,
+    sha256_hex,
+)
+from llm_wire.result import Err, Ok, unwrap
+from llm_wire.value import parse
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
+    if request.param == "memory":
+        yield MemoryRunStore()
+    else:
+        sqlite = SqliteRunStore(tmp_path / "runs.sqlite")
+        yield sqlite
+        sqlite.close()
+
+
+def running(store: RunStore) -> RunRecord:
+    created = unwrap(store.create(metadata={"tenant": "acme"}))
+    return unwrap(store.transition(created.run_id, created.revision, RunStatus.RUNNING))
+
+
+def admitted(call_id: str, outcome: ToolOutcome, *, key: str = "", tool: str = "echo") -> AdmittedResult:
+    return AdmittedResult(call_id, key or f"run:{call_id}", tool, outcome)
+
+
+def audit_of(call_id: str, text: str, policy: ProjectionPolicy, tool: str = "echo") -> ProjectionAudit:
+    projection = unwrap(project(PlainPayload(text), policy))
+    return ProjectionAudit(call_id, tool, sha256_hex(projection.text), projection.report)
+
+
+class TestScenarios:
+    """§10 scenarios 43-45 of the reference, one test each, on both stores."""
+
+    def test_scenario_43_revisions_admissions_terminal(self, store: RunStore) -> None:
+        """Revisions, stale writes, duplicate admissions and terminal states behave as the reference says."""
+        record = running(store)
+        assert record.revision == 2
+        assert record.run_id.startswith("run-")
+        assert len(record.run_id) == 36
+        stale = store.transition(record.run_id, 1, RunStatus.CANCELLED)
+        assert stale == Err(RevisionConflict(1, 2))
+        first = unwrap(store.admit(record.run_id, 2, admitted("call-1", ToolOutcome.success("original"))))
+        assert not first.duplicate
+        assert first.record.revision == 3
+        again = unwrap(store.admit(record.run_id, 2, admitted("call-1", ToolOutcome.success("different"))))
+        assert again.duplicate
+        assert again.record.revision == 3
+        assert again.admitted is not None
+        assert again.admitted.outcome.content == "original"
+        cancelled = unwrap(store.transition(record.run_id, 3, RunStatus.CANCELLED))
+        assert cancelled.status is RunStatus.CANCELLED
+        assert store.transition(record.run_id, 4, RunStatus.COMPLETED) == Err(
+            InvalidTransition(RunStatus.CANCELLED, RunStatus.COMPLETED)
+        )
+        late = store.admit(record.run_id, 4, admitted("call-2", ToolOutcome.success("late")))
+        assert late == Err(InvalidTransition(RunStatus.CANCELLED))
+
+    def test_scenario_44_record_round_trip(self, store: RunStore) -> None:
+        """A failed 5000-char outcome, ``timed_out`` and an audit survive; v1 loads; bad ones are refused."""
+        record = running(store)
+        failure = ToolOutcome.failed(ErrorCategory.TIMEOUT, "timeout", "t" * 5000, details={"after": 3})
+        store.admit(record.run_id, 2, admitted("call-1", failure))
+        policy = ProjectionPolicy(max_bytes=256, max_tokens=64)
+        audit = audit_of("call-1", "t" * 5000, policy)
+        unwrap(store.record_projection(record.run_id, 3, audit))
+        ended = StoredResult("deadline", "deadline_reached", {"k": "v"}, {"input_tokens": 7})
+        unwrap(store.transition(record.run_id, 4, RunStatus.TIMED_OUT, result=ended))
+        loaded = unwrap(store.load(record.run_id))
+        text = record_to_json(loaded)
+        back = unwrap(record_from_json(text))
+        assert back == loaded
+        assert back.status is RunStatus.TIMED_OUT
+        outcome = back.admitted["call-1"].outcome
+        assert outcome.failure == failure.failure
+        assert outcome.content == "t" * 5000
+        assert back.audits["call-1"].projected_content_sha256 == audit.projected_content_sha256
+        assert back.audits["call-1"].report.limiting_factor is LimitingFactor.BYTES_AND_TOKENS
+        assert back.result == ended
+        version1 = json.loads(text)
+        version1["format"] = 1
+        del version1["audits"]
+        assert unwrap(record_from_json(json.dumps(version1))).audits == {}
+        broken = json.loads(text)
+        broken["audits"][0]["report"]["limiting_factor"] = "none"
+        assert isinstance(record_from_json(json.dumps(broken)).error, UnreadableRecord)  # type: ignore[union-attr]
+        future = json.loads(text)
+        future["format"] = 99
+        assert record_from_json(json.dumps(future)) == Err(
+            UnreadableRecord("the format version is not 1 or 2", 99)
+        )
+
+    def test_scenario_45_projection_audit(self, store: RunStore) -> None:
+        """An audit bumps the revision; a replay is a duplicate with no event; a different SHA is refused."""
+        record = running(store)
+        unwrap(store.admit(record.run_id, 2, admitted("call-1", ToolOutcome.success("x" * 3000))))
+        policy = ProjectionPolicy(max_bytes=256, max_tokens=64)
+        audit = audit_of("call-1", "x" * 3000, policy)
+        recorded = unwrap(store.record_projection(record.run_id, 3, audit))
+        assert recorded.record.revision == 4
+        replay = unwrap(store.record_projection(record.run_id, 3, audit))
+        assert replay.duplicate
+        loaded = unwrap(store.load(record.run_id))
+        assert [e.sequence for e in loaded.events] == [1, 2, 3, 4]
+        last = loaded.events[-1]
+        assert last.kind is RecordEventKind.TOOL_OUTPUT_PROJECTION_RECORDED
+        assert "x" * 10 not in json.dumps(dict(last.data))
+        other = ProjectionAudit("call-1", "echo", "0" * 64, audit.report)
+        assert store.record_projection(record.run_id, 4, other) == Err(
+            CallRebound("call-1", "model-visible projection")
+        )
+        bad = ProjectionReport(
+            truncated=False,
+            original_bytes=3000,
+            projected_bytes=100,
+            original_estimated_tokens=750,
+            projected_estimated_tokens=25,
+            max_bytes=256,
+            max_tokens=64,
+            limiting_factor=LimitingFactor.NONE,
+            method=ProjectionMethod.VERBATIM,
+        )
+        inconsistent = ProjectionAudit("call-1", "echo", audit.projected_content_sha256, bad)
+        assert store.record_projection(record.run_id, 4, inconsistent) == Err(
+            InvalidWrite(WriteProblem.INCONSISTENT_REPORT)
+        )
+
+
+class TestWrites:
+    """Malformed writes and the secret-key rule."""
+
+    def test_malformed_writes(self, store: RunStore) -> None:
+        """Empty ids, a bad SHA, an audit without admission and an unknown run are typed errors."""
+        record = running(store)
+        empty = admitted("", ToolOutcome.success("x"))
+        assert store.admit(record.run_id, 2, empty) == Err(InvalidWrite(WriteProblem.EMPTY_CALL_ID))
+        policy = ProjectionPolicy()
+        audit = audit_of("call-9", "hello", policy)
+        assert store.record_projection(record.run_id, 2, audit) == Err(
+            InvalidWrite(WriteProblem.NOT_ADMITTED)
+        )
+        bad_sha = ProjectionAudit("call-9", "echo", "ABC", audit.report)
+        assert store.record_projection(record.run_id, 2, bad_sha) == Err(
+            InvalidWrite(WriteProblem.BAD_SHA256)
+        )
+        assert store.load("run-missing") == Err(RunNotFound("run-missing"))
+        unwrap(store.admit(record.run_id, 2, admitted("call-1", ToolOutcome.success("x"))))
+        rebound = admitted("call-1", ToolOutcome.success("x"), key="other-key")
+        assert store.admit(record.run_id, 3, rebound) == Err(CallRebound("call-1", "idempotency_key"))
+        renamed = admitted("call-1", ToolOutcome.success("x"), tool="other")
+        assert store.admit(record.run_id, 3, renamed) == Err(CallRebound("call-1", "tool_name"))
+
+    def test_started_calls_and_existing_runs(self, store: RunStore) -> None:
+        """A started call is marked once (a repeat is a duplicate); a run id is created once."""
+        record = running(store)
+        call = StartedCall("call-1", "run:call-1", "echo")
+        first = unwrap(store.start_call(record.run_id, 2, call))
+        assert not first.duplicate
+        again = unwrap(store.start_call(record.run_id, 2, call))
+        assert again.duplicate
+        assert again.admitted is None
+        assert again.record.started == {"call-1": call}
+        other = StartedCall("call-1", "other", "echo")
+        assert isinstance(store.start_call(record.run_id, 3, other).error, CallRebound)  # type: ignore[union-attr]
+        assert store.create(run_id=record.run_id) == Err(RunExists(record.run_id))
+        loaded = unwrap(store.load(record.run_id))
+        assert unwrap(record_from_json(record_to_json(loaded))).started == {"call-1": call}
+
+    def test_sensitive_metadata(self, store: RunStore) -> None:
+        """Keys that look like secrets are refused at run start, and the text does not repeat the key."""
+        for key in ("token", "apiKey", "session.cookie", "db_password", "x-api-key", "clientSecret"):
+            assert is_sensitive_key(key), key
+        for key in ("tenant", "tokenizer", "user_id", "cookies_enabled"):
+            assert not is_sensitive_key(key), key
+        refused = store.create(metadata={"authToken": "abc"})
+        assert refused == Err(SensitiveMetadata("authToken"))
+        assert isinstance(refused, Err)
+        assert "authToken" not in str(refused.error)
+
+
+class TestApprovals:
+    """Suspension, resolution and claims (recovery included) at the store."""
+
+    def test_approve_claim_and_reclaim(self, store: RunStore) -> None:
+        """Approve, claim, reclaim after a crash; a terminal write clears the continuation."""
+        record = running(store)
+        policy = ProjectionPolicy(max_bytes=1024, max_tokens=128)
+        suspended = unwrap(store.suspend(record.run_id, 2, (("write-a", "write"),), {"round": 1}, policy))
+        waiting = suspended.record
+        assert waiting.status is RunStatus.WAITING_FOR_APPROVAL
+        assert waiting.continuation is not None
+        assert waiting.continuation.policy == policy
+        assert suspended.token not in record_to_json(unwrap(store.load(record.run_id)))
+        early = store.claim(record.run_id, 3, suspended.token)
+        assert early == Err(InvalidWrite(WriteProblem.NOT_APPROVED))
+        wrong = store.resolve_approval(record.run_id, 3, "not-the-token", "write-a", approved=True)
+        assert wrong == Err(InvalidWrite(WriteProblem.BAD_TOKEN))
+        approved = unwrap(store.resolve_approval(record.run_id, 3, suspended.token, "write-a", approved=True))
+        assert approved.approvals["write-a"].decision is ApprovalDecision.APPROVED
+        claimed = unwrap(store.claim(record.run_id, 4, suspended.token))
+        assert claimed.status is RunStatus.RUNNING
+        assert claimed.continuation is not None
+        assert claimed.continuation.active
+        assert store.claim(record.run_id, 4, suspended.token) == Err(RevisionConflict(4, 5))
+        reclaimed = unwrap(store.claim(record.run_id, 5, suspended.token))
+        assert reclaimed.continuation is not None
+        assert reclaimed.continuation.claims == 2
+        assert reclaimed.continuation.state == {"round": 1}
+        done = unwrap(
+            store.transition(record.run_id, 6, RunStatus.COMPLETED, result=StoredResult("ok", "stop"))
+        )
+        assert done.continuation is None
+        assert [e.sequence for e in unwrap(store.load(record.run_id)).events] == list(range(1, 8))
+
+    def test_denial_fails_the_run(self, store: RunStore) -> None:
+        """A denied approval ends the run as failed with the reason."""
+        record = running(store)
+        suspended = unwrap(store.suspend(record.run_id, 2, (("c1", "write"),), None, ProjectionPolicy()))
+        denied = unwrap(
+            store.resolve_approval(record.run_id, 3, suspended.token, "c1", approved=False, reason="no")
+        )
+        assert denied.status is RunStatus.FAILED
+        assert denied.result == StoredResult("no", "tool_call_denied", {"tool_call_id": "c1"})
+
+
+class TestRecords:
+    """The versioned JSON record."""
+
+    def test_corrupt_json_is_typed(self) -> None:
+        """Text that is not a record is an ``UnreadableRecord``, never an exception."""
+        for text in ("", "{", "[]", '{"format": 2}', '{"format": "2"}', "null"):
+            assert isinstance(record_from_json(text), Err)
+        with pytest.raises(TypeError, match="text"):
+            record_from_json(3)  # type: ignore[arg-type]
+
+    @settings(max_examples=60)
+    @given(json_values(), st.text(max_size=200), st.booleans())
+    def test_round_trip(self, data: object, content: str, failed: bool) -> None:
+        """Any admitted outcome (exact numbers included) survives ``record_to_json``/``record_from_json``."""
+        store = MemoryRunStore()
+        record = running(store)
+        outcome = (
+            ToolOutcome.failed(ErrorCategory.CONFLICT, "conflict", content, details=data)  # type: ignore[arg-type]
+            if failed
+            else ToolOutcome.success(content, data)  # type: ignore[arg-type]
+        )
+        unwrap(store.admit(record.run_id, 2, admitted("c", outcome)))
+        loaded = unwrap(store.load(record.run_id))
+        back = unwrap(record_from_json(record_to_json(loaded)))
+        assert back == loaded
+        kept = back.admitted["c"].outcome
+        # Equal as JSON values: ``-0`` (a Decimal) reads back as the integer 0.
+        assert parse(kept.model_text()) == parse(outcome.model_text())
+        assert json.loads(record_to_json(back))["format"] == RECORD_FORMAT
+
+    @settings(max_examples=100)
+    @given(st.text(max_size=300))
+    def test_arbitrary_text_never_raises(self, text: str) -> None:
+        """Arbitrary text is refused or read, never raised on."""
+        assert isinstance(record_from_json(text), Ok | Err)
+
+
+_WRITER = """
+import sys
+from llm_wire.agent import ToolOutcome
+from llm_wire.agent.store import AdmittedResult, SqliteRunStore
+from llm_wire.result import unwrap
+
+store = SqliteRunStore(sys.argv[1])
+run_id = sys.argv[2]
+for n in range(int(sys.argv[3])):
+    while True:
+        record = unwrap(store.load(run_id))
+        call = f"{sys.argv[4]}-{n}"
+        admitted = AdmittedResult(call, call, "t", ToolOutcome.success("x"))
+        result = store.admit(run_id, record.revision, admitted)
+        if result.__class__.__name__ == "Ok":
+            break
+store.close()
+"""
+
+
+class TestSqlite:
+    """Two processes share one SQLite file."""
+
+    def test_two_processes_write_one_run(self, tmp_path: Path) -> None:
+        """Concurrent writers retry on conflicts; every admission lands once and the sequence stays whole."""
+        path = tmp_path / "shared.sqlite"
+        store = SqliteRunStore(path)
+        record = running(store)
+        script = textwrap.dedent(_WRITER)
+        writers = [
+            subprocess.Popen([sys.executable, "-c", script, str(path), record.run_id, "20", name])
+            for name in ("a", "b")
+        ]
+        assert [w.wait(timeout=120) for w in writers] == [0, 0]
+        final = unwrap(store.load(record.run_id))
+        assert len(final.admitted) == 40
+        assert [e.sequence for e in final.events] == list(range(1, final.revision + 1))
+        assert final.revision == 42
+        store.close()
+        assert SqliteRunStore(path).load(record.run_id) == Ok(final)

@@ -1,0 +1,444 @@
+"""
+The application the durable crash test runs in real subprocesses: three tools with side effects written to a
+file, a scripted model, a SQLite run store that can pause after any write, and a driver that forks workers,
+kills them with SIGKILL at chosen points and resumes them.
+
+``python tests/durable_app.py crash BASE SEEDS`` runs SEEDS seeds under BASE (one directory each) and prints
+one JSON line per seed; the test reads the directories afterwards. DBOS is imported once here and every
+worker is a forked child, so a seed costs a DBOS launch, not an interpreter start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+from dbos import DBOS
+
+from llm_wire import Prepared, config, user
+from llm_wire.agent import (
+    Approval,
+    ApprovalRequest,
+    Capability,
+    Idempotency,
+    InvocationContext,
+    ProviderCapabilities,
+    ReflectedProvider,
+    Risk,
+    SideEffect,
+    ToolContract,
+    Verdict,
+    make_tool,
+    reflect,
+)
+from llm_wire.agent.projection import ProjectionPolicy
+from llm_wire.agent.store import (
+    Admission,
+    AdmittedResult,
+    ProjectionAudit,
+    RunRecord,
+    RunStatus,
+    SqliteRunStore,
+    StartedCall,
+    StoredResult,
+    StoreError,
+    Suspended,
+)
+from llm_wire.durable import DurableRunner, Suspension, sqlite_config
+from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
+from llm_wire.outcome import Outcome, resolve
+from llm_wire.providers.response import FinishReason, Terminal
+from llm_wire.result import Ok, Result
+from llm_wire.value import Value
+
+RUN_ID = "run-crash"
+FINAL = "all six calls answered"
+#: The policy the agent runs with: the lookup tool's output (5,000 characters) is always truncated.
+POLICY = ProjectionPolicy(max_bytes=1024, max_tokens=256)
+#: Which tool each call of the script uses, by call id.
+SCRIPT = (
+    (("call-0-0", "append_note", '{"text": "first"}'), ("call-0-1", "set_value", '{"value": 1}')),
+    (("call-1-0", "lookup", '{"query": "q"}'), ("call-1-1", "append_note", '{"text": "second"}')),
+    (("call-2-0", "set_value", '{"value": 2}'), ("call-2-1", "append_note", '{"text": "third"}')),
+)
+
+_state: dict[str, object] = {"points": 0, "kill_at": 0, "effects": None}
+
+
+def point(label: str) -> None:
+    """Count a crash point; at the chosen one, say so and wait to be killed."""
+    count = int(str(_state["points"])) + 1
+    _state["points"] = count
+    if count == _state["kill_at"]:
+        print(json.dumps({"pause": count, "at": label}), flush=True)
+        time.sleep(3600)
+
+
+def effect(tool: str, ctx: InvocationContext) -> None:
+    """The side effect: one line per execution, on disk before the tool returns."""
+    path = _state["effects"]
+    assert isinstance(path, Path)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"tool": tool, "call_id": ctx.call_id, "key": ctx.idempotency_key}) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+@attrs.frozen
+class AppendNote:
+    """Append a note (not idempotent: each run appends again)."""
+
+    text: str
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        point("append_note started")
+        effect("append_note", ctx)
+        point("append_note took effect")
+        return f"noted {self.text}"
+
+
+@attrs.frozen
+class SetValue:
+    """Set the value (idempotent with its key: the service drops a repeated key)."""
+
+    value: int
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        point("set_value started")
+        effect("set_value", ctx)
+        point("set_value took effect")
+        return f"value is {self.value}"
+
+
+@attrs.frozen
+class Lookup:
+    """Look something up (a read: idempotent)."""
+
+    query: str
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        point("lookup started")
+        effect("lookup", ctx)
+        point("lookup took effect")
+        return "HEAD-" + "r" * 5000 + "-TAIL"
+
+
+def provider() -> ReflectedProvider:
+    """The three tools, with their contracts."""
+    return reflect(
+        make_tool(AppendNote, contract=ToolContract(idempotency=Idempotency.NON_IDEMPOTENT)),
+        make_tool(
+            SetValue,
+            contract=ToolContract(idempotency=Idempotency.IDEMPOTENT_WITH_KEY),
+            capabilities=ProviderCapabilities(idempotency_key=True),
+        ),
+        make_tool(Lookup, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)),
+    )
+
+
+class ScriptModel:
+    """The scripted model, a function of the conversation: round n makes the calls of ``SCRIPT[n]``."""
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        point("model called")
+        messages = prepared.request.messages
+        rounds = sum(isinstance(m, AssistantTurn) for m in messages)
+        if rounds < len(SCRIPT):
+            calls = tuple(tool_call(*call) for call in SCRIPT[rounds])
+            terminal = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)
+        else:
+            assert sum(isinstance(m, ToolResult) for m in messages) == 6
+            terminal = Terminal(prepared.provider, FinishReason.STOP, FINAL)
+        return resolve(Ok(terminal), prepared)
+
+
+class PausingStore:
+    """A SQLite run store that counts a crash point after every write."""
+
+    def __init__(self, path: Path) -> None:
+        self._inner = SqliteRunStore(path)
+
+    def _after(self, label: str, result: Result[object, StoreError]) -> None:
+        point(label)
+
+    def create(
+        self, *, run_id: str | None = None, trace_id: str | None = None, metadata: Mapping[str, str] = {}
+    ) -> Result[RunRecord, StoreError]:
+        result = self._inner.create(run_id=run_id, trace_id=trace_id, metadata=metadata)
+        self._after("created", result)
+        return result
+
+    def load(self, run_id: str) -> Result[RunRecord, StoreError]:
+        return self._inner.load(run_id)
+
+    def transition(
+        self, run_id: str, revision: int, status: RunStatus, *, result: StoredResult | None = None
+    ) -> Result[RunRecord, StoreError]:
+        moved = self._inner.transition(run_id, revision, status, result=result)
+        self._after(f"moved to {status.value}", moved)
+        return moved
+
+    def start_call(self, run_id: str, revision: int, call: StartedCall) -> Result[Admission, StoreError]:
+        started = self._inner.start_call(run_id, revision, call)
+        self._after(f"{call.call_id} marked started", started)
+        return started
+
+    def admit(self, run_id: str, revision: int, result: AdmittedResult) -> Result[Admission, StoreError]:
+        admitted = self._inner.admit(run_id, revision, result)
+        self._after(f"{result.call_id} admitted", admitted)
+        return admitted
+
+    def record_projection(
+        self, run_id: str, revision: int, audit: ProjectionAudit
+    ) -> Result[Admission, StoreError]:
+        recorded = self._inner.record_projection(run_id, revision, audit)
+        self._after(f"{audit.call_id} projection audited", recorded)
+        return recorded
+
+    def suspend(
+        self,
+        run_id: str,
+        revision: int,
+        pending: tuple[tuple[str, str], ...],
+        state: Value,
+        policy: ProjectionPolicy,
+    ) -> Result[Suspended, StoreError]:
+        return self._inner.suspend(run_id, revision, pending, state, policy)
+
+    def resolve_approval(
+        self, run_id: str, revision: int, token: str, call_id: str, *, approved: bool, reason: str = ""
+    ) -> Result[RunRecord, StoreError]:
+        inner = self._inner
+        return inner.resolve_approval(run_id, revision, token, call_id, approved=approved, reason=reason)
+
+    def claim(self, run_id: str, revision: int, token: str) -> Result[RunRecord, StoreError]:
+        return self._inner.claim(run_id, revision, token)
+
+
+def worker(directory: Path, kill_at: int, *, start: bool) -> None:
+    """One worker process: launch DBOS on the seed's files, then start the run or wait for its recovery."""
+    _state.update(points=0, kill_at=kill_at, effects=directory / "effects.jsonl")
+    DBOS(config=sqlite_config("crash", str(directory / "dbos.sqlite")))
+    runner = DurableRunner(
+        "crash",
+        ScriptModel(),
+        config(Provider.OPENAI_CHAT),
+        provider(),
+        store=PausingStore(directory / "runs.sqlite"),
+        policy=POLICY,
+    )
+    DBOS.launch()
+    ended = runner.run(RUN_ID, "any-model", [user("do the six things")]) if start else runner.wait(RUN_ID)
+    assert isinstance(ended, RunRecord)
+    print(json.dumps({"done": ended.status.value, "points": _state["points"]}), flush=True)
+
+
+def _fork(directory: Path, kill_at: int, *, start: bool) -> dict[str, object]:
+    """Fork a worker; SIGKILL it when it pauses. Returns what it said."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its stdout is the pipe; it never returns into the driver
+        os.close(read)
+        os.dup2(write, 1)
+        code = 0
+        try:
+            worker(directory, kill_at, start=start)
+        except BaseException as error:  # report and die: the parent fails the seed
+            print(json.dumps({"error": type(error).__name__, "detail": str(error)[:300]}), flush=True)
+            code = 1
+        sys.stdout.flush()
+        os._exit(code)
+    os.close(write)
+    said: dict[str, object] = {}
+    buffer = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([read], [], [], 1.0)
+        if not ready:
+            continue
+        chunk = os.read(read, 65536)
+        if not chunk:
+            break
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            said = json.loads(line)
+            if "pause" in said:
+                os.kill(pid, signal.SIGKILL)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        said = {"error": "timeout"}
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    said["killed"] = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    return said
+
+
+def _seed(directory: Path, seed: int, total: int) -> dict[str, object]:
+    """One seed: a worker killed at its point, maybe a recovering one killed too, then one that finishes."""
+    rng = random.Random(seed)
+    # The first seeds kill at every point in turn; the rest kill at a random point, then kill the
+    # recovering worker too at a random point of its own (if it gets that far).
+    kill_at = seed + 1 if seed < total else rng.randint(1, total)
+    steps = [_fork(directory, kill_at, start=True)]
+    if seed >= total:
+        steps.append(_fork(directory, rng.randint(1, 12), start=False))
+    steps.append(_fork(directory, 0, start=False))
+    return {"seed": seed, "kill_at": kill_at, "steps": steps}
+
+
+#: Seeds run side by side: a recovering worker mostly waits for DBOS's queue poll (one second).
+PARALLEL = 6
+
+
+def crash(base: Path, seeds: int) -> None:
+    """A full run to count the points, then one killed-and-resumed run per seed, each at its own point."""
+    dry = base / "dry"
+    dry.mkdir(parents=True)
+    first = _fork(dry, 0, start=True)
+    print(json.dumps({"seed": "dry", "steps": [first]}), flush=True)
+    total = int(str(first.get("points", 0)))
+    running: dict[int, int] = {}
+    pending = list(range(seeds))
+    while pending or running:
+        while pending and len(running) < PARALLEL:
+            seed = pending.pop(0)
+            directory = base / f"seed-{seed}"
+            directory.mkdir()
+            pid = os.fork()
+            if pid == 0:  # a seed runner: forks its own workers, writes its report, never returns
+                code = 0
+                try:
+                    report = _seed(directory, seed, total)
+                    (directory / "report.json").write_text(json.dumps(report), encoding="utf-8")
+                except BaseException:
+                    code = 1
+                os._exit(code)
+            running[pid] = seed
+        pid, _ = os.wait()
+        running.pop(pid, None)
+    for seed in range(seeds):
+        report_path = base / f"seed-{seed}" / "report.json"
+        missing = {"seed": seed, "steps": [{"error": "no report"}]}
+        text = report_path.read_text(encoding="utf-8") if report_path.exists() else json.dumps(missing)
+        print(text, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Approvals (§10 scenarios 46 and 47): a durable run suspends for manual review and resumes
+
+
+@attrs.frozen
+class WriteFile:
+    """Write a file (needs approval)."""
+
+    path: str
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        effect("write_file", ctx)
+        return f"wrote {self.path}"
+
+
+WRITE_CONTRACT = ToolContract(
+    approval=Approval.ALWAYS,
+    side_effect=SideEffect.WRITE,
+    idempotency=Idempotency.IDEMPOTENT_WITH_KEY,
+    capabilities=(Capability("filesystem.write", Risk.HIGH, "writes files"),),
+)
+
+
+class BatchModel:
+    """One batch of ``paths`` writes, then an answer; counts its calls."""
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        self.calls = 0
+
+    def complete(self, prepared: Prepared) -> Outcome:
+        self.calls += 1
+        if any(isinstance(m, ToolResult) for m in prepared.request.messages):
+            return resolve(Ok(Terminal(prepared.provider, FinishReason.STOP, "written")), prepared)
+        calls = tuple(tool_call(f"write-{p}", "write_file", json.dumps({"path": p})) for p in self.paths)
+        return resolve(Ok(Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)), prepared)
+
+
+def approvals(directory: Path) -> dict[str, object]:
+    """Scenario 46 (one gated call) and 47 (a batch of two), each suspended and resumed; what was seen."""
+    _state.update(points=0, kill_at=0, effects=directory / "effects.jsonl")
+    DBOS(config=sqlite_config("approvals", str(directory / "dbos.sqlite")))
+    store = SqliteRunStore(directory / "runs.sqlite")
+    tools = reflect(
+        make_tool(WriteFile, contract=WRITE_CONTRACT, capabilities=ProviderCapabilities(idempotency_key=True))
+    )
+    asked: list[list[str]] = []
+
+    def approver(request: ApprovalRequest) -> Verdict:
+        asked.append([request.call_id, *(c.name for c in request.capabilities)])
+        return Verdict.ASK
+
+    one, two = BatchModel(("a",)), BatchModel(("a", "b"))
+    policy = ProjectionPolicy(max_bytes=1024, max_tokens=128)
+    first = DurableRunner(
+        "one", one, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
+    )
+    second = DurableRunner(
+        "two", two, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
+    )
+    DBOS.launch()
+    seen: dict[str, object] = {}
+    suspended = first.run("run-one", "any-model", [user("write a")])
+    assert isinstance(suspended, Suspension)
+    record = suspended.record
+    assert record.continuation is not None
+    seen["46_suspended"] = {
+        "status": record.status.value,
+        "pending": sorted(record.approvals),
+        "policy": [record.continuation.policy.max_bytes, record.continuation.policy.max_tokens],
+        "model_calls": one.calls,
+        "asked": asked[-1],
+    }
+    override = ProjectionPolicy(max_bytes=2048, max_tokens=64)
+    done = first.resume("run-one", suspended.token, "any-model", approve=["write-a"], policy=override)
+    assert isinstance(done, RunRecord)
+    seen["46_done"] = {
+        "status": done.status.value,
+        "content": "" if done.result is None else done.result.content,
+        "continuation": done.continuation is not None,
+        "admitted": sorted(done.admitted),
+        "model_calls": one.calls,
+        "sequences_ok": [e.sequence for e in done.events] == list(range(1, done.revision + 1)),
+        "usage": {} if done.result is None else dict(done.result.usage),
+        "projected_with": [[a.report.max_bytes, a.report.max_tokens] for a in done.audits.values()],
+    }
+    steps: list[object] = []
+    outcome = second.run("run-two", "any-model", [user("write a and b")])
+    while isinstance(outcome, Suspension):
+        pending = sorted(
+            a.call_id for a in outcome.record.approvals.values() if a.decision.value == "pending"
+        )
+        steps.append({"pending": pending, "admitted": sorted(outcome.record.admitted)})
+        outcome = second.resume("run-two", outcome.token, "any-model", approve=pending)
+    seen["47_steps"] = steps
+    seen["47_done"] = {
+        "status": outcome.status.value,
+        "admitted": sorted(outcome.admitted),
+        "model_calls": two.calls,
+    }
+    path = directory / "effects.jsonl"
+    seen["effects"] = [json.loads(line)["call_id"] for line in path.read_text().splitlines()]
+    return seen
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "crash":
+        crash(Path(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "approvals":
+        print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
