@@ -1,0 +1,192 @@
+"""
+What the toolkits share: approval, audit events and cancellation.
+
+Schema validation is not authorization: the filesystem and process runtimes check their policy, ask an
+``Approver`` and record ``AuditEvent``s themselves, at the moment they perform the effect. An approver that
+raises, or answers anything but ``APPROVED``, denies (fail closed). A sink that raises is ignored, so
+telemetry can never turn a finished mutation into an ambiguous failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import threading
+from collections.abc import Mapping
+from typing import Protocol, TypeAlias
+
+from attrs import define, field, frozen
+
+__all__ = [
+    "Risk",
+    "ApprovalRequest",
+    "ApprovalDecision",
+    "Approver",
+    "ApproveAll",
+    "AuditKind",
+    "AuditEvent",
+    "AuditSink",
+    "AuditLog",
+    "Cancellation",
+    "ConfigurationError",
+    "Metadata",
+    "MetadataValue",
+]
+
+#: A metadata value: JSON scalars only.
+MetadataValue: TypeAlias = str | int | bool
+#: Caller or runtime metadata attached to a request or result.
+Metadata: TypeAlias = Mapping[str, MetadataValue]
+
+
+class Risk(enum.Enum):
+    """How much an operation can change: what an approver weighs."""
+
+    LOW = "low"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+@frozen
+class ApprovalRequest:
+    """
+    What an approver is asked: the capability (``filesystem.write``, ``process.execute``,
+    ``process.shell``), its risk, the operation, and the resources it touches (root-relative paths, or the
+    executable and workdir).
+    """
+
+    capability: str
+    risk: Risk
+    operation: str
+    operation_id: str
+    resources: tuple[str, ...]
+
+
+class ApprovalDecision(enum.Enum):
+    """An approver's answer; only ``APPROVED`` lets the operation run."""
+
+    APPROVED = "approved"
+    DENIED = "denied"
+    #: A human should look; the runtime cannot wait for one, so this denies too.
+    NEEDS_REVIEW = "needs_review"
+
+
+class Approver(Protocol):
+    """Decides approval requests; an exception counts as a denial."""
+
+    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The decision for ``request``."""
+        ...
+
+
+@frozen
+class ApproveAll:
+    """An approver that approves everything: for a host that has already approved the call itself."""
+
+    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        """``APPROVED``."""
+        return ApprovalDecision.APPROVED
+
+
+class AuditKind(enum.Enum):
+    """What an audit event records."""
+
+    #: The policy allowed the request (approval may still be needed).
+    POLICY_EVALUATED = "policy_evaluated"
+    APPROVAL_APPROVED = "approval_approved"
+    APPROVAL_DENIED = "approval_denied"
+    #: A filesystem operation ended, with any status (every operation ends with exactly one).
+    OPERATION_FINISHED = "operation_finished"
+    #: A process was launched.
+    PROCESS_STARTED = "process_started"
+    #: A process request ended, launched or refused (every request ends with exactly one).
+    PROCESS_FINISHED = "process_finished"
+
+
+@frozen
+class AuditEvent:
+    """
+    One audit record. ``status`` is the operation's status or termination reason on a finishing event, and
+    ``details`` holds counts and flags (bytes, items, truncation, exit code): runtime values, never content.
+    """
+
+    kind: AuditKind
+    toolkit: str
+    operation: str
+    operation_id: str
+    resources: tuple[str, ...] = ()
+    status: str | None = None
+    error: str | None = None
+    details: Mapping[str, MetadataValue] = field(factory=dict)
+
+
+class AuditSink(Protocol):
+    """Receives audit events; whatever it raises is swallowed."""
+
+    def record(self, event: AuditEvent) -> None:
+        """Keep or forward ``event``."""
+        ...
+
+
+@define
+class AuditLog:
+    """An in-memory sink: every event, in order (thread-safe)."""
+
+    events: list[AuditEvent] = field(factory=list)
+    _lock: threading.Lock = field(factory=threading.Lock, init=False, repr=False)
+
+    def record(self, event: AuditEvent) -> None:
+        """Append ``event``."""
+        with self._lock:
+            self.events.append(event)
+
+    def kinds(self) -> list[AuditKind]:
+        """The kinds recorded so far, in order."""
+        with self._lock:
+            return [event.kind for event in self.events]
+
+
+@frozen
+class Cancellation:
+    """
+    A cooperative cancellation flag shared with a running operation: ``cancel()`` from any thread, and the
+    runtime stops at its next check (a process is killed with its whole tree).
+    """
+
+    _event: threading.Event = field(factory=threading.Event, init=False, repr=False)
+
+    def cancel(self) -> None:
+        """Ask the operation to stop."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether ``cancel()`` was called."""
+        return self._event.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for cancellation; returns whether it was cancelled."""
+        return self._event.wait(timeout)
+
+
+def _emit(sink: AuditSink | None, event: AuditEvent) -> None:
+    """Give ``event`` to ``sink``, swallowing whatever it raises."""
+    if sink is None:
+        return
+    # A broken sink must not change the operation's outcome.
+    with contextlib.suppress(Exception):
+        sink.record(event)
+
+
+def _ask(approver: Approver | None, request: ApprovalRequest) -> bool:
+    """Whether ``approver`` approves ``request``; no approver, an exception or any other answer deny."""
+    if approver is None:
+        return False
+    try:
+        return approver.decide(request) is ApprovalDecision.APPROVED
+    except Exception:
+        return False
+
+
+class ConfigurationError(ValueError):
+    """A toolkit policy that cannot be used, found at construction; the message names the setting."""
