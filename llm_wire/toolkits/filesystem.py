@@ -57,6 +57,7 @@ from llm_wire.toolkits.governance import (
     Risk,
     _ask,
     _emit,
+    _path,
 )
 
 __all__ = [
@@ -122,7 +123,7 @@ class FilesystemPolicy:
     (write approval also covers replace, create_directory and copy).
     """
 
-    root: str = field(converter=os.fspath)
+    root: str = field(converter=_path)
     allow_read: bool = True
     allow_write: bool = False
     allow_create_directory: bool = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import os
 import threading
 from collections.abc import Mapping
 from typing import Protocol, TypeAlias
@@ -186,6 +187,16 @@ def _ask(approver: Approver | None, request: ApprovalRequest) -> bool:
         return approver.decide(request) is ApprovalDecision.APPROVED
     except Exception:
         return False
+
+
+def _path(value: str | os.PathLike[str]) -> str:
+    """A path setting as text; anything else is a ``TypeError``."""
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError("a root must be a str or path")
+    text = os.fspath(value)
+    if not isinstance(text, str):
+        raise TypeError("a root must be a str or path")
+    return text
 
 
 class ConfigurationError(ValueError):

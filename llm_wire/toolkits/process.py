@@ -37,6 +37,7 @@ from llm_wire.toolkits.governance import (
     Risk,
     _ask,
     _emit,
+    _path,
 )
 
 __all__ = [
@@ -122,7 +123,7 @@ class ProcessPolicy:
     The shell is off; turned on, it still asks for approval unless ``require_approval_for_shell`` is off.
     """
 
-    working_directory_root: str = field(converter=os.fspath)
+    working_directory_root: str = field(converter=_path)
     allowed_executables: tuple[str, ...] = field(default=(), converter=_strings)
     executable_search_paths: tuple[str, ...] = field(default=(), converter=_strings)
     default_workdir: str = "."
