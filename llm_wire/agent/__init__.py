@@ -1,0 +1,136 @@
+"""
+Typed tools under contracts: ``llm_wire.agent``.
+
+A typed tool is an attrs class or dataclass whose fields are its arguments and whose ``invoke`` does the
+work (``make_tool``; plain functions with ``function_tool``). A ``ToolDescriptor`` pairs the model-visible
+``Tool`` with its ``ToolContract`` (side effect, idempotency, approval, timeout, retries, output schema...),
+refused when it is made or registered if it cannot be honoured. Providers (``ToolProvider``: reflected,
+composite, scoped) run ``ToolInvocation``s and answer with a ``ToolOutcome``, whose canonical JSON is what
+the model sees.
+
+::
+
+    ToolOutcome(content, data, failure, artifacts, ...)
+    └── ToolFailure(category: ErrorCategory, code, message, retryable, details)
+"""
+
+from __future__ import annotations
+
+from llm_wire._public import rehome
+from llm_wire.agent._descriptor import (
+    DESCRIPTOR_FORMAT,
+    MIN_OUTPUT_BYTES,
+    MIN_OUTPUT_TOKENS,
+    Approval,
+    Capability,
+    Compensation,
+    HeartbeatPolicy,
+    Idempotency,
+    OutputCeilings,
+    OutputValidation,
+    ProviderCapabilities,
+    ResourceVersion,
+    RetryPolicy,
+    Risk,
+    SideEffect,
+    ToolContract,
+    ToolDescriptor,
+    check_capabilities,
+    describe,
+    descriptor_from_json_schema,
+)
+from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation, invocation_for
+from llm_wire.agent._outcome import (
+    ErrorCategory,
+    ErrorCode,
+    ToolFailure,
+    ToolOutcome,
+    category_for_exception,
+    category_for_status,
+    outcome_for_exception,
+)
+from llm_wire.agent._providers import (
+    CompensatingProvider,
+    CompositeProvider,
+    ReflectedProvider,
+    ScopedProvider,
+    ToolProvider,
+    compose,
+    reflect,
+    scope,
+)
+from llm_wire.agent._results import (
+    MAX_ISSUE_BYTES,
+    MAX_ISSUES,
+    argument_issues,
+    invalid_arguments,
+    unknown_tool,
+)
+from llm_wire.agent._typed import (
+    TypedTool,
+    function_tool,
+    invoke_typed_tool,
+    make_tool,
+    parse_tool_arguments,
+    snake_case,
+)
+
+__all__ = [
+    # typed tools
+    "TypedTool",
+    "function_tool",
+    "invoke_typed_tool",
+    "make_tool",
+    "parse_tool_arguments",
+    "snake_case",
+    # descriptors
+    "DESCRIPTOR_FORMAT",
+    "MIN_OUTPUT_BYTES",
+    "MIN_OUTPUT_TOKENS",
+    "Approval",
+    "Capability",
+    "Compensation",
+    "HeartbeatPolicy",
+    "Idempotency",
+    "OutputCeilings",
+    "OutputValidation",
+    "ProviderCapabilities",
+    "ResourceVersion",
+    "RetryPolicy",
+    "Risk",
+    "SideEffect",
+    "ToolContract",
+    "ToolDescriptor",
+    "check_capabilities",
+    "describe",
+    "descriptor_from_json_schema",
+    # invocations
+    "Heartbeat",
+    "InvocationContext",
+    "ToolInvocation",
+    "invocation_for",
+    # outcomes
+    "MAX_ISSUES",
+    "MAX_ISSUE_BYTES",
+    "ErrorCategory",
+    "ErrorCode",
+    "ToolFailure",
+    "ToolOutcome",
+    "argument_issues",
+    "category_for_exception",
+    "category_for_status",
+    "invalid_arguments",
+    "outcome_for_exception",
+    "unknown_tool",
+    # providers
+    "CompensatingProvider",
+    "CompositeProvider",
+    "ReflectedProvider",
+    "ScopedProvider",
+    "ToolProvider",
+    "compose",
+    "reflect",
+    "scope",
+]
+
+rehome(__name__, __all__, globals())
