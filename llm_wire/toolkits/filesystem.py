@@ -17,6 +17,7 @@ that do not take the lock are not serialized. The local backend is Linux: it rel
 from __future__ import annotations
 
 import contextlib
+import copy as copy_module
 import enum
 import fcntl
 import os
@@ -50,12 +51,13 @@ from llm_wire.toolkits.governance import (
     AuditEvent,
     AuditKind,
     AuditSink,
-    Cancellation,
+    CancelSignal,
     ConfigurationError,
     Metadata,
     MetadataValue,
     Risk,
     _ask,
+    _check_cancel,
     _emit,
     _path,
 )
@@ -331,6 +333,12 @@ class FilesystemRuntime:
     def __repr__(self) -> str:
         return "<FilesystemRuntime>"
 
+    def with_approver(self, approver: Approver | None) -> FilesystemRuntime:
+        """The same runtime (policy, root, audit) asking ``approver`` instead."""
+        copy = copy_module.copy(self)
+        copy._approver = approver
+        return copy
+
     # -- the shared frame of every operation -------------------------------------------------------------
 
     def _allowed(self, gate: _Gate) -> tuple[bool, bool]:
@@ -356,12 +364,11 @@ class FilesystemRuntime:
         gate: _Gate,
         *,
         metadata: object,
-        cancel: Cancellation | None,
+        cancel: CancelSignal | None,
         prepare: Callable[[_Outcome], tuple[str, ...]],
         act: Callable[[int, _Outcome, Callable[[], None]], None],
     ) -> FileResult:
-        if cancel is not None and not isinstance(cancel, Cancellation):
-            raise TypeError("cancel must be a Cancellation")
+        cancel = _check_cancel(cancel)
         caller = _clean_metadata(metadata)
         operation_id = uuid.uuid4().hex
         out = _Outcome()
@@ -462,7 +469,7 @@ class FilesystemRuntime:
         *,
         max_bytes: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         The UTF-8 text of a file, at most ``max_bytes`` (0: the policy maximum); a longer file is cut at a
@@ -493,7 +500,7 @@ class FilesystemRuntime:
         *,
         include_revision: bool = False,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """The type and size of a path, and with ``include_revision`` a file's revision."""
         path, with_revision = _text("path", path), _flag("include_revision", include_revision)
@@ -532,7 +539,7 @@ class FilesystemRuntime:
         max_depth: int = 0,
         max_entries: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """The entries of a directory, sorted; ``recursive`` walks ``max_depth`` levels."""
         path, deep = _text("path", path), _flag("recursive", recursive)
@@ -565,7 +572,7 @@ class FilesystemRuntime:
         path: str = ".",
         max_results: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """Entries under ``path`` whose path below it matches ``pattern`` (``**`` spans directories)."""
         pattern, path, count = (
@@ -607,7 +614,7 @@ class FilesystemRuntime:
         max_results: int = 0,
         max_output_bytes: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Lines holding the literal ``query`` (ASCII case folding unless ``case_sensitive``) in the files under
@@ -671,7 +678,7 @@ class FilesystemRuntime:
         expected_revision: str | None = None,
         create_parents: bool = False,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Write UTF-8 ``content`` atomically. ``create_new`` never overwrites (``already_exists``);
@@ -719,7 +726,7 @@ class FilesystemRuntime:
         replace_all: bool = False,
         expected_revision: str | None = None,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Replace ``old`` by ``new`` in a file: the occurrence count must equal ``expected_replacements`` unless
@@ -778,7 +785,7 @@ class FilesystemRuntime:
         parents: bool = False,
         exist_ok: bool = False,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """Create a directory (with ``parents``, its missing parents); else ``already_exists``."""
         path, with_parents, tolerate = (
@@ -820,7 +827,7 @@ class FilesystemRuntime:
         recursive: bool = False,
         overwrite: bool = False,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Copy a file, or with ``recursive`` a directory tree, after validating the whole plan (no link or
@@ -892,7 +899,7 @@ class FilesystemRuntime:
         recursive: bool = False,
         overwrite: bool = False,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Move (rename) a path inside the root; a directory needs ``recursive``. ``overwrite`` replaces a
@@ -948,7 +955,7 @@ class FilesystemRuntime:
         recursive: bool = False,
         expected_revision: str | None = None,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
         Remove a file, an empty directory, or with ``recursive`` a tree (bounded entries, links unlinked and

@@ -1,5 +1,5 @@
 """
-What the toolkits share: approval, audit events and cancellation.
+What the toolkits share: approval, audit events and cancellation (``Risk`` is the agent layer's).
 
 Schema validation is not authorization: the filesystem and process runtimes check their policy, ask an
 ``Approver`` and record ``AuditEvent``s themselves, at the moment they perform the effect. An approver that
@@ -18,6 +18,8 @@ from typing import Protocol, TypeAlias
 
 from attrs import define, field, frozen
 
+from llm_wire.agent import Risk
+
 __all__ = [
     "Risk",
     "ApprovalRequest",
@@ -29,6 +31,7 @@ __all__ = [
     "AuditSink",
     "AuditLog",
     "Cancellation",
+    "CancelSignal",
     "ConfigurationError",
     "Metadata",
     "MetadataValue",
@@ -38,14 +41,6 @@ __all__ = [
 MetadataValue: TypeAlias = str | int | bool
 #: Caller or runtime metadata attached to a request or result.
 Metadata: TypeAlias = Mapping[str, MetadataValue]
-
-
-class Risk(enum.Enum):
-    """How much an operation can change: what an approver weighs."""
-
-    LOW = "low"
-    HIGH = "high"
-    CRITICAL = "critical"
 
 
 @frozen
@@ -145,6 +140,22 @@ class AuditLog:
         """The kinds recorded so far, in order."""
         with self._lock:
             return [event.kind for event in self.events]
+
+
+class CancelSignal(Protocol):
+    """Anything with a ``cancelled`` flag: a ``Cancellation``, or an agent's ``InvocationContext``."""
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the operation should stop."""
+        ...
+
+
+def _check_cancel(cancel: object) -> CancelSignal | None:
+    """``cancel`` as a signal; a ``TypeError`` when it has no ``cancelled`` flag."""
+    if cancel is not None and not isinstance(getattr(cancel, "cancelled", None), bool):
+        raise TypeError("cancel must have a bool cancelled attribute (a Cancellation)")
+    return cancel  # type: ignore[return-value]  # checked just above
 
 
 @frozen

@@ -14,6 +14,7 @@ It is not a sandbox: an allowed program may still read files and use the network
 
 from __future__ import annotations
 
+import copy as copy_module
 import enum
 import os
 import stat
@@ -30,12 +31,13 @@ from llm_wire.toolkits.governance import (
     AuditEvent,
     AuditKind,
     AuditSink,
-    Cancellation,
+    CancelSignal,
     ConfigurationError,
     Metadata,
     MetadataValue,
     Risk,
     _ask,
+    _check_cancel,
     _emit,
     _path,
 )
@@ -267,6 +269,12 @@ class ProcessRuntime:
     def __repr__(self) -> str:
         return "<ProcessRuntime>"
 
+    def with_approver(self, approver: Approver | None) -> ProcessRuntime:
+        """The same runtime (policy, root, audit) asking ``approver`` instead."""
+        copy = copy_module.copy(self)
+        copy._approver = approver
+        return copy
+
     @property
     def has_executables(self) -> bool:
         """Whether any executable is allowlisted (``run_process`` can ever run)."""
@@ -288,7 +296,7 @@ class ProcessRuntime:
         max_stdout_bytes: int = 0,
         max_stderr_bytes: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> ProcessResult:
         """
         Run an allowlisted executable with ``arguments`` (argv, no shell). Limits of 0 mean the policy
@@ -323,7 +331,7 @@ class ProcessRuntime:
         max_stdout_bytes: int = 0,
         max_stderr_bytes: int = 0,
         metadata: Metadata | None = None,
-        cancel: Cancellation | None = None,
+        cancel: CancelSignal | None = None,
     ) -> ProcessResult:
         """
         Run ``shell_executable -c command``: refused (``POLICY_DENIED``) unless the policy allows a shell;
@@ -365,14 +373,13 @@ class ProcessRuntime:
         checked = _Checked.of(
             stdin_text, workdir, environment, timeout_ms, max_stdout_bytes, max_stderr_bytes
         )
-        if cancel is not None and not isinstance(cancel, Cancellation):
-            raise TypeError("cancel must be a Cancellation")
+        signal = _check_cancel(cancel)
         caller = _clean(metadata)
         operation_id = uuid.uuid4().hex
         runtime_meta: dict[str, MetadataValue] = {"shell": shell}
         resources: tuple[str, ...] = ()
         try:
-            if cancel is not None and cancel.cancelled:
+            if signal is not None and signal.cancelled:
                 raise _Stop(TerminationReason.CANCELLED, "the request was cancelled before launch")
             argv, workdir_parts, env, stdin, limits = self._check(target, arguments, shell, checked)
             runtime_meta["executable"] = argv[0]
@@ -392,9 +399,9 @@ class ProcessRuntime:
                         TerminationReason.APPROVAL_DENIED, "the process needs approval and was not approved"
                     )
                 self._event(AuditKind.APPROVAL_APPROVED, operation, operation_id, resources)
-            if cancel is not None and cancel.cancelled:
+            if signal is not None and signal.cancelled:
                 raise _Stop(TerminationReason.CANCELLED, "the request was cancelled before launch")
-            spawned = self._launch(argv, workdir_parts, env, stdin, limits, cancel, operation, operation_id)
+            spawned = self._launch(argv, workdir_parts, env, stdin, limits, signal, operation, operation_id)
             result = _result_of(spawned, caller, runtime_meta, operation, operation_id)
         except _Stop as stop:
             meta = {**caller, **runtime_meta, "operation_id": operation_id, "operation": operation}
@@ -520,7 +527,7 @@ class ProcessRuntime:
         env: dict[str, str],
         stdin: bytes,
         limits: tuple[float, int, int],
-        cancel: Cancellation | None,
+        cancel: CancelSignal | None,
         operation: str,
         operation_id: str,
     ) -> Spawned:
