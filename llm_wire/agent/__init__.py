@@ -6,7 +6,9 @@ work (``make_tool``; plain functions with ``function_tool``). A ``ToolDescriptor
 ``Tool`` with its ``ToolContract`` (side effect, idempotency, approval, timeout, retries, output schema...),
 refused when it is made or registered if it cannot be honoured. Providers (``ToolProvider``: reflected,
 composite, scoped) run ``ToolInvocation``s and answer with a ``ToolOutcome``, whose canonical JSON is what
-the model sees.
+the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``complete(prepared) -> Outcome``;
+``ScriptedModel`` for tests) and a provider until the model answers, and ends with a ``RunResult`` whose
+``StopReason`` says why.
 
 ::
 
@@ -39,6 +41,19 @@ from llm_wire.agent._descriptor import (
     describe,
     descriptor_from_json_schema,
 )
+from llm_wire.agent._events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ModelCompleted,
+    ModelStarted,
+    RunEvent,
+    ToolCompensated,
+    ToolCompleted,
+    ToolHeartbeat,
+    ToolRetrying,
+    ToolStarted,
+    Verdict,
+)
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation, invocation_for
 from llm_wire.agent._outcome import (
     ErrorCategory,
@@ -49,6 +64,7 @@ from llm_wire.agent._outcome import (
     category_for_status,
     outcome_for_exception,
 )
+from llm_wire.agent._policy import REDACTED, redact
 from llm_wire.agent._providers import (
     CompensatingProvider,
     CompositeProvider,
@@ -66,6 +82,20 @@ from llm_wire.agent._results import (
     invalid_arguments,
     unknown_tool,
 )
+from llm_wire.agent._runner import (
+    AllowToolCall,
+    ApprovalPolicy,
+    Approver,
+    AsyncModel,
+    Cancellation,
+    Model,
+    PrepareToolResult,
+    ProjectOutput,
+    Runner,
+    SyncModel,
+)
+from llm_wire.agent._scripted import Reply, ScriptedCall, ScriptedModel, ScriptError, call, reply
+from llm_wire.agent._steps import CallRecord, Recovery, RunResult, StopReason
 from llm_wire.agent._typed import (
     TypedTool,
     function_tool,
@@ -131,6 +161,42 @@ __all__ = [
     "compose",
     "reflect",
     "scope",
+    # the runner
+    "AllowToolCall",
+    "ApprovalPolicy",
+    "Approver",
+    "AsyncModel",
+    "CallRecord",
+    "Cancellation",
+    "Model",
+    "PrepareToolResult",
+    "ProjectOutput",
+    "Recovery",
+    "Runner",
+    "RunResult",
+    "StopReason",
+    "SyncModel",
+    # approvals and events
+    "REDACTED",
+    "ApprovalRequest",
+    "ApprovalRequested",
+    "ModelCompleted",
+    "ModelStarted",
+    "RunEvent",
+    "ToolCompensated",
+    "ToolCompleted",
+    "ToolHeartbeat",
+    "ToolRetrying",
+    "ToolStarted",
+    "Verdict",
+    "redact",
+    # the scripted model
+    "Reply",
+    "ScriptError",
+    "ScriptedCall",
+    "ScriptedModel",
+    "call",
+    "reply",
 ]
 
 rehome(__name__, __all__, globals())

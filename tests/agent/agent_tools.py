@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
 
 from llm_wire import codec
-from llm_wire.agent import InvocationContext
+from llm_wire.agent import (
+    InvocationContext,
+    ProviderCapabilities,
+    ToolContract,
+    ToolDescriptor,
+    ToolInvocation,
+    ToolOutcome,
+    descriptor_from_json_schema,
+)
+from llm_wire.result import unwrap
 
 
 @attrs.frozen
@@ -55,3 +65,55 @@ class GetWeather:
 
     def invoke(self) -> dict[str, object]:
         return {"city": self.city, "unit": self.unit.value, "days": self.days}
+
+
+class Programmable:
+    """
+    A real provider for runner tests: one schema-only tool whose each attempt does what ``behave`` says
+    (given the invocation, it returns an outcome or raises). It counts invocations and compensations.
+    """
+
+    def __init__(
+        self,
+        name: str = "contract_tool",
+        contract: ToolContract | None = None,
+        behave: Callable[[ToolInvocation], Awaitable[ToolOutcome]] | None = None,
+        capabilities: ProviderCapabilities | None = None,
+        compensate: Callable[[ToolInvocation, ToolOutcome], ToolOutcome] | None = None,
+        schema: str = '{"type":"object","properties":{"resource_version":{"type":"string"}}}',
+    ) -> None:
+        self.descriptor = unwrap(descriptor_from_json_schema(name, "A programmable tool.", schema, contract))
+        self.behave = behave or _succeed
+        self.declared = capabilities
+        self.compensator = compensate
+        self.invocations: list[ToolInvocation] = []
+        self.compensations: list[tuple[ToolInvocation, ToolOutcome]] = []
+
+    def descriptors(self) -> Sequence[ToolDescriptor]:
+        return (self.descriptor,)
+
+    def capabilities(self, name: str) -> ProviderCapabilities | None:
+        return self.declared
+
+    async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
+        self.invocations.append(invocation)
+        return await self.behave(invocation)
+
+    async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        self.compensations.append((invocation, failure))
+        if self.compensator is None:
+            return ToolOutcome.success("undone")
+        return self.compensator(invocation, failure)
+
+
+async def _succeed(invocation: ToolInvocation) -> ToolOutcome:
+    return ToolOutcome.success("ok")
+
+
+def sequence(*outcomes: ToolOutcome) -> Callable[[ToolInvocation], Awaitable[ToolOutcome]]:
+    """A behaviour answering attempt n with ``outcomes[n - 1]`` (the last one repeats)."""
+
+    async def behave(invocation: ToolInvocation) -> ToolOutcome:
+        return outcomes[min(invocation.attempt, len(outcomes)) - 1]
+
+    return behave

@@ -1,0 +1,173 @@
+"""
+The contract's pure steps around a call: the resource-version precondition, the retry decision, output
+validation, resource-version extraction, and arguments redacted for an approver. No I/O and no clock.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from attrs import evolve
+
+from llm_wire import contract as _contract
+from llm_wire import schema as _schema
+from llm_wire.agent._descriptor import (
+    Idempotency,
+    OutputValidation,
+    ResourceVersion,
+    ToolContract,
+    ToolDescriptor,
+    pointer_parts,
+)
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
+from llm_wire.agent._results import MAX_ISSUES
+from llm_wire.reasons import render_redacted
+from llm_wire.value import Value, render
+
+__all__ = [
+    "REDACTED",
+    "expected_version",
+    "extract_version",
+    "redact",
+    "retry_delay",
+    "validate_output",
+]
+
+#: What an approver sees in place of a secret argument.
+REDACTED = "[redacted]"
+
+
+def _at(document: Value, pointer: str) -> tuple[bool, Value]:
+    here = document
+    for part in pointer_parts(pointer):
+        if isinstance(here, dict) and part in here:
+            here = here[part]
+        elif isinstance(here, list) and part.isdigit() and int(part) < len(here):
+            here = here[int(part)]
+        else:
+            return False, None
+    return True, here
+
+
+def _scalar_text(value: Value) -> str:
+    return value if isinstance(value, str) else render(value)
+
+
+def expected_version(policy: ResourceVersion, tool: str, arguments: Value) -> str | ToolOutcome | None:
+    """
+    The version the call expects (read from its arguments when the contract requires one), ``None`` when
+    none is required, or the ``invalid_input`` outcome when it is missing or not a scalar.
+    """
+    if not policy.require_expected:
+        return None
+    found, value = _at(arguments, policy.argument_pointer)
+    if not found:
+        message = f"tool {tool} requires the expected resource version in its arguments"
+        return ToolOutcome.failed(
+            ErrorCategory.INVALID_INPUT, ErrorCode.PRECONDITION_MISSING, message, retryable=False
+        )
+    if value is None or isinstance(value, list | dict):
+        message = f"tool {tool}: the expected resource version must be a string, number or boolean"
+        return ToolOutcome.failed(
+            ErrorCategory.INVALID_INPUT, ErrorCode.PRECONDITION_NOT_SCALAR, message, retryable=False
+        )
+    return _scalar_text(value)
+
+
+def retry_delay(
+    contract: ToolContract, failed: ToolOutcome, attempt: int, compensated: bool, draw: float
+) -> float | None:
+    """
+    Seconds to wait before attempt ``attempt + 1``, or ``None`` when the call must not be retried: the
+    attempts are used up, the failure is not retryable (by ``retryable_categories`` when set, else by the
+    tool's hint), or repeating is not safe (neither idempotent nor compensated). A ``retry_after`` the tool
+    reported is honoured.
+    """
+    failure = failed.failure
+    retry = contract.retry
+    if failure is None or attempt >= retry.max_attempts:
+        return None
+    if retry.retryable_categories:
+        retryable = failure.category in retry.retryable_categories
+    else:
+        retryable = failure.retryable
+    safe = contract.idempotency in (Idempotency.IDEMPOTENT, Idempotency.IDEMPOTENT_WITH_KEY) or compensated
+    if not retryable or not safe:
+        return None
+    delay = retry.backoff(attempt, draw)
+    after = failure.retry_after
+    if after is not None and math.isfinite(after):
+        delay = max(delay, after)
+    return delay
+
+
+def validate_output(descriptor: ToolDescriptor, outcome: ToolOutcome) -> ToolOutcome:
+    """
+    A successful outcome checked against the output schema: skipped without a schema, when disabled, or
+    for a failure. No structured data under a schema is reported as such. ``STRICT`` turns a mismatch into
+    an ``internal`` failure listing the issues; ``WARN`` keeps the success and records them in metadata.
+    """
+    contract = descriptor.contract
+    output = contract.output_schema
+    if not outcome.ok or output is None or contract.output_validation is OutputValidation.DISABLED:
+        return outcome
+    if outcome.data is None:
+        issues: list[Value] = [{"message": "the tool returned no structured data", "path": "$"}]
+        code, text = ErrorCode.NO_STRUCTURED_DATA, f"tool {descriptor.name} returned no structured data"
+    else:
+        errors = _contract.validate_all(output, outcome.data, limit=MAX_ISSUES)
+        if not errors:
+            return outcome.with_metadata(output_schema_valid="true")
+        issues = [
+            {"message": error.reason.describe(), "path": render_redacted(error.path, error.hidden)}
+            for error in errors
+        ]
+        code, text = (
+            ErrorCode.OUTPUT_SCHEMA,
+            f"the result of tool {descriptor.name} does not satisfy its output schema",
+        )
+    recorded = {"output_schema_valid": "false", "output_schema_issues": render(issues)}
+    if contract.output_validation is OutputValidation.WARN:
+        return outcome.with_metadata(**recorded)
+    failed = ToolOutcome.failed(ErrorCategory.INTERNAL, code, text, retryable=False, details=issues)
+    return evolve(failed, data=outcome.data, metadata={**outcome.metadata, **recorded})
+
+
+def extract_version(policy: ResourceVersion, outcome: ToolOutcome) -> ToolOutcome:
+    """The outcome with ``resource_version`` read from its data at the outcome pointer, when unset."""
+    if outcome.resource_version is not None or not policy.outcome_pointer or outcome.data is None:
+        return outcome
+    found, value = _at(outcome.data, policy.outcome_pointer)
+    if not found or value is None or isinstance(value, list | dict):
+        return outcome
+    return evolve(outcome, resource_version=_scalar_text(value))
+
+
+def _secret(node: Any) -> bool:
+    return isinstance(node, dict) and (node.get("writeOnly") is True or node.get("x-secret") is True)
+
+
+def redact(descriptor: ToolDescriptor, arguments: Value) -> Value:
+    """
+    The arguments as an approver may see them: members marked secret in the input schema (``writeOnly``
+    or ``x-secret``) or named in the contract's ``secrets`` show as ``"[redacted]"``, at any depth of
+    declared object properties.
+    """
+    document = _schema.to_value(descriptor.tool.schema)
+    return _redact(arguments, document, descriptor.contract.secrets)
+
+
+def _redact(value: Value, node: Any, names: frozenset[str]) -> Value:
+    if not isinstance(value, dict):
+        return value
+    properties = node.get("properties") if isinstance(node, dict) else None
+    declared = properties if isinstance(properties, dict) else {}
+    out: dict[str, Value] = {}
+    for key, member in value.items():
+        child = declared.get(key)
+        if key in names or _secret(child):
+            out[key] = REDACTED
+        else:
+            out[key] = _redact(member, child, names)
+    return out

@@ -1,0 +1,317 @@
+"""
+The run as sans-I/O steps: a state machine that says what to do next (call the model, run a batch of
+tools, finish) from what just happened. The drivers in ``_runner`` do the waiting; nothing here touches a
+clock, a thread or the network.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
+
+from attrs import field, frozen
+
+from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
+from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool
+from llm_wire.agent._descriptor import ToolDescriptor
+from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._results import invalid_arguments, unknown_tool
+from llm_wire.message import AssistantTurn, ToolCall, ToolResult
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused
+from llm_wire.providers.response import Usage
+from llm_wire.result import Err, Ok
+from llm_wire.tool import ToolCallChecks
+
+__all__ = [
+    "CallModel",
+    "CallRecord",
+    "Finish",
+    "Planned",
+    "Recovery",
+    "RunResult",
+    "RunSteps",
+    "RunTools",
+    "Step",
+    "StopReason",
+]
+
+
+class StopReason(enum.Enum):
+    """Why a run ended."""
+
+    #: The model answered.
+    ANSWERED = "answered"
+    #: The model still called tools after ``max_tool_rounds`` rounds.
+    ROUND_BUDGET = "tool_round_budget_exceeded"
+    #: The run's total deadline passed.
+    DEADLINE = "deadline_reached"
+    CANCELLED = "cancelled"
+    #: A call was denied (or named an unknown tool) under ``Recovery.END``.
+    TOOL_CALL_DENIED = "tool_call_denied"
+    #: The model reused a call id from an earlier round.
+    INVALID_TOOL_CALL = "invalid_tool_call"
+    #: ``prepare_tool_result`` rejected a result.
+    RESULT_REJECTED = "result_rejected"
+    #: An approver asked for manual review: the run is suspended with its pending calls.
+    APPROVAL_REQUIRED = "approval_required"
+    #: The model's response was unusable (``Failure``).
+    MODEL_FAILED = "model_failed"
+    #: The response was cut for length.
+    OUTPUT_LIMITED = "output_limited"
+    #: The model refused, or a content filter stopped it.
+    REFUSED = "refused"
+    #: The next request could not be prepared.
+    PREPARE_FAILED = "prepare_failed"
+
+    def describe(self) -> str:
+        """The reason as a sentence."""
+        return _SENTENCES[self]
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+_SENTENCES = {
+    StopReason.ANSWERED: "The model answered.",
+    StopReason.ROUND_BUDGET: "The tool round budget was exceeded before the model produced a final answer.",
+    StopReason.DEADLINE: "The run deadline was reached.",
+    StopReason.CANCELLED: "The run was cancelled.",
+    StopReason.TOOL_CALL_DENIED: "A tool call was denied.",
+    StopReason.INVALID_TOOL_CALL: "The model reused a tool call id from an earlier round.",
+    StopReason.RESULT_REJECTED: "A tool result was rejected during preparation.",
+    StopReason.APPROVAL_REQUIRED: "A tool call needs manual approval.",
+    StopReason.MODEL_FAILED: "The model's response could not be used.",
+    StopReason.OUTPUT_LIMITED: "The model's response was cut for length.",
+    StopReason.REFUSED: "The model refused.",
+    StopReason.PREPARE_FAILED: "The next model request could not be prepared.",
+}
+
+
+class Recovery(enum.Enum):
+    """What a recoverable model mistake (an unknown tool, a denied call) does to the run."""
+
+    #: Answer the call with a tool message the model can act on; the run goes on. The default.
+    TELL_MODEL = "tell_model"
+    #: End the run (``StopReason.TOOL_CALL_DENIED``).
+    END = "end"
+
+
+@frozen
+class Planned:
+    """
+    One call of a batch: its descriptor and admitted arguments, or the outcome it already has (an
+    unknown tool, refused arguments) and so never runs.
+    """
+
+    call: ToolCall
+    descriptor: ToolDescriptor | None
+    admitted: AdmittedCall | None = field(repr=False)
+    preset: ToolOutcome | None = None
+
+
+@frozen
+class CallRecord:
+    """A call of the run with its full outcome (the model saw ``message``) and how many attempts ran."""
+
+    call: ToolCall
+    outcome: ToolOutcome = field(repr=False)
+    message: str = field(repr=False)
+    round: int = 0
+
+
+@frozen
+class RunResult:
+    """
+    How a run ended: the reason, the answer (``ANSWERED`` only), the conversation so far, every call with
+    its outcome, the rounds and model calls used, the last model outcome, and any error behind the stop.
+    """
+
+    stop: StopReason
+    answer: Answer | None
+    #: The conversation as sent last, with the final turn appended when the model answered.
+    request: Request = field(repr=False)
+    calls: tuple[CallRecord, ...] = field(repr=False)
+    rounds: int
+    model_calls: int
+    #: The last model outcome (the final answer, the failure, the budget-breaking call...).
+    last: Outcome | None = field(default=None, repr=False)
+    #: The failure or prepare error behind ``MODEL_FAILED`` / ``PREPARE_FAILED``.
+    error: Failure | PrepareError | None = field(default=None, repr=False)
+    #: Diagnostics: the budget, the last call's name and id, the denied tool...
+    detail: Mapping[str, str] = field(factory=dict, repr=False)
+    #: Usage of every model call, in order.
+    usage: tuple[Usage, ...] = field(default=(), repr=False)
+
+    @property
+    def text(self) -> str:
+        """The answer text; empty unless the model answered."""
+        return "" if self.answer is None else self.answer.text
+
+    @property
+    def ok(self) -> bool:
+        """Whether the model answered."""
+        return self.stop is StopReason.ANSWERED
+
+
+@frozen
+class CallModel:
+    """Send ``prepared`` to the model (round ``round``, from 0)."""
+
+    prepared: Prepared
+    round: int
+
+
+@frozen
+class RunTools:
+    """Authorize every call of the batch, then run those still without an outcome."""
+
+    turn: AssistantTurn
+    plan: tuple[Planned, ...]
+    round: int
+
+
+@frozen
+class Finish:
+    """The run is over."""
+
+    result: RunResult
+
+
+Step: TypeAlias = CallModel | RunTools | Finish
+
+
+class RunSteps:
+    """
+    One run's state: the conversation, the rounds used, the call ids seen, the records. ``start`` gives
+    the first step; ``model_returned`` and ``tools_returned`` the next one; ``stop`` ends the run.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        request: Request,
+        registry: Mapping[str, ToolDescriptor],
+        *,
+        max_tool_rounds: int,
+        unknown_tools: Recovery,
+    ) -> None:
+        self._config = config.with_tool_call_checks(ToolCallChecks.REPORT)
+        tools = tuple(descriptor.tool for descriptor in registry.values())
+        self._request = request.with_tools(tools)
+        self._registry = registry
+        self._max_rounds = max_tool_rounds
+        self._unknown = unknown_tools
+        self._rounds = 0
+        self._model_calls = 0
+        self._seen: set[str] = set()
+        self._records: list[CallRecord] = []
+        self._usage: list[Usage] = []
+        self._last: Outcome | None = None
+
+    @property
+    def request(self) -> Request:
+        """The conversation so far."""
+        return self._request
+
+    def start(self) -> Step:
+        """The first model call, or the end when the request cannot be prepared."""
+        return self._next_call()
+
+    def _next_call(self) -> Step:
+        match prepare(self._config, self._request):
+            case Err(error):
+                return self._finish(StopReason.PREPARE_FAILED, error=error)
+            case Ok(prepared):
+                self._model_calls += 1
+                return CallModel(prepared, self._model_calls - 1)
+
+    def model_returned(self, outcome: Outcome) -> Step:
+        """The next step after a model outcome: finish on an answer or a dead end, else run the batch."""
+        self._last = outcome
+        if outcome.usage is not None:
+            self._usage.append(outcome.usage)
+        match outcome:
+            case Answer(turn=turn):
+                self._request = self._request.with_messages(turn)
+                return self._finish(StopReason.ANSWERED, answer=outcome)
+            case Failure():
+                return self._finish(StopReason.MODEL_FAILED, error=outcome)
+            case OutputLimited():
+                return self._finish(StopReason.OUTPUT_LIMITED)
+            case Refused():
+                return self._finish(StopReason.REFUSED)
+            case NeedsTools():
+                return self._tools(outcome)
+
+    def _tools(self, outcome: NeedsTools) -> Step:
+        calls = outcome.turn.calls
+        last = calls[-1]
+        if self._rounds >= self._max_rounds:
+            detail = {
+                "used_tool_rounds": str(self._rounds),
+                "max_tool_rounds": str(self._max_rounds),
+                "last_tool_call": last.name if last.name in self._registry else "",
+                "last_tool_call_id": last.id,
+            }
+            return self._finish(StopReason.ROUND_BUDGET, detail=detail)
+        reused = [call for call in calls if call.id in self._seen]
+        if reused:
+            return self._finish(StopReason.INVALID_TOOL_CALL, detail={"tool_call_id": reused[0].id})
+        self._rounds += 1
+        issues = {issue.call_id: issue for issue in outcome.issues}
+        plan: list[Planned] = []
+        for call in calls:
+            self._seen.add(call.id)
+            descriptor = self._registry.get(call.name)
+            issue = issues.get(call.id)
+            if descriptor is None or isinstance(issue, UnknownTool):
+                if self._unknown is Recovery.END:
+                    return self._finish(StopReason.TOOL_CALL_DENIED, detail={"tool_call_id": call.id})
+                plan.append(Planned(call, None, None, unknown_tool(list(self._registry))))
+            elif isinstance(issue, InvalidArguments):
+                plan.append(
+                    Planned(call, descriptor, None, invalid_arguments(descriptor.name, issue.failure))
+                )
+            else:
+                plan.append(Planned(call, descriptor, outcome.arguments(call.id)))
+        return RunTools(outcome.turn, tuple(plan), self._rounds)
+
+    def tools_returned(self, turn: AssistantTurn, done: Sequence[tuple[ToolCall, ToolOutcome, str]]) -> Step:
+        """Append the turn and one tool message per call (in call order), then call the model again."""
+        results = []
+        for call, outcome, message in done:
+            self._records.append(CallRecord(call, outcome, message, self._rounds))
+            results.append(ToolResult(call.id, message, not outcome.ok, call.name))
+        self._request = self._request.with_messages(turn, *results)
+        return self._next_call()
+
+    def record(self, call: ToolCall, outcome: ToolOutcome, message: str) -> None:
+        """Keep a call's outcome when the run ends before its batch is answered."""
+        self._records.append(CallRecord(call, outcome, message, self._rounds))
+
+    def stop(self, reason: StopReason, **detail: str) -> Finish:
+        """End the run now (cancelled, deadline, denied, rejected, suspended)."""
+        return self._finish(reason, detail=detail)
+
+    def _finish(
+        self,
+        reason: StopReason,
+        *,
+        answer: Answer | None = None,
+        error: Failure | PrepareError | None = None,
+        detail: Mapping[str, str] | None = None,
+    ) -> Finish:
+        result = RunResult(
+            reason,
+            answer,
+            self._request,
+            tuple(self._records),
+            self._rounds,
+            self._model_calls,
+            self._last,
+            error,
+            dict(detail or {}),
+            tuple(self._usage),
+        )
+        return Finish(result)
