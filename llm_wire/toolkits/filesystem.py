@@ -46,13 +46,13 @@ from llm_wire.toolkits._fs_core import (
     write_atomic,
 )
 from llm_wire.toolkits.governance import (
-    ApprovalRequest,
-    Approver,
     AuditEvent,
     AuditKind,
     AuditSink,
     CancelSignal,
     ConfigurationError,
+    EffectApprover,
+    EffectRequest,
     Metadata,
     MetadataValue,
     Risk,
@@ -313,7 +313,11 @@ class FilesystemRuntime:
     """
 
     def __init__(
-        self, policy: FilesystemPolicy, *, approver: Approver | None = None, audit: AuditSink | None = None
+        self,
+        policy: FilesystemPolicy,
+        *,
+        approver: EffectApprover | None = None,
+        audit: AuditSink | None = None,
     ) -> None:
         if not isinstance(policy, FilesystemPolicy):
             raise TypeError("policy must be a FilesystemPolicy")
@@ -333,7 +337,7 @@ class FilesystemRuntime:
     def __repr__(self) -> str:
         return "<FilesystemRuntime>"
 
-    def with_approver(self, approver: Approver | None) -> FilesystemRuntime:
+    def with_approver(self, approver: EffectApprover | None) -> FilesystemRuntime:
         """The same runtime (policy, root, audit) asking ``approver`` instead."""
         copy = copy_module.copy(self)
         copy._approver = approver
@@ -447,7 +451,7 @@ class FilesystemRuntime:
         _emit(self._audit, event)
 
     def _approve(self, operation: str, operation_id: str, resources: tuple[str, ...]) -> None:
-        request = ApprovalRequest("filesystem.write", Risk.HIGH, operation, operation_id, resources)
+        request = EffectRequest("filesystem.write", Risk.HIGH, operation, operation_id, resources)
         if _ask(self._approver, request):
             self._event(AuditKind.APPROVAL_APPROVED, operation, operation_id, resources)
             return

@@ -1,9 +1,10 @@
 """
-What the toolkits share: approval, audit events and cancellation (``Risk`` is the agent layer's).
+What the toolkits share: approval, audit events and cancellation (``Risk``, ``Verdict`` and
+``Cancellation`` are the agent layer's, re-exported).
 
 Schema validation is not authorization: the filesystem and process runtimes check their policy, ask an
 ``Approver`` and record ``AuditEvent``s themselves, at the moment they perform the effect. An approver that
-raises, or answers anything but ``APPROVED``, denies (fail closed). A sink that raises is ignored, so
+raises, or answers anything but ``Verdict.ALLOW``, denies (fail closed). A sink that raises is ignored, so
 telemetry can never turn a finished mutation into an ambiguous failure.
 """
 
@@ -18,13 +19,13 @@ from typing import Protocol, TypeAlias
 
 from attrs import define, field, frozen
 
-from llm_wire.agent import Risk
+from llm_wire.agent import Cancellation, Risk, Verdict
 
 __all__ = [
     "Risk",
-    "ApprovalRequest",
-    "ApprovalDecision",
-    "Approver",
+    "EffectRequest",
+    "EffectApprover",
+    "Verdict",
     "ApproveAll",
     "AuditKind",
     "AuditEvent",
@@ -44,7 +45,7 @@ Metadata: TypeAlias = Mapping[str, MetadataValue]
 
 
 @frozen
-class ApprovalRequest:
+class EffectRequest:
     """
     What an approver is asked: the capability (``filesystem.write``, ``process.execute``,
     ``process.shell``), its risk, the operation, and the resources it touches (root-relative paths, or the
@@ -58,19 +59,13 @@ class ApprovalRequest:
     resources: tuple[str, ...]
 
 
-class ApprovalDecision(enum.Enum):
-    """An approver's answer; only ``APPROVED`` lets the operation run."""
+class EffectApprover(Protocol):
+    """
+    Decides a runtime's approval requests: ``Verdict.ALLOW`` (or ``True``) approves; ``DENY``, ``ASK``
+    (manual review, which a runtime cannot wait for), anything else or an exception deny.
+    """
 
-    APPROVED = "approved"
-    DENIED = "denied"
-    #: A human should look; the runtime cannot wait for one, so this denies too.
-    NEEDS_REVIEW = "needs_review"
-
-
-class Approver(Protocol):
-    """Decides approval requests; an exception counts as a denial."""
-
-    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+    def decide(self, request: EffectRequest) -> Verdict | bool:
         """The decision for ``request``."""
         ...
 
@@ -79,9 +74,9 @@ class Approver(Protocol):
 class ApproveAll:
     """An approver that approves everything: for a host that has already approved the call itself."""
 
-    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        """``APPROVED``."""
-        return ApprovalDecision.APPROVED
+    def decide(self, request: EffectRequest) -> Verdict | bool:
+        """``Verdict.ALLOW``."""
+        return Verdict.ALLOW
 
 
 class AuditKind(enum.Enum):
@@ -158,29 +153,6 @@ def _check_cancel(cancel: object) -> CancelSignal | None:
     return cancel  # type: ignore[return-value]  # checked just above
 
 
-@frozen
-class Cancellation:
-    """
-    A cooperative cancellation flag shared with a running operation: ``cancel()`` from any thread, and the
-    runtime stops at its next check (a process is killed with its whole tree).
-    """
-
-    _event: threading.Event = field(factory=threading.Event, init=False, repr=False)
-
-    def cancel(self) -> None:
-        """Ask the operation to stop."""
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether ``cancel()`` was called."""
-        return self._event.is_set()
-
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for cancellation; returns whether it was cancelled."""
-        return self._event.wait(timeout)
-
-
 def _emit(sink: AuditSink | None, event: AuditEvent) -> None:
     """Give ``event`` to ``sink``, swallowing whatever it raises."""
     if sink is None:
@@ -190,14 +162,15 @@ def _emit(sink: AuditSink | None, event: AuditEvent) -> None:
         sink.record(event)
 
 
-def _ask(approver: Approver | None, request: ApprovalRequest) -> bool:
+def _ask(approver: EffectApprover | None, request: EffectRequest) -> bool:
     """Whether ``approver`` approves ``request``; no approver, an exception or any other answer deny."""
     if approver is None:
         return False
     try:
-        return approver.decide(request) is ApprovalDecision.APPROVED
+        answer = approver.decide(request)
     except Exception:
         return False
+    return answer is Verdict.ALLOW or answer is True
 
 
 def _path(value: str | os.PathLike[str]) -> str:

@@ -26,13 +26,13 @@ from attrs import field, frozen
 from llm_wire.toolkits._fs_core import Refusal, open_root, split_path, walk_dirs
 from llm_wire.toolkits._spawn import Ending, Spawned, spawn
 from llm_wire.toolkits.governance import (
-    ApprovalRequest,
-    Approver,
     AuditEvent,
     AuditKind,
     AuditSink,
     CancelSignal,
     ConfigurationError,
+    EffectApprover,
+    EffectRequest,
     Metadata,
     MetadataValue,
     Risk,
@@ -179,7 +179,7 @@ class ProcessResult:
         return plain
 
 
-class _Stop(Exception):  # internal control flow: always caught in ``_perform``
+class _ProcessRefusal(Exception):  # internal control flow: always caught in ``_perform``
     def __init__(self, reason: TerminationReason, message: str) -> None:
         super().__init__(message)
         self.reason = reason
@@ -205,7 +205,7 @@ class ProcessRuntime:
     """
 
     def __init__(
-        self, policy: ProcessPolicy, *, approver: Approver | None = None, audit: AuditSink | None = None
+        self, policy: ProcessPolicy, *, approver: EffectApprover | None = None, audit: AuditSink | None = None
     ) -> None:
         if not isinstance(policy, ProcessPolicy):
             raise TypeError("policy must be a ProcessPolicy")
@@ -269,7 +269,7 @@ class ProcessRuntime:
     def __repr__(self) -> str:
         return "<ProcessRuntime>"
 
-    def with_approver(self, approver: Approver | None) -> ProcessRuntime:
+    def with_approver(self, approver: EffectApprover | None) -> ProcessRuntime:
         """The same runtime (policy, root, audit) asking ``approver`` instead."""
         copy = copy_module.copy(self)
         copy._approver = approver
@@ -380,7 +380,7 @@ class ProcessRuntime:
         resources: tuple[str, ...] = ()
         try:
             if signal is not None and signal.cancelled:
-                raise _Stop(TerminationReason.CANCELLED, "the request was cancelled before launch")
+                raise _ProcessRefusal(TerminationReason.CANCELLED, "the request was cancelled before launch")
             argv, workdir_parts, env, stdin, limits = self._check(target, arguments, shell, checked)
             runtime_meta["executable"] = argv[0]
             resources = (argv[0], "/".join(workdir_parts) or ".")
@@ -392,18 +392,18 @@ class ProcessRuntime:
                 capability, risk = (
                     ("process.shell", Risk.CRITICAL) if shell else ("process.execute", Risk.HIGH)
                 )
-                request = ApprovalRequest(capability, risk, operation, operation_id, resources)
+                request = EffectRequest(capability, risk, operation, operation_id, resources)
                 if not _ask(self._approver, request):
                     self._event(AuditKind.APPROVAL_DENIED, operation, operation_id, resources)
-                    raise _Stop(
+                    raise _ProcessRefusal(
                         TerminationReason.APPROVAL_DENIED, "the process needs approval and was not approved"
                     )
                 self._event(AuditKind.APPROVAL_APPROVED, operation, operation_id, resources)
             if signal is not None and signal.cancelled:
-                raise _Stop(TerminationReason.CANCELLED, "the request was cancelled before launch")
+                raise _ProcessRefusal(TerminationReason.CANCELLED, "the request was cancelled before launch")
             spawned = self._launch(argv, workdir_parts, env, stdin, limits, signal, operation, operation_id)
             result = _result_of(spawned, caller, runtime_meta, operation, operation_id)
-        except _Stop as stop:
+        except _ProcessRefusal as stop:
             meta = {**caller, **runtime_meta, "operation_id": operation_id, "operation": operation}
             result = ProcessResult(stop.reason, metadata=meta, error=stop.message)
         except OSError:
@@ -438,29 +438,33 @@ class ProcessRuntime:
         limits = self.policy.limits
         if shell:
             if not self.policy.allow_shell:
-                raise _Stop(TerminationReason.POLICY_DENIED, "the shell is disabled by policy")
+                raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell is disabled by policy")
             if target.strip() == "":
-                raise _Stop(TerminationReason.POLICY_DENIED, "the shell command is empty")
+                raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell command is empty")
         timeout = _clamp("timeout_ms", checked.timeout_ms, limits.timeout_ms) / 1000
         out = _clamp("max_stdout_bytes", checked.max_stdout, limits.max_stdout_bytes)
         err = _clamp("max_stderr_bytes", checked.max_stderr, limits.max_stderr_bytes)
         argv_tail = ("-c", target) if shell else arguments
         if len(argv_tail) > limits.max_arguments:
-            raise _Stop(TerminationReason.INVALID_REQUEST, f"more than {limits.max_arguments} arguments")
+            raise _ProcessRefusal(
+                TerminationReason.INVALID_REQUEST, f"more than {limits.max_arguments} arguments"
+            )
         if any("\x00" in a for a in (target, *argv_tail)):
-            raise _Stop(TerminationReason.INVALID_REQUEST, "an argument holds a NUL character")
+            raise _ProcessRefusal(TerminationReason.INVALID_REQUEST, "an argument holds a NUL character")
         size = sum(len(_utf8(a)) + 1 for a in (target, *argv_tail))
         if size > limits.max_argument_bytes:
-            raise _Stop(
+            raise _ProcessRefusal(
                 TerminationReason.INVALID_REQUEST,
                 f"the arguments are larger than {limits.max_argument_bytes} bytes",
             )
         try:
             stdin = checked.stdin.encode("utf-8")
         except UnicodeEncodeError:
-            raise _Stop(TerminationReason.INVALID_REQUEST, "stdin_text is not valid Unicode text") from None
+            raise _ProcessRefusal(
+                TerminationReason.INVALID_REQUEST, "stdin_text is not valid Unicode text"
+            ) from None
         if len(stdin) > limits.max_stdin_bytes:
-            raise _Stop(
+            raise _ProcessRefusal(
                 TerminationReason.INVALID_REQUEST, f"stdin is larger than {limits.max_stdin_bytes} bytes"
             )
         workdir = self._workdir(checked.workdir)
@@ -474,13 +478,13 @@ class ProcessRuntime:
         try:
             return split_path(requested)
         except Refusal:
-            raise _Stop(
+            raise _ProcessRefusal(
                 TerminationReason.POLICY_DENIED, "the workdir must be a directory inside the root"
             ) from None
 
     def _resolve(self, requested: str, workdir: tuple[str, ...]) -> str:
         """The canonical allowlisted file ``requested`` names; ``POLICY_DENIED`` when it names none."""
-        denied = _Stop(TerminationReason.POLICY_DENIED, "the executable is not allowlisted")
+        denied = _ProcessRefusal(TerminationReason.POLICY_DENIED, "the executable is not allowlisted")
         if requested == "" or requested in (".", ".."):
             raise denied
         if "/" in requested:
@@ -496,7 +500,9 @@ class ProcessRuntime:
                 candidate = os.path.join(directory, requested)
                 if _executable_file(candidate):
                     return os.path.realpath(candidate)
-            raise _Stop(TerminationReason.LAUNCH_FAILED, "the executable is in no configured search path")
+            raise _ProcessRefusal(
+                TerminationReason.LAUNCH_FAILED, "the executable is in no configured search path"
+            )
         raise denied
 
     def _env(self, overrides: Mapping[str, str]) -> dict[str, str]:
@@ -504,17 +510,21 @@ class ProcessRuntime:
         env = dict(self.policy.base_environment)
         for key, value in overrides.items():
             if not _valid_key(key) or "\x00" in value:
-                raise _Stop(TerminationReason.INVALID_REQUEST, "an environment key or value is malformed")
+                raise _ProcessRefusal(
+                    TerminationReason.INVALID_REQUEST, "an environment key or value is malformed"
+                )
             if key not in self.policy.allowed_environment_overrides:
-                raise _Stop(TerminationReason.POLICY_DENIED, "an environment override is not allowlisted")
+                raise _ProcessRefusal(
+                    TerminationReason.POLICY_DENIED, "an environment override is not allowlisted"
+                )
             env[key] = value
         if len(env) > limits.max_environment_entries:
-            raise _Stop(
+            raise _ProcessRefusal(
                 TerminationReason.INVALID_REQUEST,
                 f"more than {limits.max_environment_entries} environment entries",
             )
         if sum(len(_utf8(k)) + len(_utf8(v)) + 2 for k, v in env.items()) > limits.max_environment_bytes:
-            raise _Stop(
+            raise _ProcessRefusal(
                 TerminationReason.INVALID_REQUEST,
                 f"the environment is larger than {limits.max_environment_bytes} bytes",
             )
@@ -536,7 +546,7 @@ class ProcessRuntime:
             try:
                 where, _ = walk_dirs(root, workdir)
             except Refusal:
-                raise _Stop(
+                raise _ProcessRefusal(
                     TerminationReason.POLICY_DENIED, "the workdir must be a directory inside the root"
                 ) from None
         finally:
@@ -615,7 +625,9 @@ def _utf8(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        raise _Stop(TerminationReason.INVALID_REQUEST, "an argument is not valid Unicode text") from None
+        raise _ProcessRefusal(
+            TerminationReason.INVALID_REQUEST, "an argument is not valid Unicode text"
+        ) from None
 
 
 def _argument_list(arguments: object) -> tuple[str, ...]:
@@ -628,7 +640,7 @@ def _argument_list(arguments: object) -> tuple[str, ...]:
 
 def _clamp(name: str, requested: int, maximum: int) -> int:
     if requested < 0:
-        raise _Stop(
+        raise _ProcessRefusal(
             TerminationReason.INVALID_REQUEST, f"{name} may not be negative (0 means the policy maximum)"
         )
     return maximum if requested == 0 else min(requested, maximum)

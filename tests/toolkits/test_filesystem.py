@@ -26,14 +26,14 @@ from llm_wire.toolkits.filesystem import (
     FilesystemRuntime,
 )
 from llm_wire.toolkits.governance import (
-    ApprovalDecision,
-    ApprovalRequest,
     ApproveAll,
     AuditEvent,
     AuditKind,
     AuditLog,
     Cancellation,
     ConfigurationError,
+    EffectRequest,
+    Verdict,
 )
 
 SECRET = "outside-secret-7f3a"
@@ -75,7 +75,7 @@ def fs(root: Path, log: AuditLog) -> FilesystemRuntime:
 class Raising:
     """An approver and audit sink that raise: both must fail closed or be ignored."""
 
-    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+    def decide(self, request: EffectRequest) -> Verdict:
         raise RuntimeError("approver down")
 
     def record(self, event: AuditEvent) -> None:
@@ -294,12 +294,12 @@ class TestScenario51PolicyBoundaries:
 
     def test_scenario_51_pre_cancel_asks_no_approval(self, root: Path) -> None:
         """A cancelled write is ``cancelled`` without asking the approver."""
-        asked: list[ApprovalRequest] = []
+        asked: list[EffectRequest] = []
 
         class Recording:
-            def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+            def decide(self, request: EffectRequest) -> Verdict:
                 asked.append(request)
-                return ApprovalDecision.APPROVED
+                return Verdict.ALLOW
 
         runtime = FilesystemRuntime(FilesystemPolicy(root, allow_write=True), approver=Recording())
         cancel = Cancellation()

@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_wire.toolkits.governance import (
-    ApprovalDecision,
-    ApprovalRequest,
     ApproveAll,
     AuditKind,
     AuditLog,
     Cancellation,
     ConfigurationError,
+    EffectRequest,
+    Verdict,
 )
 from llm_wire.toolkits.process import ProcessLimits, ProcessPolicy, ProcessRuntime, TerminationReason
 
@@ -249,12 +249,12 @@ class TestScenario53ShellRuntime:
 
     def test_scenario_53_approved_shell_runs(self, tmp_path: Path) -> None:
         """An approved shell runs ``echo shell-ok``; the approver saw a critical ``process.shell`` request."""
-        asked: list[ApprovalRequest] = []
+        asked: list[EffectRequest] = []
 
         class Recording:
-            def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+            def decide(self, request: EffectRequest) -> Verdict:
                 asked.append(request)
-                return ApprovalDecision.APPROVED
+                return Verdict.ALLOW
 
         policy = ProcessPolicy(tmp_path, allow_shell=True)
         result = ProcessRuntime(policy, approver=Recording()).run_shell("echo shell-ok")

@@ -30,7 +30,7 @@ from llm_wire.agent import (
 from llm_wire.message import ToolCall
 from llm_wire.result import unwrap
 from llm_wire.toolkits.filesystem import FileStatus, FilesystemPolicy, FilesystemRuntime
-from llm_wire.toolkits.governance import ApprovalDecision, ApprovalRequest, AuditKind, AuditLog
+from llm_wire.toolkits.governance import AuditKind, AuditLog, EffectRequest, Verdict
 from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime, TerminationReason
 from llm_wire.toolkits.tools import (
     FILESYSTEM_TOOLS,
@@ -83,11 +83,11 @@ class Approves:
     """An approver that approves, and remembers what it was asked."""
 
     def __init__(self) -> None:
-        self.asked: list[ApprovalRequest] = []
+        self.asked: list[EffectRequest] = []
 
-    def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+    def decide(self, request: EffectRequest) -> Verdict:
         self.asked.append(request)
-        return ApprovalDecision.APPROVED
+        return Verdict.ALLOW
 
 
 class TestScenario51Provider:
