@@ -11,26 +11,36 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llm_wire import schema
+from llm_wire import config, request, schema, user
 from llm_wire.agent import (
     Approval,
+    ApprovalRequest,
     ErrorCategory,
     Idempotency,
+    Reply,
+    Runner,
+    RunResult,
+    ScriptedModel,
     SideEffect,
+    StopReason,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
+    Verdict,
+    call,
     compose,
     invocation_for,
+    reply,
 )
-from llm_wire.message import ToolCall
+from llm_wire.message import Provider, ToolCall
 from llm_wire.result import unwrap
 from llm_wire.toolkits.filesystem import FileStatus, FilesystemPolicy, FilesystemRuntime
-from llm_wire.toolkits.governance import AuditKind, AuditLog, EffectRequest, Verdict
+from llm_wire.toolkits.governance import AuditKind, AuditLog, EffectRequest
 from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime, TerminationReason
 from llm_wire.toolkits.tools import (
     FILESYSTEM_TOOLS,
@@ -316,3 +326,90 @@ class TestArgumentsProperty:
         assert isinstance(outcome, ToolOutcome)
         assert isinstance(outcome.model_text(), str)
         assert not os.path.exists(tmp_path / "planted")
+
+
+CONFIG = config(Provider.OPENAI_CHAT)
+
+
+def _run(provider: ToolProvider, replies: list[Reply], **options: object) -> RunResult:
+    runner = Runner(ScriptedModel(replies), CONFIG, provider, **options)  # type: ignore[arg-type]
+    return asyncio.run(runner.arun(request("m", [user("go")])))
+
+
+def _write_call(path: str = "out.txt") -> list[Reply]:
+    return [
+        reply("", call("write_file", json.dumps({"path": path, "content": "from the model"}))),
+        reply("done"),
+    ]
+
+
+class TestRunnerApproval:
+    """Under the agent runner, the descriptors' approval routes a gated call to the runner's approver."""
+
+    def test_approved_write_runs_once(self, tmp_path: Path) -> None:
+        """An approved write runs; the approver saw its side effect and capability, and the arguments."""
+        asked: list[ApprovalRequest] = []
+
+        def approver(request: ApprovalRequest) -> Verdict:
+            asked.append(request)
+            return Verdict.ALLOW
+
+        tools = FilesystemTools(FilesystemRuntime(FilesystemPolicy(tmp_path, allow_write=True)))
+        result = _run(tools, _write_call(), approver=approver)
+        assert result.stop is StopReason.ANSWERED
+        assert (tmp_path / "out.txt").read_text() == "from the model"
+        (seen,) = asked
+        assert (seen.tool, seen.side_effect, seen.idempotency) == (
+            "write_file",
+            SideEffect.WRITE,
+            Idempotency.NON_IDEMPOTENT,
+        )
+        assert [c.name for c in seen.capabilities] == ["filesystem.write"]
+        assert seen.arguments == {"path": "out.txt", "content": "from the model"}
+
+    @pytest.mark.parametrize("verdict", [Verdict.DENY, None])
+    def test_denied_or_unconfigured_write_never_runs(self, tmp_path: Path, verdict: Verdict | None) -> None:
+        """A denial, or no approver at all, reaches the model as a denial; nothing is written."""
+        options = {} if verdict is None else {"approver": lambda request: verdict}
+        tools = FilesystemTools(FilesystemRuntime(FilesystemPolicy(tmp_path, allow_write=True)))
+        result = _run(tools, _write_call(), **options)
+        assert result.stop is StopReason.ANSWERED
+        (record,) = result.calls
+        assert record.outcome.category is ErrorCategory.PERMISSION_DENIED
+        assert not (tmp_path / "out.txt").exists()
+
+    def test_manual_review_suspends_the_run(self, tmp_path: Path) -> None:
+        """An approver asking for review suspends the run with the write pending and unperformed."""
+        tools = FilesystemTools(FilesystemRuntime(FilesystemPolicy(tmp_path, allow_write=True)))
+        result = _run(tools, _write_call(), approver=lambda request: Verdict.ASK)
+        assert result.stop is StopReason.APPROVAL_REQUIRED
+        assert result.detail["tool_name"] == "write_file"
+        assert not (tmp_path / "out.txt").exists()
+
+    def test_reads_ask_nobody(self, tmp_path: Path) -> None:
+        """A read runs without the approver being asked."""
+        (tmp_path / "a.txt").write_text("text")
+        asked: list[ApprovalRequest] = []
+        tools = FilesystemTools(FilesystemRuntime(FilesystemPolicy(tmp_path, allow_write=True)))
+        replies = [reply("", call("read_file", '{"path": "a.txt"}')), reply("done")]
+
+        def approver(request: ApprovalRequest) -> Verdict:
+            asked.append(request)
+            return Verdict.DENY
+
+        result = _run(tools, replies, approver=approver)
+        assert result.calls[0].outcome.ok
+        assert asked == []
+
+    def test_shell_is_approval_gated_under_the_runner(self, tmp_path: Path) -> None:
+        """With both opt-ins the shell still needs the runner's approver; denied, nothing runs."""
+        marker = tmp_path / "ran"
+        runtime = ProcessRuntime(ProcessPolicy(tmp_path, allow_shell=True))
+        tools = ProcessTools(runtime, expose_shell_tool=True)
+        replies = [reply("", call("run_shell", json.dumps({"command": f"touch {marker}"}))), reply("done")]
+        denied = _run(tools, replies, approver=lambda request: Verdict.DENY)
+        assert denied.calls[0].outcome.category is ErrorCategory.PERMISSION_DENIED
+        assert not marker.exists()
+        allowed = _run(tools, replies, approver=lambda request: Verdict.ALLOW)
+        assert allowed.calls[0].outcome.ok
+        assert marker.exists()
