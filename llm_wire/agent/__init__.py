@@ -91,11 +91,23 @@ from llm_wire.agent._runner import (
     Model,
     PrepareToolResult,
     ProjectOutput,
+    Replay,
     Runner,
     SyncModel,
 )
 from llm_wire.agent._scripted import Reply, ScriptedCall, ScriptedModel, ScriptError, call, reply
-from llm_wire.agent._steps import CallRecord, Recovery, RunResult, StopReason
+from llm_wire.agent._steps import (
+    CallModel,
+    CallRecord,
+    Finish,
+    Planned,
+    Recovery,
+    RunResult,
+    RunSteps,
+    RunTools,
+    Step,
+    StopReason,
+)
 from llm_wire.agent._typed import (
     TypedTool,
     function_tool,
@@ -172,10 +184,18 @@ __all__ = [
     "PrepareToolResult",
     "ProjectOutput",
     "Recovery",
+    "Replay",
     "Runner",
     "RunResult",
     "StopReason",
     "SyncModel",
+    # the sans-I/O steps the drivers run
+    "CallModel",
+    "Finish",
+    "Planned",
+    "RunSteps",
+    "RunTools",
+    "Step",
     # approvals and events
     "REDACTED",
     "ApprovalRequest",

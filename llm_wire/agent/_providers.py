@@ -15,7 +15,6 @@ from llm_wire.agent._invocation import ToolInvocation
 from llm_wire.agent._outcome import ToolOutcome
 from llm_wire.agent._results import no_compensation, unknown_tool
 from llm_wire.agent._typed import TypedTool, function_tool, make_tool
-from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 
 __all__ = [
@@ -114,33 +113,14 @@ class ReflectedProvider:
         typed = self._tools.get(invocation.name)
         if typed is None:
             return unknown_tool(_names(self._descriptors))
-        arguments = self._arguments(typed, invocation)
-        if isinstance(arguments, ToolOutcome):
-            return arguments
-        return await typed.run(arguments, invocation.context)
+        return await typed.dispatch(invocation)
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
         """Run the typed tool's ``compensate``; ``internal`` when it has none."""
         typed = self._tools.get(invocation.name)
         if typed is None:
             return no_compensation(invocation.name)
-        arguments = self._arguments(typed, invocation)
-        if isinstance(arguments, ToolOutcome):
-            return arguments
-        return await typed.compensate(arguments, invocation.context, failure)
-
-    @staticmethod
-    def _arguments(typed: TypedTool[Any], invocation: ToolInvocation) -> object:
-        if isinstance(invocation.decoded, typed.cls):
-            return invocation.decoded
-        from llm_wire.agent._results import invalid_arguments
-        from llm_wire.agent._typed import parse_tool_arguments
-
-        match parse_tool_arguments(typed, invocation.arguments):
-            case Err(failure):
-                return invalid_arguments(typed.name, failure)
-            case Ok(decoded):
-                return decoded
+        return await typed.dispatch_compensation(invocation, failure)
 
 
 def reflect(*tools: TypedTool[Any] | type | Callable[..., object]) -> ReflectedProvider:

@@ -16,13 +16,19 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
 from llm_wire._request import Config, Prepared, Request
-from llm_wire.agent._descriptor import Approval, ProviderCapabilities, ToolDescriptor, check_capabilities
+from llm_wire.agent._descriptor import (
+    Approval,
+    HeartbeatPolicy,
+    ProviderCapabilities,
+    ToolDescriptor,
+    check_capabilities,
+)
 from llm_wire.agent._events import (
     ApprovalRequest,
     ApprovalRequested,
@@ -63,6 +69,7 @@ __all__ = [
     "Model",
     "PrepareToolResult",
     "ProjectOutput",
+    "Replay",
     "Runner",
     "SyncModel",
 ]
@@ -100,6 +107,8 @@ ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | Awaitable[Ver
 Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``prepare_tool_result(call, outcome)``: rewrite an outcome (redact, enrich), or ``None`` to reject it.
 PrepareToolResult: TypeAlias = Callable[[ToolCall, ToolOutcome], "ToolOutcome | None"]
+#: ``replay(call)``: the outcome a call produced in an earlier run (it is not run again), or ``None``.
+Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
 #: ``project_output(outcome, descriptor)``: the text the model sees (default: the canonical JSON).
 ProjectOutput: TypeAlias = Callable[[ToolOutcome, ToolDescriptor | None], str]
 
@@ -161,6 +170,8 @@ class _Run:
         self.cancel = cancel
         self.metadata = dict(metadata)
         self.stopped: asyncio.Future[None] = cancel._watch()
+        self.approved: frozenset[str] = frozenset()
+        self.replay: Replay | None = None
 
     def remaining(self) -> float:
         return math.inf if self.deadline is None else self.deadline - time.monotonic()
@@ -275,17 +286,27 @@ class Runner:
         cancel: Cancellation | None = None,
         run_id: str | None = None,
         metadata: Mapping[str, str] | None = None,
+        approved: Collection[str] = (),
+        replay: Replay | None = None,
     ) -> RunResult:
         """
         Run ``request`` to its end; the ``RunResult`` says why it ended. No tool exception escapes; only
         a wrong argument type (``TypeError``) or a model that raises does.
+
+        A request that ends with an unanswered assistant turn (``RunResult.resume_request``) continues with
+        that batch: calls whose ids are in ``approved`` skip approval. ``replay(call)`` may return the
+        outcome a call already produced (a durable store's admitted result), which is used without running
+        the tool again.
         """
         if not isinstance(request, Request):
             raise TypeError(f"request must be a Request, not {type(request).__name__}")
         if cancel is not None and not isinstance(cancel, Cancellation):
             raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
         deadline = None if self._deadline is None else time.monotonic() + self._deadline
+        _check_callable("replay", replay)
         run = _Run(run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {})
+        run.approved = frozenset(approved)
+        run.replay = replay
         steps = RunSteps(
             self._config,
             request,
@@ -316,6 +337,8 @@ class Runner:
         cancel: Cancellation | None = None,
         run_id: str | None = None,
         metadata: Mapping[str, str] | None = None,
+        approved: Collection[str] = (),
+        replay: Replay | None = None,
     ) -> RunResult:
         """
         ``arun`` for synchronous code: the same driver on the runner's own event loop thread, so an
@@ -323,7 +346,10 @@ class Runner:
         """
         if self._portal is None:
             self._portal = _Portal()
-        return self._portal.call(self.arun(request, cancel=cancel, run_id=run_id, metadata=metadata))
+        work = self.arun(
+            request, cancel=cancel, run_id=run_id, metadata=metadata, approved=approved, replay=replay
+        )
+        return self._portal.call(work)
 
     def close(self, timeout: float | None = 5.0) -> None:
         """
@@ -360,11 +386,17 @@ class Runner:
         try:
             plan = await self._authorize(run, step.plan)
             if self._parallel:
-                outcomes = await asyncio.gather(*(self._settle(run, planned) for planned in plan))
+                settled = await asyncio.gather(
+                    *(self._settle(run, planned) for planned in plan), return_exceptions=True
+                )
+                for item in settled:
+                    if isinstance(item, BaseException):
+                        raise item
+                outcomes = [item for item in settled if isinstance(item, ToolOutcome)]
             else:
                 outcomes = [await self._settle(run, planned) for planned in plan]
         except _Stop as stop:
-            return steps.stop(stop.reason, **stop.detail)
+            return steps.stop(stop.reason, step.turn, **stop.detail)
         done = []
         for planned, outcome in zip(plan, outcomes, strict=True):
             message = self._project(outcome, planned.descriptor)
@@ -373,7 +405,7 @@ class Runner:
         if run.cancel.cancelled:
             for call, outcome, message in done:
                 steps.record(call, outcome, message)
-            return steps.stop(StopReason.CANCELLED)
+            return steps.stop(StopReason.CANCELLED, step.turn)
         return steps.tools_returned(step.turn, done)
 
     async def _authorize(self, run: _Run, plan: Sequence[Planned]) -> list[Planned]:
@@ -394,7 +426,7 @@ class Runner:
                 call, ErrorCode.DENIED, f"the host did not allow this call to tool {descriptor.name}"
             )
         contract = descriptor.contract
-        if contract.approval is Approval.NEVER:
+        if contract.approval is Approval.NEVER or call.id in run.approved:
             return None
         request = ApprovalRequest(
             call.id,
@@ -445,6 +477,11 @@ class Runner:
         # A plan without a preset has both.
         assert descriptor is not None
         assert admitted is not None
+        replayed = None if run.replay is None else run.replay(planned.call)
+        if replayed is not None:
+            if not isinstance(replayed, ToolOutcome):
+                raise TypeError(f"replay must return a ToolOutcome or None, not {type(replayed).__name__}")
+            return replayed
         outcome = await self._execute(run, planned.call, descriptor, admitted.arguments, admitted.decoded)
         hook = self._prepare_result
         if hook is not None:
@@ -564,9 +601,26 @@ class Runner:
             work = self._guarded(provider.compensate(invocation, compensating), name, "compensate")
         task = asyncio.ensure_future(work)
         task.add_done_callback(self._release)
+        try:
+            return await self._await_attempt(run, task, context, beats, heartbeat, deadline, name)
+        except asyncio.CancelledError:  # the run itself was cancelled by its caller: stop the call too
+            context.cancel()
+            task.cancel()
+            raise
+
+    async def _await_attempt(
+        self,
+        run: _Run,
+        task: asyncio.Future[ToolOutcome],
+        context: InvocationContext,
+        beats: _Beats,
+        heartbeat: HeartbeatPolicy | None,
+        deadline: float | None,
+        name: str,
+    ) -> ToolOutcome:
+        limit = heartbeat.timeout if heartbeat is not None and heartbeat.enabled else None
         while True:
             wait = None if deadline is None else deadline - time.monotonic()
-            limit = heartbeat.timeout if heartbeat is not None and heartbeat.enabled else None
             if limit is not None:
                 silent = time.monotonic() - beats.last
                 wait = limit - silent if wait is None else min(wait, limit - silent)

@@ -10,15 +10,15 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
-from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool
+from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
 from llm_wire.agent._descriptor import ToolDescriptor
 from llm_wire.agent._outcome import ToolOutcome
 from llm_wire.agent._results import invalid_arguments, unknown_tool
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult
-from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent
 from llm_wire.providers.response import Usage
 from llm_wire.result import Err, Ok
 from llm_wire.tool import ToolCallChecks
@@ -142,6 +142,9 @@ class RunResult:
     detail: Mapping[str, str] = field(factory=dict, repr=False)
     #: Usage of every model call, in order.
     usage: tuple[Usage, ...] = field(default=(), repr=False)
+    #: The assistant turn whose calls were left unanswered when the run stopped inside a round
+    #: (``APPROVAL_REQUIRED``, a denial or rejection, a cancellation); ``resume_request`` sends it again.
+    pending: AssistantTurn | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -152,6 +155,13 @@ class RunResult:
     def ok(self) -> bool:
         """Whether the model answered."""
         return self.stop is StopReason.ANSWERED
+
+    def resume_request(self) -> Request:
+        """
+        The conversation to run again to continue a run that stopped inside a round: it ends with the
+        unanswered turn, whose calls the next run authorizes (``approved=`` skips their approval) and runs.
+        """
+        return self.request if self.pending is None else self.request.with_messages(self.pending)
 
 
 @frozen
@@ -215,7 +225,22 @@ class RunSteps:
         return self._request
 
     def start(self) -> Step:
-        """The first model call, or the end when the request cannot be prepared."""
+        """
+        The first step: a model call, or the end when the request cannot be prepared. A conversation that
+        ends with an unanswered assistant turn (``RunResult.resume_request``) resumes with that batch.
+        """
+        messages = self._request.messages
+        last = messages[-1] if messages else None
+        if isinstance(last, AssistantTurn) and last.calls:
+            self._request = evolve(self._request, messages=messages[:-1])
+            tools = [descriptor.tool for descriptor in self._registry.values()]
+            match admit(last.calls, tools, ToolCallChecks.REPORT, self._config.admission_limits()):
+                case Err(error):
+                    failure = Failure(error, Sent.COMPLETED)
+                    self._last = failure
+                    return self._finish(StopReason.MODEL_FAILED, error=failure)
+                case Ok(admitted):
+                    return self._tools(NeedsTools(last, admitted.issues, None, admitted.admitted))
         return self._next_call()
 
     def _next_call(self) -> Step:
@@ -290,9 +315,9 @@ class RunSteps:
         """Keep a call's outcome when the run ends before its batch is answered."""
         self._records.append(CallRecord(call, outcome, message, self._rounds))
 
-    def stop(self, reason: StopReason, **detail: str) -> Finish:
-        """End the run now (cancelled, deadline, denied, rejected, suspended)."""
-        return self._finish(reason, detail=detail)
+    def stop(self, reason: StopReason, pending: AssistantTurn | None = None, **detail: str) -> Finish:
+        """End the run now (cancelled, deadline, denied, rejected, suspended), inside ``pending``'s round."""
+        return self._finish(reason, detail=detail, pending=pending)
 
     def _finish(
         self,
@@ -301,6 +326,7 @@ class RunSteps:
         answer: Answer | None = None,
         error: Failure | PrepareError | None = None,
         detail: Mapping[str, str] | None = None,
+        pending: AssistantTurn | None = None,
     ) -> Finish:
         result = RunResult(
             reason,
@@ -313,5 +339,6 @@ class RunSteps:
             error,
             dict(detail or {}),
             tuple(self._usage),
+            pending,
         )
         return Finish(result)

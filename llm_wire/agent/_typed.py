@@ -20,7 +20,7 @@ from llm_wire import codec as _codec
 from llm_wire import tool as _tool
 from llm_wire.admission import ValueFailure, decode_arguments
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolContract, ToolDescriptor, check_capabilities
-from llm_wire.agent._invocation import InvocationContext
+from llm_wire.agent._invocation import InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ToolOutcome, outcome_for_exception
 from llm_wire.agent._results import invalid_arguments, no_compensation, outcome_of
 from llm_wire.codec import Codec
@@ -99,6 +99,34 @@ class TypedTool(Generic[A]):
         except Exception as exc:
             return outcome_for_exception(exc, self.name)
         return outcome_of(result, self.name)
+
+    def arguments_of(self, invocation: ToolInvocation) -> A | ToolOutcome:
+        """
+        The invocation's arguments as this tool's class: the decoded value the runner admitted, or the
+        JSON arguments decoded here (an invocation built by hand); the ``invalid_input`` outcome if refused.
+        """
+        decoded = invocation.decoded
+        if isinstance(decoded, self.cls):
+            return decoded
+        match parse_tool_arguments(self, invocation.arguments):
+            case Err(failure):
+                return invalid_arguments(self.name, failure)
+            case Ok(parsed):
+                return parsed
+
+    async def dispatch(self, invocation: ToolInvocation) -> ToolOutcome:
+        """Run the tool on an invocation (``arguments_of``, then ``run`` with its context)."""
+        arguments = self.arguments_of(invocation)
+        if isinstance(arguments, ToolOutcome):
+            return arguments
+        return await self.run(arguments, invocation.context)
+
+    async def dispatch_compensation(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        """Compensate a failed invocation (``arguments_of``, then ``compensate``)."""
+        arguments = self.arguments_of(invocation)
+        if isinstance(arguments, ToolOutcome):
+            return arguments
+        return await self.compensate(arguments, invocation.context, failure)
 
     async def compensate(self, arguments: A, context: InvocationContext, failure: ToolOutcome) -> ToolOutcome:
         """Call the tool's ``compensate``; an ``internal`` failure when it has none."""

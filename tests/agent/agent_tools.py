@@ -88,6 +88,8 @@ class Programmable:
         self.compensator = compensate
         self.invocations: list[ToolInvocation] = []
         self.compensations: list[tuple[ToolInvocation, ToolOutcome]] = []
+        #: Whether each compensation succeeded.
+        self.undone: list[bool] = []
 
     def descriptors(self) -> Sequence[ToolDescriptor]:
         return (self.descriptor,)
@@ -101,9 +103,13 @@ class Programmable:
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
         self.compensations.append((invocation, failure))
-        if self.compensator is None:
-            return ToolOutcome.success("undone")
-        return self.compensator(invocation, failure)
+        outcome = (
+            ToolOutcome.success("undone")
+            if self.compensator is None
+            else self.compensator(invocation, failure)
+        )
+        self.undone.append(outcome.ok)
+        return outcome
 
 
 async def _succeed(invocation: ToolInvocation) -> ToolOutcome:

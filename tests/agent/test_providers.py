@@ -155,7 +155,7 @@ class TestComposite:
         assert both.capabilities("shout_text") == ProviderCapabilities()
         assert both.capabilities("missing") is None
 
-    def test_scenario_16_provider_without_key_capability_refused(self) -> None:
+    def test_keyed_retries_need_the_key_capability(self) -> None:
         """Keyed retries on a provider that does not consume keys are refused at registration."""
         contract = ToolContract(
             idempotency=Idempotency.IDEMPOTENT_WITH_KEY, retry=RetryPolicy(max_attempts=2)

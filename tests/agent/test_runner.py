@@ -78,8 +78,9 @@ def go(
     """Run a scripted model against ``provider`` once; the result, the model and the events."""
     model = ScriptedModel(replies)  # type: ignore[arg-type]
     events: list[Event] = []
+    replay = options.pop("replay", None)
     runner = Runner(model, CONFIG, provider, on_event=events.append, **options)  # type: ignore[arg-type]
-    result = asyncio.run(runner.arun(request("m", [user("go")])))
+    result = asyncio.run(runner.arun(request("m", [user("go")]), replay=replay))  # type: ignore[arg-type]
     return result, model, events
 
 
@@ -112,9 +113,15 @@ class TestContractExecution:
         assert outcome.ok
         assert outcome.resource_version == "v2"
 
-    @pytest.mark.parametrize("through", ["provider", "composite"])
-    def test_scenario_14_15_compensate_then_retry(self, through: str) -> None:
+    def test_scenario_14_compensate_then_retry(self) -> None:
         """A non-idempotent call is retried only after its partial effect was compensated."""
+        self._compensate_then_retry("provider")
+
+    def test_scenario_15_compensate_then_retry_through_a_composite(self) -> None:
+        """The same through a composite, which routes compensation to the tool's own provider."""
+        self._compensate_then_retry("composite")
+
+    def _compensate_then_retry(self, through: str) -> None:
         contract = ToolContract(
             idempotency=Idempotency.NON_IDEMPOTENT,
             retry=RetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
@@ -547,3 +554,29 @@ class TestDoBetter:
         runner = Runner(ScriptedModel([]), CONFIG, Programmable())
         with pytest.raises(TypeError, match="request"):
             asyncio.run(runner.arun("hi"))  # type: ignore[arg-type]
+
+
+class TestResume:
+    """A suspended run continues from its pending turn; replayed calls are not run again."""
+
+    def test_approval_then_resume(self) -> None:
+        tool = Programmable(contract=ToolContract(approval=Approval.ALWAYS))
+        model = ScriptedModel([reply("", call("contract_tool", "{}", "w1")), reply("done")])
+        runner = Runner(model, CONFIG, tool, approver=lambda asked: Verdict.ASK)
+        suspended = asyncio.run(runner.arun(request("m", [user("go")])))
+        assert suspended.stop is StopReason.APPROVAL_REQUIRED
+        assert suspended.detail["tool_call_id"] == "w1"
+        assert suspended.pending is not None
+        assert tool.invocations == []
+        resumed = asyncio.run(runner.arun(suspended.resume_request(), approved={"w1"}))
+        assert resumed.stop is StopReason.ANSWERED
+        assert [i.call_id for i in tool.invocations] == ["w1"]
+        assert len(model.requests) == 2
+
+    def test_replay_skips_the_tool(self) -> None:
+        tool = Programmable()
+        kept = ToolOutcome.success("from the store")
+        result, _, events = go(tool, one_call(), replay=lambda c: kept)
+        assert tool.invocations == []
+        assert messages(result)[0].content == "from the store"
+        assert not any(isinstance(event, ToolStarted) for event in events)

@@ -75,7 +75,7 @@ class TestMakeTool:
         assert snake_case("HTTPFetch") == "http_fetch"
         assert snake_case("echo") == "echo"
 
-    def test_bad_name_is_a_definition_error(self) -> None:
+    def test_do_better_10_name_checked_at_definition(self) -> None:
         with pytest.raises(DefinitionError, match="get weather"):
             make_tool(EchoText, name="get weather")
 

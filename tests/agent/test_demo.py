@@ -1,0 +1,23 @@
+"""The demo's agent section runs and shows each contract feature."""
+
+from __future__ import annotations
+
+import pytest
+
+from llm_wire.demo import agent
+
+
+class TestAgentDemo:
+    """``llm-wire demo agent`` shows a fixed argument, a timeout, a retry, an approval and a refusal."""
+
+    def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
+        agent.run()
+        out = capsys.readouterr().out
+        assert '"category":"invalid_input"' in out
+        assert '"forecast":"sunny"' in out
+        assert '"category":"timeout"' in out
+        assert "retrying" in out
+        assert '"token": "[redacted]"' in out
+        assert "s3cr3t" not in out
+        assert "The model answered." in out
+        assert "DefinitionError" in out

@@ -1,0 +1,120 @@
+"""The contract's pure steps: preconditions, retry decisions, output validation, versions, redaction."""
+
+from __future__ import annotations
+
+from agent_tools import Programmable
+
+from llm_wire.agent import (
+    REDACTED,
+    Compensation,
+    ErrorCategory,
+    Idempotency,
+    OutputValidation,
+    ResourceVersion,
+    RetryPolicy,
+    ToolContract,
+    ToolOutcome,
+    redact,
+)
+from llm_wire.agent._policy import expected_version, extract_version, retry_delay, validate_output
+from llm_wire.contract import load
+from llm_wire.result import unwrap
+
+BUSY = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "busy")
+RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.5, maximum_backoff=2, jitter=0)
+
+
+class TestExpectedVersion:
+    """The expected version is read from the arguments when required."""
+
+    def test_not_required(self) -> None:
+        assert expected_version(ResourceVersion(), "t", {}) is None
+
+    def test_read_and_rendered(self) -> None:
+        policy = ResourceVersion(require_expected=True, argument_pointer="/meta/v")
+        assert expected_version(policy, "t", {"meta": {"v": "a1"}}) == "a1"
+        assert expected_version(policy, "t", {"meta": {"v": 3}}) == "3"
+
+    def test_missing_or_not_scalar(self) -> None:
+        policy = ResourceVersion(require_expected=True)
+        for arguments in ({}, {"resource_version": None}, {"resource_version": [1]}):
+            found = expected_version(policy, "t", arguments)  # type: ignore[arg-type]
+            assert isinstance(found, ToolOutcome)
+            assert found.category is ErrorCategory.INVALID_INPUT
+
+
+class TestRetryDelay:
+    """A retry happens only when attempts remain, the failure is retryable, and repeating is safe."""
+
+    def test_idempotent_retryable(self) -> None:
+        contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
+        assert retry_delay(contract, BUSY, 1, False, 0.5) == 0.5
+        assert retry_delay(contract, BUSY, 2, False, 0.5) == 1.0
+        assert retry_delay(contract, BUSY, 3, False, 0.5) is None
+
+    def test_not_retryable(self) -> None:
+        contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
+        final = ToolOutcome.failed(ErrorCategory.INVALID_INPUT, "bad", "bad")
+        assert retry_delay(contract, final, 1, False, 0.5) is None
+
+    def test_categories_override_the_hint(self) -> None:
+        retry = RetryPolicy(max_attempts=2, retryable_categories=frozenset({ErrorCategory.CONFLICT}))
+        contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=retry)
+        conflict = ToolOutcome.failed(ErrorCategory.CONFLICT, "c", "c")
+        assert retry_delay(contract, conflict, 1, False, 0.5) is not None
+        assert retry_delay(contract, BUSY, 1, False, 0.5) is None
+
+    def test_unsafe_unless_compensated(self) -> None:
+        contract = ToolContract(retry=RETRY, compensation=Compensation(enabled=True))
+        assert retry_delay(contract, BUSY, 1, False, 0.5) is None
+        assert retry_delay(contract, BUSY, 1, True, 0.5) is not None
+
+    def test_retry_after_is_honoured(self) -> None:
+        contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
+        limited = ToolOutcome.failed(ErrorCategory.RATE_LIMITED, "429", "slow down", retry_after=1.5)
+        assert retry_delay(contract, limited, 1, False, 0.5) == 1.5
+
+
+SCHEMA = unwrap(load({"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}))
+
+
+class TestValidateOutput:
+    """Output validation by mode; no data under a schema is its own failure."""
+
+    def test_valid(self) -> None:
+        descriptor = Programmable(contract=ToolContract(output_schema=SCHEMA)).descriptor
+        checked = validate_output(descriptor, ToolOutcome.success(data={"value": "x"}))
+        assert checked.ok
+        assert checked.metadata["output_schema_valid"] == "true"
+
+    def test_disabled_and_failures_untouched(self) -> None:
+        disabled = ToolContract(output_schema=SCHEMA, output_validation=OutputValidation.DISABLED)
+        descriptor = Programmable(contract=disabled).descriptor
+        assert validate_output(descriptor, ToolOutcome.success(data=1)).ok
+        strict = Programmable(contract=ToolContract(output_schema=SCHEMA)).descriptor
+        assert validate_output(strict, BUSY) is BUSY
+
+    def test_strict_details_issues(self) -> None:
+        descriptor = Programmable(contract=ToolContract(output_schema=SCHEMA)).descriptor
+        checked = validate_output(descriptor, ToolOutcome.success(data={"value": 1}))
+        assert checked.failure is not None
+        assert checked.failure.details == [{"message": "expected a string", "path": '$["value"]'}]
+
+
+class TestVersionAndRedaction:
+    """The version after a call comes from its data; secrets never reach an approver."""
+
+    def test_extract(self) -> None:
+        found = extract_version(ResourceVersion(), ToolOutcome.success(data={"resource_version": 7}))
+        assert found.resource_version == "7"
+        kept = ToolOutcome.success(data={"resource_version": {"no": 1}})
+        assert extract_version(ResourceVersion(), kept).resource_version is None
+
+    def test_redact_nested(self) -> None:
+        schema = (
+            '{"type":"object","properties":{"auth":{"type":"object","properties":'
+            '{"key":{"type":"string","x-secret":true},"user":{"type":"string"}}}}}'
+        )
+        descriptor = Programmable(schema=schema).descriptor
+        shown = redact(descriptor, {"auth": {"key": "k", "user": "u"}})
+        assert shown == {"auth": {"key": REDACTED, "user": "u"}}
