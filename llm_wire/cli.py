@@ -12,7 +12,7 @@ from collections.abc import Sequence
 __all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "agent")
+DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "agent", "toolkits")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

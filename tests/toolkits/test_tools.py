@@ -413,3 +413,17 @@ class TestRunnerApproval:
         allowed = _run(tools, replies, approver=lambda request: Verdict.ALLOW)
         assert allowed.calls[0].outcome.ok
         assert marker.exists()
+
+
+class TestDemo:
+    """The ``toolkits`` demo section runs: refusals, the tree kill, and the agent run over HTTP."""
+
+    def test_demo_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
+        from llm_wire.demo import toolkits
+
+        toolkits.run()
+        printed = capsys.readouterr().out
+        assert "outside_root" in printed
+        assert "processes of that tree left in /proc: 0" in printed
+        assert "the runner's approver was asked about: replace_text (write, non_idempotent)" in printed
+        assert "notes.txt line 2 is now: 'the parser is strict now'" in printed
