@@ -117,6 +117,16 @@ class FilesystemLimits:
     max_pattern_bytes: int = field(default=4096, validator=_positive)
 
 
+def _bool(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{type(instance).__name__}.{getattr(attribute, 'name', 'flag')} must be a bool")
+
+
+def _limits(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, FilesystemLimits):
+        raise TypeError("FilesystemPolicy.limits must be a FilesystemLimits")
+
+
 @frozen
 class FilesystemPolicy:
     """
@@ -126,16 +136,16 @@ class FilesystemPolicy:
     """
 
     root: str = field(converter=_path)
-    allow_read: bool = True
-    allow_write: bool = False
-    allow_create_directory: bool = False
-    allow_copy: bool = False
-    allow_move: bool = False
-    allow_remove: bool = False
-    require_approval_for_write: bool = True
-    require_approval_for_move: bool = True
-    require_approval_for_remove: bool = True
-    limits: FilesystemLimits = FilesystemLimits()
+    allow_read: bool = field(default=True, validator=_bool)
+    allow_write: bool = field(default=False, validator=_bool)
+    allow_create_directory: bool = field(default=False, validator=_bool)
+    allow_copy: bool = field(default=False, validator=_bool)
+    allow_move: bool = field(default=False, validator=_bool)
+    allow_remove: bool = field(default=False, validator=_bool)
+    require_approval_for_write: bool = field(default=True, validator=_bool)
+    require_approval_for_move: bool = field(default=True, validator=_bool)
+    require_approval_for_remove: bool = field(default=True, validator=_bool)
+    limits: FilesystemLimits = field(default=FilesystemLimits(), validator=_limits)
 
 
 @frozen
@@ -760,7 +770,7 @@ class FilesystemRuntime:
                 if not every and found != expected_count:
                     raise Refusal(
                         FileStatus.CONFLICT,
-                        f"the text occurs {found} times, not {expected_count}; be more specific",
+                        f"the text occurs {found} times, not expected_replacements; make it unique",
                     )
                 data = text.replace(old, replacement).encode("utf-8")
                 if len(data) > self.policy.limits.max_write_bytes:

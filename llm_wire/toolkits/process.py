@@ -112,6 +112,21 @@ def _environment(value: object) -> Mapping[str, str]:
     return dict(value)
 
 
+def _bool(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"ProcessPolicy.{getattr(attribute, 'name', 'flag')} must be a bool")
+
+
+def _str(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"ProcessPolicy.{getattr(attribute, 'name', 'setting')} must be a str")
+
+
+def _limits(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, ProcessLimits):
+        raise TypeError("ProcessPolicy.limits must be a ProcessLimits")
+
+
 def _key_set(value: object) -> frozenset[str]:
     return frozenset(_strings(value))
 
@@ -128,14 +143,14 @@ class ProcessPolicy:
     working_directory_root: str = field(converter=_path)
     allowed_executables: tuple[str, ...] = field(default=(), converter=_strings)
     executable_search_paths: tuple[str, ...] = field(default=(), converter=_strings)
-    default_workdir: str = "."
+    default_workdir: str = field(default=".", validator=_str)
     base_environment: Mapping[str, str] = field(factory=dict, converter=_environment)
     allowed_environment_overrides: frozenset[str] = field(default=frozenset(), converter=_key_set)
-    allow_shell: bool = False
-    require_approval_for_process: bool = False
-    require_approval_for_shell: bool = True
-    shell_executable: str = "/bin/sh"
-    limits: ProcessLimits = ProcessLimits()
+    allow_shell: bool = field(default=False, validator=_bool)
+    require_approval_for_process: bool = field(default=False, validator=_bool)
+    require_approval_for_shell: bool = field(default=True, validator=_bool)
+    shell_executable: str = field(default="/bin/sh", validator=_str)
+    limits: ProcessLimits = field(default=ProcessLimits(), validator=_limits)
 
 
 @frozen

@@ -8,8 +8,10 @@ runner never retries them), and an operation the policy gates behind approval ca
 so the runner's approver decides it (and a durable run can suspend on it). A runtime status becomes an
 ``ErrorCategory``; the result's JSON is the outcome's ``data`` (or the failure's ``details``).
 
-With ``approvals=ApprovalRoute.RUNTIME`` the descriptors ask the runner for nothing and the runtime's own
-approver decides, synchronously.
+In that default route the provider trusts its caller: ``invoke`` runs a gated call as approved, because the
+runner asked before it invoked. Code that calls ``invoke`` itself, outside a runner, must ask first, or use
+``approvals=ApprovalRoute.RUNTIME``: then the descriptors ask the runner for nothing and the runtime's own
+approver decides, synchronously, at effect time.
 """
 
 from __future__ import annotations

@@ -402,8 +402,10 @@ class TestSpecialFiles:
         with pytest.raises(ConfigurationError, match="root"):
             FilesystemRuntime(FilesystemPolicy(tmp_path / "missing"))
 
-    def test_wrong_python_type_names_the_parameter(self, fs: FilesystemRuntime) -> None:
-        """A wrong Python type is a ``TypeError`` naming the parameter."""
+    def test_wrong_python_type_names_the_parameter(self, fs: FilesystemRuntime, root: Path) -> None:
+        """A wrong Python type is a ``TypeError`` naming the parameter (or the policy setting)."""
+        with pytest.raises(TypeError, match="allow_write"):
+            FilesystemPolicy(root, allow_write="yes")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="path"):
             fs.read_text(b"a.txt")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="create_new"):
@@ -503,6 +505,30 @@ class TestContainmentProperty:
         for leftover in (base / "root").iterdir():
             if leftover.name not in ("sub", "link", "flip"):
                 subprocess.run(["rm", "-rf", str(leftover)], check=True)
+
+
+class TestAcrossProcesses:
+    """The revision check and its write are one critical section across processes too (``flock``)."""
+
+    def test_one_winner_among_processes(self, root: Path) -> None:
+        base = FilesystemRuntime(_policy(root), approver=ApproveAll()).write_text("race.txt", "base").revision
+        (root / "go").mkdir()
+        script = f"""
+import os, sys, time
+from llm_wire.toolkits.filesystem import FilesystemPolicy, FilesystemRuntime
+from llm_wire.toolkits.governance import ApproveAll
+runtime = FilesystemRuntime(FilesystemPolicy({str(root)!r}, allow_write=True), approver=ApproveAll())
+while os.path.isdir({str(root / "go")!r}):
+    time.sleep(0.001)
+print(runtime.write_text("race.txt", "writer " + sys.argv[1], expected_revision={base!r}).status.value)
+"""
+        writers = [
+            subprocess.Popen([sys.executable, "-c", script, str(i)], stdout=subprocess.PIPE, text=True)
+            for i in range(4)
+        ]
+        (root / "go").rmdir()
+        statuses = sorted(writer.communicate(timeout=60)[0].strip() for writer in writers)
+        assert statuses == ["conflict", "conflict", "conflict", "ok"]
 
 
 class TestConcurrencyProperty:

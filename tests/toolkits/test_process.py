@@ -277,8 +277,10 @@ class TestConstruction:
         with pytest.raises(ConfigurationError, match="environment"):
             ProcessRuntime(ProcessPolicy(tmp_path, base_environment={"A=B": "x"}))
 
-    def test_wrong_python_type(self, runtime: ProcessRuntime) -> None:
-        """A wrong Python type is a ``TypeError`` naming the parameter."""
+    def test_wrong_python_type(self, runtime: ProcessRuntime, tmp_path: Path) -> None:
+        """A wrong Python type is a ``TypeError`` naming the parameter (or the policy setting)."""
+        with pytest.raises(TypeError, match="allow_shell"):
+            ProcessPolicy(tmp_path, allow_shell=1)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="arguments"):
             runtime.run_process("echo", "not a list")
         with pytest.raises(TypeError, match="timeout_ms"):
