@@ -24,7 +24,14 @@ import jsonschema_rs
 import msgspec
 import pydantic
 
-from benchmarks import bench_admission, bench_codec, bench_contract, bench_stream, bench_value
+from benchmarks import (
+    bench_admission,
+    bench_codec,
+    bench_contract,
+    bench_stream,
+    bench_transport,
+    bench_value,
+)
 from benchmarks._harness import CORPORA, interleaved, print_table
 from llm_wire import admission, codec, contract, tool
 from llm_wire.message import ToolCall
@@ -236,6 +243,12 @@ def _stream_row() -> Row:
     return _row(what, "sse.Framer + json.loads", ratios, "<= 2x", lambda r: r <= 2)
 
 
+def _transport_row() -> Row:
+    _, _, ratios = bench_transport.measure(bench_transport.SIZES[-1], rounds=3)
+    what = "streamed tool call, 4 MiB of arguments in 64-byte deltas (Responses)"
+    return _row(what, "openai SDK SSEDecoder + json.loads", ratios, "<= 1x", lambda r: r <= 1)
+
+
 _IMPORT = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
 
 
@@ -294,6 +307,7 @@ def main() -> None:
     if (CORPORA / "mcp-tools").is_dir():
         rows += _load_rows()
     rows.append(_stream_row())
+    rows.append(_transport_row())
     rows += _import_rows()
     print_table(
         "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",

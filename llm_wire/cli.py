@@ -12,7 +12,7 @@ from collections.abc import Sequence
 __all__ = ["DEMO_SECTIONS", "main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "agent", "toolkits")
+DEMO_SECTIONS = ("parsing", "codecs", "contracts", "admission", "providers", "transport", "agent", "toolkits")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,7 +23,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="walk through strict parsing, codecs, contracts and admission")
     demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(DEMO_SECTIONS)}")
+    demo.add_argument(
+        "--provider",
+        choices=("openai", "anthropic", "google"),
+        help="run the tool round trip against this real API instead (its key from the environment)",
+    )
+    demo.add_argument("--model", help="the model for --provider")
     args = parser.parse_args(argv)
+    if args.command == "demo" and args.provider is not None:
+        if not args.model or args.sections:
+            parser.error("--provider takes --model and no sections")
+        live = importlib.import_module("llm_wire.demo.live")
+        status: int = live.run_live(args.provider, args.model)
+        sys.stdout.flush()
+        return status
     if args.command == "demo":
         unknown = [name for name in args.sections if name not in DEMO_SECTIONS]
         if unknown:

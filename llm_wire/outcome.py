@@ -8,7 +8,8 @@ Outcomes: what one model response means for the caller, after a single admission
     ├── NeedsTools(turn, issues, usage, admitted)  the model called tools; every call is in ``turn.calls``
     ├── OutputLimited(text, calls, incomplete, usage)  cut for length: evidence only, never dispatch it
     ├── Refused(reason, refusal, text, usage)      a refusal or a content filter
-    └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output
+    └── Failure(error, sent, ...)                  unusable: provider error, protocol, limit, bad output,
+                                                   or a ``TransportError`` (a timeout, a cut connection)
 
 ``resolve(decoded, prepared)`` turns a decoded response (``prepared.decode_body(body)``) into an ``Outcome``;
 ``resolve_stream(decoder, prepared)`` does the same for a finished ``prepared.decoder()``. The ``Prepared``
@@ -68,6 +69,8 @@ __all__ = [
     "OutputLimited",
     "Refused",
     "Sent",
+    "TransportError",
+    "TransportProblem",
     "resolve",
     "resolve_stream",
     "resolve_stream_with",
@@ -162,7 +165,48 @@ class InvalidOutput:
         return self.describe()
 
 
-FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput
+class TransportProblem(enum.Enum):
+    """What went wrong between the client and the provider, below HTTP."""
+
+    #: No connection could be made (refused, unreachable, name not found, TLS failed).
+    CONNECT_FAILED = "connect_failed"
+    CONNECT_TIMEOUT = "connect_timeout"
+    #: The response did not start in time.
+    FIRST_BYTE_TIMEOUT = "first_byte_timeout"
+    #: The response stalled: no chunk within the idle bound.
+    IDLE_TIMEOUT = "idle_timeout"
+    #: The whole call ran past its bound.
+    TOTAL_TIMEOUT = "total_timeout"
+    #: The connection closed or failed before the response was whole.
+    CONNECTION_LOST = "connection_lost"
+    #: No API key was given or found in the environment for the provider's own endpoint.
+    NO_API_KEY = "no_api_key"
+
+
+@frozen
+class TransportError:
+    """
+    The call failed below HTTP; ``seconds`` is the bound that fired, for a timeout.
+    """
+
+    problem: TransportProblem
+    seconds: float | None = None
+
+    @property
+    def name(self) -> str:
+        """``transport.<problem>``."""
+        return f"transport.{self.problem.value}"
+
+    def describe(self) -> str:
+        """The problem and, for a timeout, its bound in seconds."""
+        text = f"transport error: {self.problem.value.replace('_', ' ')}"
+        return text if self.seconds is None else f"{text} after {self.seconds:g}s"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
 
 
 @frozen

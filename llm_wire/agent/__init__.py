@@ -7,7 +7,7 @@ work (``make_tool``; plain functions with ``function_tool``). A ``ToolDescriptor
 refused when it is made or registered if it cannot be honoured. Providers (``ToolProvider``: reflected,
 composite, scoped) run ``ToolInvocation``s and answer with a ``ToolOutcome``, whose canonical JSON is what
 the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``complete(prepared) -> Outcome``;
-``ScriptedModel`` for tests) and a provider until the model answers, and ends with a ``RunResult`` whose
+``ScriptedClient`` for tests) and a provider until the model answers, and ends with a ``RunResult`` whose
 ``StopReason`` says why.
 
 ::
@@ -19,6 +19,7 @@ the model sees. The ``Runner`` loops a model (``AsyncModel``/``SyncModel``: ``co
 from __future__ import annotations
 
 from llm_wire._public import rehome
+from llm_wire.agent._control import Cancellation
 from llm_wire.agent._descriptor import (
     DESCRIPTOR_FORMAT,
     MIN_OUTPUT_BYTES,
@@ -32,11 +33,11 @@ from llm_wire.agent._descriptor import (
     OutputValidation,
     ProviderCapabilities,
     ResourceVersion,
-    RetryPolicy,
     Risk,
     SideEffect,
     ToolContract,
     ToolDescriptor,
+    ToolRetryPolicy,
     check_capabilities,
     describe,
     descriptor_from_json_schema,
@@ -87,7 +88,6 @@ from llm_wire.agent._runner import (
     ApprovalPolicy,
     Approver,
     AsyncModel,
-    Cancellation,
     Model,
     PrepareToolResult,
     ProjectOutput,
@@ -95,7 +95,7 @@ from llm_wire.agent._runner import (
     Runner,
     SyncModel,
 )
-from llm_wire.agent._scripted import Reply, ScriptedCall, ScriptedModel, ScriptError, call, reply
+from llm_wire.agent._scripted import ScriptedCall, ScriptedClient, ScriptedReply, ScriptError, call, reply
 from llm_wire.agent._steps import (
     CallModel,
     CallRecord,
@@ -138,7 +138,7 @@ __all__ = [
     "OutputValidation",
     "ProviderCapabilities",
     "ResourceVersion",
-    "RetryPolicy",
+    "ToolRetryPolicy",
     "Risk",
     "SideEffect",
     "ToolContract",
@@ -211,10 +211,10 @@ __all__ = [
     "Verdict",
     "redact",
     # the scripted model
-    "Reply",
+    "ScriptedReply",
     "ScriptError",
     "ScriptedCall",
-    "ScriptedModel",
+    "ScriptedClient",
     "call",
     "reply",
 ]

@@ -18,7 +18,7 @@ from attrs import evolve, field, frozen
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire import tool as _tool
-from llm_wire.agent._outcome import ErrorCategory
+from llm_wire.agent._outcome import ErrorCategory, check_types
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract
 from llm_wire.result import Err, Ok, Result
@@ -39,7 +39,7 @@ __all__ = [
     "OutputValidation",
     "ProviderCapabilities",
     "ResourceVersion",
-    "RetryPolicy",
+    "ToolRetryPolicy",
     "Risk",
     "SideEffect",
     "ToolContract",
@@ -135,7 +135,7 @@ def _count(instance: object, attribute: Any, value: Any) -> None:
 
 
 @frozen
-class RetryPolicy:
+class ToolRetryPolicy:
     """
     How many attempts a call gets and the wait between them (seconds): ``initial_backoff`` times
     ``backoff_multiplier`` per attempt, capped at ``maximum_backoff``, times a jitter factor drawn from
@@ -151,15 +151,15 @@ class RetryPolicy:
 
     def __attrs_post_init__(self) -> None:
         if self.initial_backoff > self.maximum_backoff:
-            raise DefinitionError("RetryPolicy.initial_backoff must not exceed maximum_backoff")
+            raise DefinitionError("ToolRetryPolicy.initial_backoff must not exceed maximum_backoff")
         multiplier = self.backoff_multiplier
         if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not multiplier >= 1:
-            raise DefinitionError("RetryPolicy.backoff_multiplier must be a finite number >= 1")
+            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
         if not math.isfinite(multiplier):
-            raise DefinitionError("RetryPolicy.backoff_multiplier must be a finite number >= 1")
+            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
         jitter = self.jitter
         if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
-            raise DefinitionError("RetryPolicy.jitter must be a number in [0, 1]")
+            raise DefinitionError("ToolRetryPolicy.jitter must be a number in [0, 1]")
 
     def backoff(self, attempt: int, draw: float) -> float:
         """
@@ -246,6 +246,7 @@ class Capability:
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
+        check_types(self, {"risk": Risk, "summary": str})
         if not self.name:
             raise DefinitionError("Capability.name must not be empty")
 
@@ -304,7 +305,7 @@ class ToolContract:
     #: Seconds for the whole call, all attempts and backoffs included; ``None`` for none of its own.
     timeout: float | None = field(default=None, validator=_seconds)
     output_validation: OutputValidation = OutputValidation.STRICT
-    retry: RetryPolicy = RetryPolicy()
+    retry: ToolRetryPolicy = ToolRetryPolicy()
     resource_version: ResourceVersion = ResourceVersion()
     compensation: Compensation = Compensation()
     heartbeat: HeartbeatPolicy = HeartbeatPolicy()
@@ -316,6 +317,9 @@ class ToolContract:
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
+        check_types(self, _CONTRACT_TYPES)
+        if not all(isinstance(capability, Capability) for capability in self.capabilities):
+            raise TypeError("ToolContract.capabilities must hold Capability records")
         if not self.version:
             raise DefinitionError("ToolContract.version must not be empty")
         if self.timeout == 0:
@@ -338,6 +342,19 @@ class ToolContract:
         )
 
 
+_CONTRACT_TYPES: Mapping[str, type | tuple[type, ...]] = {
+    "side_effect": SideEffect,
+    "idempotency": Idempotency,
+    "approval": Approval,
+    "output_validation": OutputValidation,
+    "retry": ToolRetryPolicy,
+    "resource_version": ResourceVersion,
+    "compensation": Compensation,
+    "heartbeat": HeartbeatPolicy,
+    "output_ceilings": OutputCeilings,
+}
+
+
 @frozen
 class ProviderCapabilities:
     """
@@ -348,6 +365,9 @@ class ProviderCapabilities:
     idempotency_key: bool = False
     heartbeat: bool = False
     compensation: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        check_types(self, {"idempotency_key": bool, "heartbeat": bool, "compensation": bool})
 
 
 @frozen

@@ -26,6 +26,7 @@ __all__ = [
     "ToolOutcome",
     "category_for_exception",
     "category_for_status",
+    "check_types",
     "outcome_for_exception",
 ]
 
@@ -74,6 +75,20 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
 
 
+def check_types(instance: object, table: Mapping[str, type | tuple[type, ...]]) -> None:
+    """``TypeError`` naming the first field of ``instance`` whose value is not of its type in ``table``."""
+    for name, kind in table.items():
+        value = getattr(instance, name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            owner = type(instance).__name__
+            raise TypeError(f"{owner}.{name} must be a {_kind_name(kind)}, not {type(value).__name__}")
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join("None" if k is type(None) else k.__name__ for k in kinds)
+
+
 def _as_code(value: str) -> str:
     return str(value) if isinstance(value, str) else value
 
@@ -97,6 +112,17 @@ class ToolFailure:
     details: Value = field(default=None, eq=False, hash=False)
     #: Seconds the tool asks to wait before a retry (HTTP ``Retry-After``); the backoff honours it.
     retry_after: float | None = None
+
+    def __attrs_post_init__(self) -> None:
+        check_types(
+            self,
+            {
+                "category": ErrorCategory,
+                "message": str,
+                "retryable": bool,
+                "retry_after": (int, float, type(None)),
+            },
+        )
 
     def describe(self) -> str:
         """``timeout (timeout): the tool did not finish in time``."""
@@ -129,6 +155,21 @@ class ToolOutcome:
     compensation_token: str = ""
     #: Diagnostics for logs and callbacks; never shown to the model.
     metadata: Mapping[str, str] = field(factory=dict, converter=_metadata, eq=False, hash=False)
+
+    def __attrs_post_init__(self) -> None:
+        check_types(
+            self,
+            {
+                "content": str,
+                "failure": (ToolFailure, type(None)),
+                "artifacts": tuple,
+                "resource_version": (str, type(None)),
+                "compensation_required": bool,
+                "compensation_token": str,
+            },
+        )
+        if not all(isinstance(artifact, str) for artifact in self.artifacts):
+            raise TypeError("ToolOutcome.artifacts must hold str references")
 
     @classmethod
     def success(

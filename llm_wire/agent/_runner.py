@@ -1,31 +1,26 @@
 """
-The runner: drives ``RunSteps`` against a model and a provider, and runs each call under its contract
-(authorization before any call runs, deadlines with cooperative cancellation, an in-flight cap, safe
-retries with one idempotency key, compensation, ``prepare_tool_result``, output validation, events).
-``arun`` is the async driver; ``run`` is the sync facade (the same driver on the runner's own loop thread).
+The runner: drives ``RunSteps`` against a model and a provider. Per round it authorizes the whole batch
+before any call runs, has each call run under its contract (``_execution``), then applies
+``prepare_tool_result``, output validation and projection, and reports events. ``arun`` is the async
+driver; ``run`` is the sync facade (the same driver on the runner's own loop thread, ``_control``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
-import logging
-import math
 import random
-import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
 from llm_wire._request import Config, Prepared, Request
+from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
     Approval,
-    HeartbeatPolicy,
-    ProviderCapabilities,
     ToolDescriptor,
     check_capabilities,
 )
@@ -35,17 +30,14 @@ from llm_wire.agent._events import (
     ModelCompleted,
     ModelStarted,
     RunEvent,
-    ToolCompensated,
     ToolCompleted,
-    ToolHeartbeat,
-    ToolRetrying,
-    ToolStarted,
     Verdict,
 )
-from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
+from llm_wire.agent._execution import Executor
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
-from llm_wire.agent._policy import expected_version, extract_version, redact, retry_delay, validate_output
-from llm_wire.agent._providers import CompensatingProvider, ToolProvider
+from llm_wire.agent._policy import extract_version, redact, validate_output
+from llm_wire.agent._providers import ToolProvider
+from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
     CallModel,
     Finish,
@@ -59,13 +51,13 @@ from llm_wire.agent._steps import (
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
 from llm_wire.schema import DefinitionError
+from llm_wire.value import Value
 
 __all__ = [
     "AllowToolCall",
     "Approver",
     "ApprovalPolicy",
     "AsyncModel",
-    "Cancellation",
     "Model",
     "PrepareToolResult",
     "ProjectOutput",
@@ -75,8 +67,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-_LOG = logging.getLogger("llm_wire.agent")
 
 
 @runtime_checkable
@@ -113,43 +103,6 @@ Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
 ProjectOutput: TypeAlias = Callable[[ToolOutcome, ToolDescriptor | None], str]
 
 
-class Cancellation:
-    """Ask a run to stop, from any thread; the run ends with ``StopReason.CANCELLED``."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._lock = threading.Lock()
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether ``cancel`` was called."""
-        return self._event.is_set()
-
-    def cancel(self) -> None:
-        """Stop the runs watching this (idempotent)."""
-        with self._lock:
-            self._event.set()
-            waiters, self._waiters = self._waiters, []
-        for loop, future in waiters:
-            loop.call_soon_threadsafe(_resolve, future)
-
-    def _watch(self) -> asyncio.Future[None]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        with self._lock:
-            if self._event.is_set():
-                future.set_result(None)
-            else:
-                self._waiters.append((loop, future))
-        return future
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
 async def _maybe(value: T | Awaitable[T]) -> T:
     return await value if inspect.isawaitable(value) else value
 
@@ -157,24 +110,6 @@ async def _maybe(value: T | Awaitable[T]) -> T:
 def _check_callable(name: str, value: object) -> None:
     if value is not None and not callable(value):
         raise TypeError(f"{name} must be callable, not {type(value).__name__}")
-
-
-class _Run:
-    """One run's moving parts: its id, deadline, cancellation and metadata."""
-
-    def __init__(
-        self, run_id: str, deadline: float | None, cancel: Cancellation, metadata: Mapping[str, str]
-    ):
-        self.run_id = run_id
-        self.deadline = deadline
-        self.cancel = cancel
-        self.metadata = dict(metadata)
-        self.stopped: asyncio.Future[None] = cancel._watch()
-        self.approved: frozenset[str] = frozenset()
-        self.replay: Replay | None = None
-
-    def remaining(self) -> float:
-        return math.inf if self.deadline is None else self.deadline - time.monotonic()
 
 
 class _Stop(Exception):
@@ -227,6 +162,14 @@ class Runner:
             raise ValueError("max_in_flight must be an int >= 1")
         if deadline is not None and (not isinstance(deadline, int | float) or not deadline > 0):
             raise ValueError("deadline must be a positive number of seconds")
+        for name, value, kind in (
+            ("parallel", parallel, bool),
+            ("unknown_tools", unknown_tools, Recovery),
+            ("denials", denials, Recovery),
+            ("log_exception_text", log_exception_text, bool),
+        ):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
         for name, hook in (
             ("allow_tool_call", allow_tool_call),
             ("approval_policy", approval_policy),
@@ -240,22 +183,14 @@ class Runner:
         self._model = model
         self._async_model = inspect.iscoroutinefunction(model.complete)
         self._config = config
-        self._provider = provider
         self._registry: dict[str, ToolDescriptor] = {}
-        self._capabilities: dict[str, ProviderCapabilities] = {}
         for descriptor in provider.descriptors():
             if descriptor.name in self._registry:
                 raise DefinitionError(f"tool {descriptor.name!r} is offered twice")
-            declared = provider.capabilities(descriptor.name)
-            check_capabilities(descriptor, declared)
+            check_capabilities(descriptor, provider.capabilities(descriptor.name))
             self._registry[descriptor.name] = descriptor
-            self._capabilities[descriptor.name] = declared or ProviderCapabilities()
-        self._compensates = isinstance(provider, CompensatingProvider)
         self._max_rounds = max_tool_rounds
         self._deadline = deadline
-        self._max_in_flight = max_in_flight
-        self._in_flight = 0
-        self._flight_lock = threading.Lock()
         self._parallel = parallel
         self._allow = allow_tool_call
         self._policy = approval_policy
@@ -265,9 +200,14 @@ class Runner:
         self._on_event = on_event
         self._unknown = unknown_tools
         self._denials = denials
-        self._log_text = log_exception_text
-        self._draw = draw
-        self._portal: _Portal | None = None
+        self._executor = Executor(
+            provider,
+            max_in_flight=max_in_flight,
+            emit=self._emit,
+            log_exception_text=log_exception_text,
+            draw=draw,
+        )
+        self._portal: Portal | None = None
 
     def __repr__(self) -> str:
         return f"<Runner ({len(self._registry)} tools, {self._max_rounds} rounds)>"
@@ -275,7 +215,7 @@ class Runner:
     @property
     def in_flight(self) -> int:
         """Attempts still running, abandoned stragglers included."""
-        return self._in_flight
+        return self._executor.in_flight
 
     # -- drivers ---------------------------------------------------------------------------------------
 
@@ -304,7 +244,9 @@ class Runner:
             raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
         deadline = None if self._deadline is None else time.monotonic() + self._deadline
         _check_callable("replay", replay)
-        run = _Run(run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {})
+        run = RunState(
+            run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {}
+        )
         run.approved = frozenset(approved)
         run.replay = replay
         steps = RunSteps(
@@ -328,7 +270,7 @@ class Runner:
                 else:
                     step = await self._round(run, steps, step)
         finally:
-            _resolve(run.stopped)
+            run.close()
 
     def run(
         self,
@@ -345,7 +287,7 @@ class Runner:
         abandoned straggler never holds the caller. ``close`` stops that thread.
         """
         if self._portal is None:
-            self._portal = _Portal()
+            self._portal = Portal()
         work = self.arun(
             request, cancel=cancel, run_id=run_id, metadata=metadata, approved=approved, replay=replay
         )
@@ -362,7 +304,7 @@ class Runner:
 
     # -- model -----------------------------------------------------------------------------------------
 
-    async def _call_model(self, run: _Run, steps: RunSteps, step: CallModel) -> Any:
+    async def _call_model(self, run: RunState, steps: RunSteps, step: CallModel) -> Any:
         self._emit(ModelStarted(step.round))
         if self._async_model:
             pending: Awaitable[Outcome] = self._model.complete(step.prepared)  # type: ignore[assignment]
@@ -382,7 +324,7 @@ class Runner:
 
     # -- a round ---------------------------------------------------------------------------------------
 
-    async def _round(self, run: _Run, steps: RunSteps, step: RunTools) -> Any:
+    async def _round(self, run: RunState, steps: RunSteps, step: RunTools) -> Any:
         try:
             plan = await self._authorize(run, step.plan)
             if self._parallel:
@@ -408,7 +350,7 @@ class Runner:
             return steps.stop(StopReason.CANCELLED, step.turn)
         return steps.tools_returned(step.turn, done)
 
-    async def _authorize(self, run: _Run, plan: Sequence[Planned]) -> list[Planned]:
+    async def _authorize(self, run: RunState, plan: Sequence[Planned]) -> list[Planned]:
         """Decide every call of the batch before any runs; a denial is an outcome or the run's end."""
         decided = []
         for planned in plan:
@@ -419,7 +361,9 @@ class Runner:
             decided.append(planned if denial is None else evolve(planned, preset=denial))
         return decided
 
-    async def _decide(self, run: _Run, planned: Planned, descriptor: ToolDescriptor) -> ToolOutcome | None:
+    async def _decide(
+        self, run: RunState, planned: Planned, descriptor: ToolDescriptor
+    ) -> ToolOutcome | None:
         call = planned.call
         if self._allow is not None and not await _maybe(self._allow(call, descriptor)):
             return self._deny(
@@ -464,13 +408,17 @@ class Runner:
     def _deny(self, call: ToolCall, code: ErrorCode, message: str) -> ToolOutcome:
         if self._denials is Recovery.END:
             raise _Stop(StopReason.TOOL_CALL_DENIED, tool_call_id=call.id)
+        others = [name for name in self._registry if name != call.name][:MAX_LISTED]
+        listed = f" Other available tools: {', '.join(others)}." if others else ""
+        text = f"{message}; do not call it again with these arguments.{listed}"
+        details: Value = {"available": list(others)}
         return ToolOutcome.failed(
-            ErrorCategory.PERMISSION_DENIED, code, message + "; do not retry it", retryable=False
+            ErrorCategory.PERMISSION_DENIED, code, text, retryable=False, details=details
         )
 
     # -- one call --------------------------------------------------------------------------------------
 
-    async def _settle(self, run: _Run, planned: Planned) -> ToolOutcome:
+    async def _settle(self, run: RunState, planned: Planned) -> ToolOutcome:
         if planned.preset is not None:
             return planned.preset
         descriptor, admitted = planned.descriptor, planned.admitted
@@ -482,13 +430,15 @@ class Runner:
             if not isinstance(replayed, ToolOutcome):
                 raise TypeError(f"replay must return a ToolOutcome or None, not {type(replayed).__name__}")
             return replayed
-        outcome = await self._execute(run, planned.call, descriptor, admitted.arguments, admitted.decoded)
+        outcome = await self._executor.execute(
+            run, planned.call, descriptor, admitted.arguments, admitted.decoded
+        )
         hook = self._prepare_result
         if hook is not None:
             try:
                 prepared = hook(planned.call, outcome)
             except Exception as exc:
-                self._log(exc, descriptor.name, "prepare_tool_result")
+                self._executor.log(exc, descriptor.name, "prepare_tool_result")
                 prepared = outcome_for_exception(exc, descriptor.name)
             if prepared is None:
                 raise _Stop(StopReason.RESULT_REJECTED, tool_call_id=planned.call.id)
@@ -500,191 +450,9 @@ class Runner:
         outcome = validate_output(descriptor, outcome)
         return extract_version(descriptor.contract.resource_version, outcome)
 
-    async def _execute(
-        self, run: _Run, call: ToolCall, descriptor: ToolDescriptor, arguments: Any, decoded: Any
-    ) -> ToolOutcome:
-        contract = descriptor.contract
-        expected = expected_version(contract.resource_version, descriptor.name, arguments)
-        if isinstance(expected, ToolOutcome):
-            return expected
-        deadline = run.deadline
-        if contract.timeout is not None:
-            own = time.monotonic() + contract.timeout
-            deadline = own if deadline is None else min(deadline, own)
-        key = f"{run.run_id}:{call.id}"
-        attempt = 1
-        while True:
-            invocation = ToolInvocation(call, descriptor, arguments, decoded, key, attempt, expected)
-            outcome = await self._attempt(run, invocation, deadline)
-            outcome = outcome.with_metadata(tool_attempt=str(attempt))
-            if outcome.ok:
-                return outcome
-            compensated = False
-            if outcome.compensation_required:
-                compensated = await self._compensate(run, invocation, outcome)
-                outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
-                if not compensated:
-                    return _not_retryable(outcome)
-            delay = retry_delay(contract, outcome, attempt, compensated, self._draw())
-            if delay is None:
-                return outcome
-            left = math.inf if deadline is None else deadline - time.monotonic()
-            if left <= delay:
-                message = f"tool {descriptor.name} could not be retried before its deadline"
-                return ToolOutcome.failed(
-                    ErrorCategory.TIMEOUT, ErrorCode.RETRY_DEADLINE, message
-                ).with_metadata(tool_attempt=str(attempt))
-            self._emit(ToolRetrying(call, attempt, delay, outcome))
-            if delay > 0:
-                await asyncio.wait({run.stopped}, timeout=delay)
-            if run.cancel.cancelled:
-                message = f"the call to tool {descriptor.name} was cancelled during its retry backoff"
-                return ToolOutcome.failed(
-                    ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
-                )
-            attempt += 1
-
-    async def _compensate(self, run: _Run, invocation: ToolInvocation, failure: ToolOutcome) -> bool:
-        settings = invocation.descriptor.contract.compensation
-        provider = self._provider
-        if not settings.enabled or not self._compensates or not isinstance(provider, CompensatingProvider):
-            return False
-        for _ in range(settings.max_attempts):
-            deadline = run.deadline
-            if settings.timeout is not None:
-                own = time.monotonic() + settings.timeout
-                deadline = own if deadline is None else min(deadline, own)
-            outcome = await self._attempt(run, invocation, deadline, compensating=failure)
-            self._emit(ToolCompensated(invocation.call, outcome))
-            if outcome.ok:
-                return True
-        return False
-
-    async def _attempt(
-        self,
-        run: _Run,
-        invocation: ToolInvocation,
-        deadline: float | None,
-        *,
-        compensating: ToolOutcome | None = None,
-    ) -> ToolOutcome:
-        """One attempt: the in-flight slot, the task, and the wait for its end, a deadline or a stop."""
-        name = invocation.name
-        if run.cancel.cancelled:
-            message = f"the call to tool {name} was cancelled before it started"
-            return ToolOutcome.failed(ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False)
-        with self._flight_lock:
-            if self._in_flight >= self._max_in_flight:
-                message = f"tool {name} cannot run now: too many calls are in flight; retry later"
-                busy = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.CAPACITY_EXHAUSTED, message)
-                return busy.with_metadata(tool_execution_capacity_exhausted="true")
-            self._in_flight += 1
-        contract = invocation.descriptor.contract
-        heartbeat = contract.heartbeat if compensating is None else None
-        beats = _Beats(self, invocation.call, heartbeat.minimum_interval if heartbeat else 0.0)
-        context = InvocationContext(
-            run.run_id,
-            invocation.call_id,
-            invocation.attempt,
-            invocation.idempotency_key,
-            deadline,
-            run.metadata,
-            _beat=beats.beat if heartbeat is not None and heartbeat.enabled else None,
-        )
-        invocation = evolve(invocation, context=context)
-        if compensating is None:
-            self._emit(ToolStarted(invocation.call, invocation.attempt))
-            work = self._guarded(self._provider.invoke(invocation), name, "invoke")
-        else:
-            provider = self._provider
-            assert isinstance(provider, CompensatingProvider)
-            work = self._guarded(provider.compensate(invocation, compensating), name, "compensate")
-        task = asyncio.ensure_future(work)
-        task.add_done_callback(self._release)
-        try:
-            return await self._await_attempt(run, task, context, beats, heartbeat, deadline, name)
-        except asyncio.CancelledError:  # the run itself was cancelled by its caller: stop the call too
-            context.cancel()
-            task.cancel()
-            raise
-
-    async def _await_attempt(
-        self,
-        run: _Run,
-        task: asyncio.Future[ToolOutcome],
-        context: InvocationContext,
-        beats: _Beats,
-        heartbeat: HeartbeatPolicy | None,
-        deadline: float | None,
-        name: str,
-    ) -> ToolOutcome:
-        limit = heartbeat.timeout if heartbeat is not None and heartbeat.enabled else None
-        while True:
-            wait = None if deadline is None else deadline - time.monotonic()
-            if limit is not None:
-                silent = time.monotonic() - beats.last
-                wait = limit - silent if wait is None else min(wait, limit - silent)
-            if wait is not None and wait <= 0 and not task.done():
-                break
-            watched: set[asyncio.Future[Any]] = {task, run.stopped}
-            await asyncio.wait(watched, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
-            beats.flush()
-            if task.done():
-                return task.result()
-            if run.cancel.cancelled:
-                break
-        context.cancel()
-        task.cancel()
-        if run.cancel.cancelled:
-            message = f"the call to tool {name} was cancelled"
-            outcome = ToolOutcome.failed(
-                ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
-            )
-        elif (
-            limit is not None
-            and time.monotonic() - beats.last >= limit
-            and (deadline is None or time.monotonic() < deadline)
-        ):
-            message = f"tool {name} stopped reporting heartbeats and was abandoned"
-            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
-            outcome = outcome.with_metadata(heartbeat_timeout="true")
-        else:
-            message = f"tool {name} did not finish before its deadline"
-            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
-        return outcome.with_metadata(late_result_discarded="true")
-
-    def _release(self, _: object) -> None:
-        with self._flight_lock:
-            self._in_flight -= 1
-
-    async def _guarded(self, work: Coroutine[Any, Any, object], name: str, step: str) -> ToolOutcome:
-        """The provider's answer; any exception it raises becomes a sanitized outcome."""
-        try:
-            result = await work
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            self._log(exc, name, step)
-            return outcome_for_exception(exc, name)
-        if not isinstance(result, ToolOutcome):
-            message = f"the provider of tool {name} returned something that is not a ToolOutcome"
-            return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
-        return result
-
-    def _log(self, exc: BaseException, name: str, step: str) -> None:
-        if self._log_text:
-            _LOG.warning("tool %s raised %s in %s: %s", name, type(exc).__name__, step, exc)
-        else:
-            _LOG.warning("tool %s raised %s in %s", name, type(exc).__name__, step)
-
     def _emit(self, event: RunEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
-
-
-def _not_retryable(outcome: ToolOutcome) -> ToolOutcome:
-    failure = outcome.failure
-    return outcome if failure is None else evolve(outcome, failure=evolve(failure, retryable=False))
 
 
 def _canonical_text(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
@@ -699,67 +467,3 @@ def _canonical_text(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> 
             retryable=False,
         )
         return failed.model_text()
-
-
-class _Beats:
-    """A call's heartbeats: liveness from any thread, events rate-limited and emitted on the loop."""
-
-    def __init__(self, runner: Runner, call: ToolCall, interval: float) -> None:
-        self.runner = runner
-        self.call = call
-        self.interval = interval
-        self.last = time.monotonic()
-        self.emitted = -math.inf
-        self.pending: Heartbeat | None = None
-        self.lock = threading.Lock()
-        self.loop = asyncio.get_running_loop()
-
-    def beat(self, heartbeat: Heartbeat) -> None:
-        with self.lock:
-            self.last = time.monotonic()
-            progress = heartbeat.progress
-            if progress is not None and not 0 <= progress <= 1:
-                return
-            if self.last - self.emitted < self.interval:
-                return
-            first = self.pending is None
-            self.pending = heartbeat
-            self.emitted = self.last
-        if first:
-            self.loop.call_soon_threadsafe(self.flush)
-
-    def flush(self) -> None:
-        with self.lock:
-            pending, self.pending = self.pending, None
-        if pending is not None:
-            self.runner._emit(ToolHeartbeat(self.call, pending))
-
-
-class _Portal:
-    """An event loop on its own daemon thread, for the sync facade."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="llm_wire.agent", daemon=True)
-        self.thread.start()
-
-    def call(self, work: Coroutine[Any, Any, T]) -> T:
-        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(work, self.loop)
-        return future.result()
-
-    def close(self, timeout: float | None) -> None:
-        pending = asyncio.run_coroutine_threadsafe(_settled(timeout), self.loop).result()
-        if pending:  # a straggler still runs: leave the daemon thread to it rather than destroy its task
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join()
-        self.loop.close()
-
-
-async def _settled(timeout: float | None) -> int:
-    """Wait for the loop's other tasks (abandoned stragglers) at most ``timeout``; how many remain."""
-    others = {task for task in asyncio.all_tasks() if task is not asyncio.current_task()}
-    if not others:
-        return 0
-    _, pending = await asyncio.wait(others, timeout=timeout)
-    return len(pending)

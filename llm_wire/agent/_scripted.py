@@ -1,5 +1,5 @@
 """
-``ScriptedModel``: a model for tests that answers from a script (ordered expected requests and canned
+``ScriptedClient``: a model client for tests that answers from a script (ordered expected requests and canned
 responses). Each response goes through ``resolve`` with the prepared request, so its calls are admitted
 exactly as a real response's would be.
 """
@@ -16,7 +16,7 @@ from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Ok
 
-__all__ = ["Reply", "ScriptError", "ScriptedCall", "ScriptedModel", "call", "reply"]
+__all__ = ["ScriptedReply", "ScriptError", "ScriptedCall", "ScriptedClient", "call", "reply"]
 
 
 class ScriptError(AssertionError):
@@ -33,7 +33,7 @@ class ScriptedCall:
 
 
 @frozen
-class Reply:
+class ScriptedReply:
     """
     One canned response, and optionally what the request before it must satisfy (``expect`` returns
     whether it does). Calls make it a tool-call response; otherwise it answers with ``text``.
@@ -46,9 +46,11 @@ class Reply:
     usage: Usage | None = None
 
 
-def reply(text: str = "", *calls: ScriptedCall, expect: Callable[[Request], bool] | None = None) -> Reply:
+def reply(
+    text: str = "", *calls: ScriptedCall, expect: Callable[[Request], bool] | None = None
+) -> ScriptedReply:
     """A canned response with ``text`` and ``calls``, after a request that satisfies ``expect``."""
-    return Reply(text, calls, expect)
+    return ScriptedReply(text, calls, expect)
 
 
 def call(name: str, arguments_json: str = "{}", id: str | None = None) -> ScriptedCall:
@@ -56,22 +58,23 @@ def call(name: str, arguments_json: str = "{}", id: str | None = None) -> Script
     return ScriptedCall(name, arguments_json, id)
 
 
-class ScriptedModel:
+class ScriptedClient:
     """
-    Answers each ``complete`` with the next ``Reply``; raises ``ScriptError`` when the request breaks the
-    reply's ``expect`` or the script is used up. ``requests`` keeps every request it was sent.
+    A model client for tests (it has the clients' ``complete(prepared) -> Outcome``): answers each request
+    with the next ``ScriptedReply``; raises ``ScriptError`` when the request breaks the reply's ``expect``
+    or the script is used up. ``requests`` keeps every request it was sent.
     """
 
-    def __init__(self, replies: Iterable[Reply]) -> None:
+    def __init__(self, replies: Iterable[ScriptedReply]) -> None:
         self._replies = list(replies)
         for item in self._replies:
-            if not isinstance(item, Reply):
-                raise TypeError(f"replies must hold Reply objects, not {type(item).__name__}")
+            if not isinstance(item, ScriptedReply):
+                raise TypeError(f"replies must hold ScriptedReply objects, not {type(item).__name__}")
         self._next = 0
         self.requests: list[Request] = []
 
     def __repr__(self) -> str:
-        return f"<ScriptedModel ({self.remaining} of {len(self._replies)} replies left)>"
+        return f"<ScriptedClient ({self.remaining} of {len(self._replies)} replies left)>"
 
     @property
     def remaining(self) -> int:

@@ -341,6 +341,8 @@ async def invoke_typed_tool(
     """
     if not isinstance(typed, TypedTool):
         raise TypeError(f"typed must be a TypedTool, not {type(typed).__name__}")
+    if context is not None and not isinstance(context, InvocationContext):
+        raise TypeError(f"context must be an InvocationContext, not {type(context).__name__}")
     if isinstance(arguments, str):
         match parse_tool_arguments(typed, arguments):
             case Err(failure):

@@ -1,8 +1,11 @@
 """
-Demo: typed tools under contracts in a runner loop: a refused argument fed back and fixed by the model, a
-timeout, a safe retry, an approval with a secret redacted, and a retry contract refused at definition.
+Demo: typed tools under contracts in a runner loop, over real HTTP: a refused argument fed back and fixed
+by the model, a timeout, a safe retry, an approval with a secret redacted, and a retry contract refused at
+definition.
 
-The model is ``ScriptedModel`` (canned responses, each admitted by ``resolve`` like a real response).
+The model is ``transport.AsyncClient`` talking to the local fake provider (``transport.fake``) on
+loopback, which serves the model's turns in order as OpenAI Chat Completions responses: no key, no network
+beyond 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -19,21 +22,21 @@ from llm_wire.agent import (
     ErrorCategory,
     Idempotency,
     InvocationContext,
-    RetryPolicy,
     RunEvent,
     Runner,
-    ScriptedModel,
+    RunResult,
     SideEffect,
     ToolCompleted,
     ToolContract,
     ToolOutcome,
     ToolRetrying,
-    call,
+    ToolRetryPolicy,
     reflect,
-    reply,
 )
 from llm_wire.message import Provider
 from llm_wire.schema import DefinitionError
+from llm_wire.transport import AsyncClient, Timeouts
+from llm_wire.transport.fake import FakeCall, FakeProvider, answer
 
 
 @attrs.frozen
@@ -67,7 +70,7 @@ class FetchQuote:
 
     __tool_contract__ = ToolContract(
         idempotency=Idempotency.IDEMPOTENT,
-        retry=RetryPolicy(max_attempts=3, initial_backoff=0.05, maximum_backoff=0.2),
+        retry=ToolRetryPolicy(max_attempts=3, initial_backoff=0.05, maximum_backoff=0.2),
     )
     symbol: str
 
@@ -106,27 +109,38 @@ def _approve(asked: ApprovalRequest) -> bool:
     return True
 
 
-def run() -> None:
-    """Run one scripted conversation through every contract feature."""
-    _FLAKY["attempts"] = 0
+#: What the fake model says, turn by turn: its text and its calls.
+TURNS: tuple[tuple[str, tuple[FakeCall, ...]], ...] = (
+    ("", (FakeCall("call_1", "get_weather", '{"city": 5}'),)),
+    ("", (FakeCall("call_2", "get_weather", '{"city": "Oslo", "days": 2}'),)),
+    ("", (FakeCall("call_3", "slow_report", "{}"),)),
+    ("", (FakeCall("call_4", "fetch_quote", '{"symbol": "ACME"}'),)),
+    ("", (FakeCall("call_5", "deploy_service", '{"service": "api", "token": "s3cr3t"}'),)),
+    ("Oslo is sunny, ACME is at 101, and the api is deployed.", ()),
+)
+
+
+async def _loop() -> tuple[RunResult, int]:
+    provider = Provider.OPENAI_CHAT
+    script = [answer(provider, text, calls) for text, calls in TURNS]
     tools = reflect(GetWeather, SlowReport, FetchQuote, DeployService)
-    model = ScriptedModel(
-        [
-            reply("", call("get_weather", '{"city": 5}')),
-            reply("", call("get_weather", '{"city": "Oslo", "days": 2}')),
-            reply("", call("slow_report")),
-            reply("", call("fetch_quote", '{"symbol": "ACME"}')),
-            reply("", call("deploy_service", '{"service": "api", "token": "s3cr3t"}')),
-            reply("Oslo is sunny, ACME is at 101, and the api is deployed."),
-        ]
-    )
-    runner = Runner(model, config(Provider.OPENAI_CHAT), tools, approver=_approve, on_event=_show)
-    print("A scripted model calls four typed tools; every call is admitted, then run under its contract:")
-    result = runner.run(request("demo-model", [user("Weather in Oslo, a report, a quote, then deploy.")]))
-    runner.close()
-    print(f"run ended: {result.stop.describe()} after {result.rounds} tool rounds: {result.text}")
+    with FakeProvider(script) as fake:
+        async with AsyncClient(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client:
+            runner = Runner(client, config(provider), tools, approver=_approve, on_event=_show)
+            asked = request("fake-model", [user("Weather in Oslo, a report, a quote, then deploy.")])
+            result = await runner.arun(asked)
+        return result, len(fake.exchanges)
+
+
+def run() -> None:
+    """Run one conversation through every contract feature, over HTTP to the fake provider."""
+    _FLAKY["attempts"] = 0
+    print("A model behind HTTP calls four typed tools; every call is admitted, then run under its contract:")
+    result, sent = asyncio.run(_loop())
+    print(f"run ended: {result.stop.describe()} after {result.rounds} tool rounds and {sent} HTTP requests")
+    print(f"  final answer: {result.text}")
     print("\nA retrying contract on a tool that is not idempotent is refused when it is made:")
     try:
-        ToolContract(retry=RetryPolicy(max_attempts=3))
+        ToolContract(retry=ToolRetryPolicy(max_attempts=3))
     except DefinitionError as error:
         print(f"  DefinitionError: {error}")

@@ -4,29 +4,31 @@ Demo section ``toolkits``: governed filesystem and process tools, alone and unde
 First the runtimes on their own, in a scratch project: a path that climbs out, an absolute path and a
 symlink component are refused; a stale revision conflicts; a process is run by argv with an allowlisted
 executable, and a process tree that overruns its timeout is killed (checked in ``/proc``). Then an agent run
-with the agent layer's scripted model: it reads a file, fixes a typo with an approval-gated,
-revision-guarded ``replace_text`` (the runner's approver is asked), counts the lines with ``run_process``,
-and answers. No keys, no network.
+over real HTTP against the local fake provider: the model reads a file, fixes a typo with an
+approval-gated, revision-guarded ``replace_text`` (the runner's approver is asked), counts the lines with
+``run_process``, and answers. No keys, loopback only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
-from llm_wire import Request, config, request, user
-from llm_wire.agent import ApprovalRequest, Runner, ScriptedModel, Verdict, call, compose, reply
-from llm_wire.message import Provider, ToolResult
+from llm_wire import config, request, user
+from llm_wire.agent import ApprovalRequest, Runner, Verdict, compose
+from llm_wire.message import Provider
 from llm_wire.toolkits.filesystem import FilesystemPolicy, FilesystemRuntime
 from llm_wire.toolkits.governance import AuditLog
 from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime
 from llm_wire.toolkits.tools import FilesystemTools, ProcessTools
+from llm_wire.transport import Client, Timeouts
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel
+from llm_wire.value import Value
 
 __all__ = ["agent_model", "run"]
 
@@ -98,42 +100,51 @@ def _has(pid: str, marker: str) -> bool:
         return False
 
 
-def _last_result_holds(text: str) -> Callable[[Request], bool]:
-    """An ``expect`` check: the last tool message the model was sent contains ``text``."""
+def _tool_results(received: Received) -> list[dict[str, Value]]:
+    """The JSON of every tool message in an OpenAI Chat request, in order."""
+    body = received.json()
+    messages = body.get("messages", []) if isinstance(body, dict) else []
+    found: list[dict[str, Value]] = []
+    for message in messages if isinstance(messages, list) else []:
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "tool"
+            and isinstance(message.get("content"), str)
+        ):
+            parsed = json.loads(str(message["content"]))
+            found.append(parsed if isinstance(parsed, dict) else {})
+    return found
 
-    def check(sent: Request) -> bool:
-        results = [m for m in sent.messages if isinstance(m, ToolResult)]
-        return bool(results) and text in results[-1].content
 
-    return check
-
-
-def agent_model(notes: str) -> ScriptedModel:
+def agent_model(received: Received, provider: Provider) -> tuple[str, Sequence[FakeCall]]:
     """
-    The scripted model: read the notes, fix the typo under the revision it was sent, count the lines, answer.
+    The fake provider's model: read the notes, fix the typo under the revision it read, count the lines,
+    then answer from the count.
     """
-    revision = "sha256:" + hashlib.sha256(notes.encode()).hexdigest()
-    fix = json.dumps({"path": "notes.txt", "old": "teh", "new": "the", "expected_revision": revision})
-    count = json.dumps({"executable": "wc", "arguments": ["-l", "notes.txt"]})
-    return ScriptedModel(
-        [
-            reply("Let me read the notes.", call("read_file", '{"path": "notes.txt"}')),
-            reply(
-                "There is a typo; fixing it.", call("replace_text", fix), expect=_last_result_holds(revision)
-            ),
-            reply("Now counting the lines.", call("run_process", count)),
-            reply("Fixed the typo; wc counted 3 lines.", expect=_last_result_holds('"exit_code":0')),
-        ]
-    )
+    results = _tool_results(received)
+    if not results:
+        return "Let me read the notes.", (FakeCall("c1", "read_file", '{"path": "notes.txt"}'),)
+    if len(results) == 1:
+        data = results[0].get("data")
+        revision = data.get("revision") if isinstance(data, dict) else None
+        arguments = {"path": "notes.txt", "old": "teh", "new": "the", "expected_revision": revision}
+        return "There is a typo; fixing it.", (FakeCall("c2", "replace_text", json.dumps(arguments)),)
+    if len(results) == 2:
+        count = FakeCall("c3", "run_process", '{"executable": "wc", "arguments": ["-l", "notes.txt"]}')
+        return "Now counting the lines.", (count,)
+    data = results[-1].get("data")
+    stdout = str(data.get("stdout", "")).strip() if isinstance(data, dict) else "?"
+    return f"Fixed the typo; wc says: {stdout}.", ()
 
 
 def _agent(base: Path) -> None:
     project = base / "project"
     (project / "notes.txt").write_text(NOTES)
     files = FilesystemTools(FilesystemRuntime(FilesystemPolicy(project, allow_write=True)))
-    search = ("/usr/bin", "/bin")
     processes = ProcessTools(
-        ProcessRuntime(ProcessPolicy(project, allowed_executables=("wc",), executable_search_paths=search))
+        ProcessRuntime(
+            ProcessPolicy(project, allowed_executables=("wc",), executable_search_paths=("/usr/bin", "/bin"))
+        )
     )
     tools = compose(files, processes)
     asked: list[str] = []
@@ -142,19 +153,25 @@ def _agent(base: Path) -> None:
         asked.append(f"{request.tool} ({request.side_effect.value}, {request.idempotency.value})")
         return Verdict.ALLOW
 
-    print(f"agent run with the scripted model, {len(tools.descriptors())} tools exposed:")
+    print(f"agent run over HTTP, {len(tools.descriptors())} tools exposed:")
     print("  " + ", ".join(d.name for d in tools.descriptors()))
-    model = agent_model(NOTES)
-    runner = Runner(model, config(Provider.OPENAI_CHAT), tools, approver=approver)
-    try:
-        result = runner.run(request("any-model", [user("Fix the typo in notes.txt and count its lines.")]))
-    finally:
-        runner.close()
+    with (
+        FakeProvider(ScriptedModel(agent_model)) as fake,
+        Client(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client,
+    ):
+        runner = Runner(client, config(Provider.OPENAI_CHAT), tools, approver=approver)
+        try:
+            result = runner.run(
+                request("fake-model", [user("Fix the typo in notes.txt and count its lines.")])
+            )
+        finally:
+            runner.close()
+        requests = len(fake.exchanges)
     for record in result.calls:
         status = "ok" if record.outcome.ok else record.outcome.category
         print(f"  called {record.call.name}: {status}")
     print(f"  the runner's approver was asked about: {', '.join(asked)}")
-    print(f"  answer after {len(model.requests)} model calls: {result.text}")
+    print(f"  answer after {requests} requests: {result.text}")
     print(f"  notes.txt line 2 is now: {(project / 'notes.txt').read_text().splitlines()[1]!r}")
 
 

@@ -49,6 +49,7 @@ from llm_wire.providers.response import (
 )
 from llm_wire.providers.wire import (
     EncodeError,
+    Http,
     InvalidReplay,
     Outgoing,
     ToolChoice,
@@ -60,6 +61,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse
 
 __all__ = [
+    "HTTP",
     "DEFAULT_MAX_TOKENS",
     "KIND",
     "LOOSE",
@@ -528,6 +530,15 @@ def decode_body(
     return AnthropicDecoder(limits).decode_body(body)
 
 
+#: The API's origin, its key header and variables, and the API version every request names.
+HTTP = Http(
+    base_url="https://api.anthropic.com",
+    key_header="x-api-key",
+    key_prefix="",
+    key_env=("ANTHROPIC_API_KEY",),
+    headers=(("anthropic-version", "2023-06-01"),),
+)
+
 WIRE = Wire(
     provider=PROVIDER,
     loose=LOOSE,
@@ -538,4 +549,5 @@ WIRE = Wire(
     decode_error=decode_error,
     over_budget=over_budget,
     default_max_tokens=DEFAULT_MAX_TOKENS,
+    http=HTTP,
 )

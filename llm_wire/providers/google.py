@@ -59,6 +59,7 @@ from llm_wire.providers.response import (
 )
 from llm_wire.providers.wire import (
     EncodeError,
+    Http,
     InvalidReplay,
     Outgoing,
     ToolChoice,
@@ -70,6 +71,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value
 
 __all__ = [
+    "HTTP",
     "GENERATED_PREFIX",
     "JSON",
     "KIND",
@@ -591,6 +593,15 @@ def decode_body(
     return GoogleDecoder(limits).decode_body(body)
 
 
+#: The API's origin, its key header and variables.
+HTTP = Http(
+    base_url="https://generativelanguage.googleapis.com",
+    key_header="x-goog-api-key",
+    key_prefix="",
+    key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    headers=(),
+)
+
 WIRE = Wire(
     provider=PROVIDER,
     loose=JSON,
@@ -600,4 +611,5 @@ WIRE = Wire(
     path=path,
     decoder=GoogleDecoder,
     decode_error=decode_error,
+    http=HTTP,
 )

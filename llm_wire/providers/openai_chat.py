@@ -39,11 +39,12 @@ from llm_wire.providers.response import (
     Terminal,
     Usage,
 )
-from llm_wire.providers.wire import EncodeError, Outgoing, ToolChoice, UseTool, Wire
+from llm_wire.providers.wire import EncodeError, Http, Outgoing, ToolChoice, UseTool, Wire
 from llm_wire.result import Ok, Result
 from llm_wire.value import Value
 
 __all__ = [
+    "HTTP",
     "LOOSE",
     "PATH",
     "PROVIDER",
@@ -255,6 +256,15 @@ def decode_body(
     return ChatDecoder(limits).decode_body(body)
 
 
+#: The API's origin, its key header and variables.
+HTTP = Http(
+    base_url="https://api.openai.com",
+    key_header="authorization",
+    key_prefix="Bearer ",
+    key_env=("OPENAI_API_KEY",),
+    headers=(),
+)
+
 WIRE = Wire(
     provider=PROVIDER,
     loose=LOOSE,
@@ -264,4 +274,5 @@ WIRE = Wire(
     decoder=ChatDecoder,
     decode_error=decode_error,
     loose_output=True,
+    http=HTTP,
 )

@@ -44,6 +44,7 @@ from llm_wire.providers.response import (
 )
 from llm_wire.providers.wire import (
     EncodeError,
+    Http,
     InvalidReplay,
     Outgoing,
     ToolChoice,
@@ -55,6 +56,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value
 
 __all__ = [
+    "HTTP",
     "KIND",
     "LOOSE",
     "PATH",
@@ -377,6 +379,15 @@ def decode_body(
     return ResponsesDecoder(limits).decode_body(body)
 
 
+#: The API's origin, its key header and variables.
+HTTP = Http(
+    base_url="https://api.openai.com",
+    key_header="authorization",
+    key_prefix="Bearer ",
+    key_env=("OPENAI_API_KEY",),
+    headers=(),
+)
+
 WIRE = Wire(
     provider=PROVIDER,
     loose=LOOSE,
@@ -386,4 +397,5 @@ WIRE = Wire(
     decoder=ResponsesDecoder,
     decode_error=decode_error,
     loose_output=True,
+    http=HTTP,
 )

@@ -5,8 +5,9 @@ A provider wire as data: what ``prepare`` hands an API module, and the ``Wire`` 
 then hands the provider's ``Wire.encode`` an ``Outgoing`` record: the checked history, each tool with its
 ``Projection``, the tool choice and the generation settings; ``encode`` writes the exact JSON body or refuses
 with an ``EncodeError``. A ``Wire`` holds everything that differs between APIs, as data and functions (like
-referencing's ``Specification``): the projection profiles, the encoder, the endpoint path, the response
-decoder, the error decoder and the budgets. Shared code reads a ``Wire``; it never branches on the provider.
+referencing's ``Specification``): the projection profiles, the encoder, the endpoint (``Http``: base URL,
+auth header, API version headers, key variables), the response decoder, the error decoder and the budgets.
+Shared code reads a ``Wire``; it never branches on the provider.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = [
     "Choice",
     "Declared",
     "EncodeError",
+    "Http",
     "InvalidReplay",
     "Number",
     "Outgoing",
@@ -142,6 +144,24 @@ class InvalidReplay:
 EncodeError: TypeAlias = UnsupportedSetting | InvalidReplay
 
 
+@frozen
+class Http:
+    """
+    Where an API lives and how it is authenticated: what the transport needs beside ``Wire.path``.
+    """
+
+    #: The API's own origin (``https://api.openai.com``); a client may override it.
+    base_url: str = ""
+    #: The header carrying the key (``authorization``, ``x-api-key``...).
+    key_header: str = "authorization"
+    #: Written before the key in that header (``Bearer `` for OpenAI).
+    key_prefix: str = ""
+    #: Environment variables a key is read from, in order.
+    key_env: tuple[str, ...] = ()
+    #: Headers every request carries (the API version).
+    headers: tuple[tuple[str, str], ...] = ()
+
+
 def _within_budget(strict: Sequence[Projection]) -> str | None:
     return None
 
@@ -173,6 +193,8 @@ class Wire:
     loose_output: bool = False
     #: The ``max_tokens`` a default configuration sends when a request sets none (required by some APIs).
     default_max_tokens: int | None = None
+    #: The API's origin, auth header, version headers and key variables.
+    http: Http = Http()
 
     def profile(self, strict: bool, *, legacy: bool = False) -> Profile:
         """The dialect for a tool: the legacy one when asked for and the API has one, else strict or loose."""

@@ -128,3 +128,15 @@ class TestCategories:
     def test_status_type(self) -> None:
         with pytest.raises(TypeError, match="status"):
             category_for_status("500")  # type: ignore[arg-type]
+
+
+class TestTypes:
+    """A wrong Python type is a ``TypeError`` naming the field, never a value."""
+
+    def test_outcome_fields(self) -> None:
+        with pytest.raises(TypeError, match=r"ToolOutcome\.content"):
+            ToolOutcome(5)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ToolOutcome\.artifacts"):
+            ToolOutcome("x", None, None, ("a", 1))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ToolFailure\.category"):
+            ToolFailure("timeout", "c", "m")  # type: ignore[arg-type]

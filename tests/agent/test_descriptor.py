@@ -16,8 +16,8 @@ from llm_wire.agent import (
     OutputCeilings,
     ProviderCapabilities,
     ResourceVersion,
-    RetryPolicy,
     ToolContract,
+    ToolRetryPolicy,
     check_capabilities,
     descriptor_from_json_schema,
     make_tool,
@@ -69,21 +69,21 @@ class TestContract:
 
     def test_scenario_12_retries_need_idempotency_or_compensation(self) -> None:
         with pytest.raises(DefinitionError, match="compensation"):
-            ToolContract(retry=RetryPolicy(max_attempts=2))
+            ToolContract(retry=ToolRetryPolicy(max_attempts=2))
         with pytest.raises(DefinitionError, match="compensation"):
-            ToolContract(idempotency=Idempotency.NON_IDEMPOTENT, retry=RetryPolicy(max_attempts=2))
-        ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RetryPolicy(max_attempts=2))
-        ToolContract(retry=RetryPolicy(max_attempts=2), compensation=Compensation(enabled=True))
+            ToolContract(idempotency=Idempotency.NON_IDEMPOTENT, retry=ToolRetryPolicy(max_attempts=2))
+        ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=ToolRetryPolicy(max_attempts=2))
+        ToolContract(retry=ToolRetryPolicy(max_attempts=2), compensation=Compensation(enabled=True))
 
     @pytest.mark.parametrize(
         "make",
         [
-            lambda: RetryPolicy(max_attempts=0),
-            lambda: RetryPolicy(initial_backoff=-1),
-            lambda: RetryPolicy(initial_backoff=2, maximum_backoff=1),
-            lambda: RetryPolicy(backoff_multiplier=0.5),
-            lambda: RetryPolicy(backoff_multiplier=float("inf")),
-            lambda: RetryPolicy(jitter=1.5),
+            lambda: ToolRetryPolicy(max_attempts=0),
+            lambda: ToolRetryPolicy(initial_backoff=-1),
+            lambda: ToolRetryPolicy(initial_backoff=2, maximum_backoff=1),
+            lambda: ToolRetryPolicy(backoff_multiplier=0.5),
+            lambda: ToolRetryPolicy(backoff_multiplier=float("inf")),
+            lambda: ToolRetryPolicy(jitter=1.5),
             lambda: ToolContract(timeout=-1),
             lambda: ToolContract(timeout=0),
             lambda: ToolContract(version=""),
@@ -100,9 +100,9 @@ class TestContract:
             make()
 
     def test_backoff(self) -> None:
-        policy = RetryPolicy(max_attempts=5, initial_backoff=0.1, maximum_backoff=0.3, jitter=0.0)
+        policy = ToolRetryPolicy(max_attempts=5, initial_backoff=0.1, maximum_backoff=0.3, jitter=0.0)
         assert [policy.backoff(n, 0.5) for n in (1, 2, 3)] == pytest.approx([0.1, 0.2, 0.3])
-        jittered = RetryPolicy(initial_backoff=1.0, jitter=0.5)
+        jittered = ToolRetryPolicy(initial_backoff=1.0, jitter=0.5)
         assert jittered.backoff(1, 0.0) == pytest.approx(0.5)
         assert jittered.backoff(1, 0.999) <= 1.5
 
@@ -130,3 +130,15 @@ class TestCapabilities:
         contract = ToolContract(compensation=Compensation(enabled=True))
         with pytest.raises(DefinitionError, match="compensat"):
             make_tool(EchoText, contract=contract)
+
+
+class TestTypes:
+    """A contract field of the wrong type is a ``TypeError`` naming it."""
+
+    def test_enum_fields(self) -> None:
+        with pytest.raises(TypeError, match=r"ToolContract\.side_effect"):
+            ToolContract(side_effect="write")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ToolContract\.retry"):
+            ToolContract(retry=3)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ProviderCapabilities\.heartbeat"):
+            ProviderCapabilities(heartbeat=1)  # type: ignore[arg-type]

@@ -11,9 +11,9 @@ from llm_wire.agent import (
     Idempotency,
     OutputValidation,
     ResourceVersion,
-    RetryPolicy,
     ToolContract,
     ToolOutcome,
+    ToolRetryPolicy,
     redact,
 )
 from llm_wire.agent._policy import expected_version, extract_version, retry_delay, validate_output
@@ -21,7 +21,7 @@ from llm_wire.contract import load
 from llm_wire.result import unwrap
 
 BUSY = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "busy")
-RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.5, maximum_backoff=2, jitter=0)
+RETRY = ToolRetryPolicy(max_attempts=3, initial_backoff=0.5, maximum_backoff=2, jitter=0)
 
 
 class TestExpectedVersion:
@@ -58,7 +58,7 @@ class TestRetryDelay:
         assert retry_delay(contract, final, 1, False, 0.5) is None
 
     def test_categories_override_the_hint(self) -> None:
-        retry = RetryPolicy(max_attempts=2, retryable_categories=frozenset({ErrorCategory.CONFLICT}))
+        retry = ToolRetryPolicy(max_attempts=2, retryable_categories=frozenset({ErrorCategory.CONFLICT}))
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=retry)
         conflict = ToolOutcome.failed(ErrorCategory.CONFLICT, "c", "c")
         assert retry_delay(contract, conflict, 1, False, 0.5) is not None

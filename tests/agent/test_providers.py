@@ -15,13 +15,13 @@ from llm_wire.agent import (
     Idempotency,
     InvocationContext,
     ProviderCapabilities,
-    RetryPolicy,
     SideEffect,
     ToolContract,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
+    ToolRetryPolicy,
     compose,
     invocation_for,
     make_tool,
@@ -146,7 +146,7 @@ class TestComposite:
         keyed = make_tool(
             EchoKeyed,
             contract=ToolContract(
-                idempotency=Idempotency.IDEMPOTENT_WITH_KEY, retry=RetryPolicy(max_attempts=2)
+                idempotency=Idempotency.IDEMPOTENT_WITH_KEY, retry=ToolRetryPolicy(max_attempts=2)
             ),
             capabilities=ProviderCapabilities(idempotency_key=True),
         )
@@ -158,7 +158,7 @@ class TestComposite:
     def test_keyed_retries_need_the_key_capability(self) -> None:
         """Keyed retries on a provider that does not consume keys are refused at registration."""
         contract = ToolContract(
-            idempotency=Idempotency.IDEMPOTENT_WITH_KEY, retry=RetryPolicy(max_attempts=2)
+            idempotency=Idempotency.IDEMPOTENT_WITH_KEY, retry=ToolRetryPolicy(max_attempts=2)
         )
         with pytest.raises(DefinitionError, match="consumes the key"):
             make_tool(EchoText, contract=contract)

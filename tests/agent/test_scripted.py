@@ -8,7 +8,7 @@ import pytest
 from agent_tools import EchoText
 
 from llm_wire import config, prepare, request, user
-from llm_wire.agent import Reply, ScriptedModel, ScriptError, call, make_tool, reply
+from llm_wire.agent import ScriptedClient, ScriptedReply, ScriptError, call, make_tool, reply
 from llm_wire.message import Provider
 from llm_wire.outcome import Answer, NeedsTools
 from llm_wire.result import unwrap
@@ -25,7 +25,9 @@ class TestScriptedModel:
 
     def test_calls_are_admitted(self) -> None:
         """Under the prepared checks (``REPORT`` here), like a real response."""
-        model = ScriptedModel([reply("", call("echo_text", '{"text":"a"}'), call("echo_text", '{"text":1}'))])
+        model = ScriptedClient(
+            [reply("", call("echo_text", '{"text":"a"}'), call("echo_text", '{"text":1}'))]
+        )
         outcome = asyncio.run(model.complete(PREPARED))
         assert isinstance(outcome, NeedsTools)
         assert [c.id for c in outcome.turn.calls] == ["call-0-0", "call-0-1"]
@@ -33,7 +35,7 @@ class TestScriptedModel:
         assert len(outcome.issues) == 1
 
     def test_answer_and_requests_kept(self) -> None:
-        model = ScriptedModel([reply("hello", expect=lambda r: r.model == "m")])
+        model = ScriptedClient([reply("hello", expect=lambda r: r.model == "m")])
         outcome = model.answer(PREPARED)
         assert isinstance(outcome, Answer)
         assert outcome.text == "hello"
@@ -42,11 +44,11 @@ class TestScriptedModel:
 
     def test_mismatch_and_exhaustion(self) -> None:
         with pytest.raises(ScriptError, match="expects"):
-            ScriptedModel([reply(expect=lambda r: False)]).answer(PREPARED)
+            ScriptedClient([reply(expect=lambda r: False)]).answer(PREPARED)
         with pytest.raises(ScriptError, match="too many"):
-            ScriptedModel([]).answer(PREPARED)
+            ScriptedClient([]).answer(PREPARED)
 
     def test_wrong_type(self) -> None:
-        with pytest.raises(TypeError, match="Reply"):
-            ScriptedModel(["hi"])  # type: ignore[list-item]
-        assert isinstance(Reply(), Reply)
+        with pytest.raises(TypeError, match="ScriptedReply"):
+            ScriptedClient(["hi"])  # type: ignore[list-item]
+        assert isinstance(ScriptedReply(), ScriptedReply)

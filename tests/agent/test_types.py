@@ -12,7 +12,10 @@ from agent_tools import EchoText, GetWeather
 
 from llm_wire.admission import ValueFailure
 from llm_wire.agent import (
+    AsyncModel,
     InvocationContext,
+    ScriptedClient,
+    SyncModel,
     ToolOutcome,
     TypedTool,
     invocation_for,
@@ -21,6 +24,22 @@ from llm_wire.agent import (
     parse_tool_arguments,
 )
 from llm_wire.result import Err, Ok, Result, unwrap
+from llm_wire.transport import AsyncClient, Client
+
+
+class TestModelProtocol:
+    """The transport's clients are models for the runner, structurally (mypy checks the assignments)."""
+
+    def test_clients_satisfy_the_protocols(self) -> None:
+        with Client(base_url="http://127.0.0.1:9") as client:
+            sync_model: SyncModel = client
+            assert isinstance(sync_model, SyncModel)
+        asynchronous = AsyncClient(base_url="http://127.0.0.1:9")
+        async_model: AsyncModel = asynchronous
+        assert isinstance(async_model, AsyncModel)
+        asyncio.run(asynchronous.aclose())
+        scripted: AsyncModel = ScriptedClient([])
+        assert isinstance(scripted, AsyncModel)
 
 
 class TestTypeFlow:

@@ -21,10 +21,10 @@ from llm_wire.agent import (
     ApprovalRequest,
     ErrorCategory,
     Idempotency,
-    Reply,
     Runner,
     RunResult,
-    ScriptedModel,
+    ScriptedClient,
+    ScriptedReply,
     SideEffect,
     StopReason,
     ToolDescriptor,
@@ -331,12 +331,12 @@ class TestArgumentsProperty:
 CONFIG = config(Provider.OPENAI_CHAT)
 
 
-def _run(provider: ToolProvider, replies: list[Reply], **options: object) -> RunResult:
-    runner = Runner(ScriptedModel(replies), CONFIG, provider, **options)  # type: ignore[arg-type]
+def _run(provider: ToolProvider, replies: list[ScriptedReply], **options: object) -> RunResult:
+    runner = Runner(ScriptedClient(replies), CONFIG, provider, **options)  # type: ignore[arg-type]
     return asyncio.run(runner.arun(request("m", [user("go")])))
 
 
-def _write_call(path: str = "out.txt") -> list[Reply]:
+def _write_call(path: str = "out.txt") -> list[ScriptedReply]:
     return [
         reply("", call("write_file", json.dumps({"path": path, "content": "from the model"}))),
         reply("done"),

@@ -8,7 +8,8 @@ from llm_wire.demo import agent
 
 
 class TestAgentDemo:
-    """``llm-wire demo agent`` shows a fixed argument, a timeout, a retry, an approval and a refusal."""
+    """``llm-wire demo agent`` (over HTTP to the fake provider) shows a fixed argument, a timeout, a retry, an
+    approval and a refusal."""
 
     def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
         agent.run()
@@ -20,4 +21,5 @@ class TestAgentDemo:
         assert '"token": "[redacted]"' in out
         assert "s3cr3t" not in out
         assert "The model answered." in out
+        assert "6 HTTP requests" in out
         assert "DefinitionError" in out

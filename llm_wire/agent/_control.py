@@ -1,0 +1,117 @@
+"""
+What controls a run from outside its loop: ``Cancellation`` (from any thread), the run's state, and the
+event-loop thread the sync facade runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import math
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
+
+from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.message import ToolCall
+
+__all__ = ["Cancellation", "Portal", "RunState", "resolve"]
+
+T = TypeVar("T")
+
+
+class Cancellation:
+    """Ask a run to stop, from any thread; the run ends with ``StopReason.CANCELLED``."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether ``cancel`` was called."""
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        """Stop the runs watching this (idempotent)."""
+        with self._lock:
+            self._event.set()
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            loop.call_soon_threadsafe(resolve, future)
+
+    def _watch(self) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self._event.is_set():
+                future.set_result(None)
+            else:
+                self._waiters.append((loop, future))
+        return future
+
+    def _forget(self, future: asyncio.Future[None]) -> None:
+        with self._lock:
+            self._waiters = [(loop, waiting) for loop, waiting in self._waiters if waiting is not future]
+
+
+def resolve(future: asyncio.Future[None]) -> None:
+    """Complete ``future`` unless it is done already."""
+    if not future.done():
+        future.set_result(None)
+
+
+class RunState:
+    """One run's moving parts: its id, deadline, cancellation, metadata, approved call ids and replay."""
+
+    def __init__(
+        self, run_id: str, deadline: float | None, cancel: Cancellation, metadata: Mapping[str, str]
+    ):
+        self.run_id = run_id
+        self.deadline = deadline
+        self.cancel = cancel
+        self.metadata = dict(metadata)
+        self.stopped: asyncio.Future[None] = cancel._watch()
+        self.approved: frozenset[str] = frozenset()
+        self.replay: Callable[[ToolCall], ToolOutcome | None] | None = None
+
+    def close(self) -> None:
+        """The run is over: stop watching its cancellation."""
+        resolve(self.stopped)
+        self.cancel._forget(self.stopped)
+
+    def remaining(self) -> float:
+        """Seconds left before the run's deadline (``inf`` without one)."""
+        return math.inf if self.deadline is None else self.deadline - time.monotonic()
+
+
+class Portal:
+    """An event loop on its own daemon thread, for the sync facade."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="llm_wire.agent", daemon=True)
+        self.thread.start()
+
+    def call(self, work: Coroutine[Any, Any, T]) -> T:
+        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(work, self.loop)
+        return future.result()
+
+    def close(self, timeout: float | None) -> None:
+        pending = asyncio.run_coroutine_threadsafe(_settled(timeout), self.loop).result()
+        if pending:  # a straggler still runs: leave the daemon thread to it rather than destroy its task
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+async def _settled(timeout: float | None) -> int:
+    """Wait for the loop's other tasks (abandoned stragglers) at most ``timeout``; how many remain."""
+    others = {task for task in asyncio.all_tasks() if task is not asyncio.current_task()}
+    if not others:
+        return 0
+    _, pending = await asyncio.wait(others, timeout=timeout)
+    return len(pending)

@@ -1,0 +1,280 @@
+"""
+One call under its contract: the resource-version precondition, attempts under the in-flight cap and the
+deadline (cooperative cancellation, late results discarded), heartbeats, safe retries with one
+idempotency key, and compensation. Everything a provider raises becomes an outcome here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from attrs import evolve
+
+from llm_wire.agent._control import RunState
+from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
+from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
+from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
+from llm_wire.agent._policy import expected_version, retry_delay
+from llm_wire.agent._providers import CompensatingProvider, ToolProvider
+from llm_wire.message import ToolCall
+
+__all__ = ["Executor"]
+
+_LOG = logging.getLogger("llm_wire.agent")
+
+
+class Executor:
+    """
+    Runs calls of one provider under their contracts, with an in-flight cap shared by every run of its
+    runner (an abandoned straggler keeps its slot until it really ends).
+    """
+
+    def __init__(
+        self,
+        provider: ToolProvider,
+        *,
+        max_in_flight: int,
+        emit: Callable[[RunEvent], None],
+        log_exception_text: bool,
+        draw: Callable[[], float],
+    ) -> None:
+        self._provider = provider
+        self._compensates = isinstance(provider, CompensatingProvider)
+        self._max_in_flight = max_in_flight
+        self._in_flight = 0
+        self._flight_lock = threading.Lock()
+        self._emit = emit
+        self._log_text = log_exception_text
+        self._draw = draw
+
+    @property
+    def in_flight(self) -> int:
+        """Attempts still running, abandoned stragglers included."""
+        return self._in_flight
+
+    async def execute(
+        self, run: RunState, call: ToolCall, descriptor: ToolDescriptor, arguments: Any, decoded: Any
+    ) -> ToolOutcome:
+        contract = descriptor.contract
+        expected = expected_version(contract.resource_version, descriptor.name, arguments)
+        if isinstance(expected, ToolOutcome):
+            return expected
+        deadline = run.deadline
+        if contract.timeout is not None:
+            own = time.monotonic() + contract.timeout
+            deadline = own if deadline is None else min(deadline, own)
+        key = f"{run.run_id}:{call.id}"
+        attempt = 1
+        while True:
+            invocation = ToolInvocation(call, descriptor, arguments, decoded, key, attempt, expected)
+            outcome = await self._attempt(run, invocation, deadline)
+            outcome = outcome.with_metadata(tool_attempt=str(attempt))
+            if outcome.ok:
+                return outcome
+            compensated = False
+            if outcome.compensation_required:
+                compensated = await self._compensate(run, invocation, outcome)
+                outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
+                if not compensated:
+                    return _not_retryable(outcome)
+            delay = retry_delay(contract, outcome, attempt, compensated, self._draw())
+            if delay is None:
+                return outcome
+            left = math.inf if deadline is None else deadline - time.monotonic()
+            if left <= delay:
+                message = f"tool {descriptor.name} could not be retried before its deadline"
+                return ToolOutcome.failed(
+                    ErrorCategory.TIMEOUT, ErrorCode.RETRY_DEADLINE, message
+                ).with_metadata(tool_attempt=str(attempt))
+            self._emit(ToolRetrying(call, attempt, delay, outcome))
+            if delay > 0:
+                await asyncio.wait({run.stopped}, timeout=delay)
+            if run.cancel.cancelled:
+                message = f"the call to tool {descriptor.name} was cancelled during its retry backoff"
+                return ToolOutcome.failed(
+                    ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
+                )
+            attempt += 1
+
+    async def _compensate(self, run: RunState, invocation: ToolInvocation, failure: ToolOutcome) -> bool:
+        settings = invocation.descriptor.contract.compensation
+        provider = self._provider
+        if not settings.enabled or not self._compensates or not isinstance(provider, CompensatingProvider):
+            return False
+        for _ in range(settings.max_attempts):
+            deadline = run.deadline
+            if settings.timeout is not None:
+                own = time.monotonic() + settings.timeout
+                deadline = own if deadline is None else min(deadline, own)
+            outcome = await self._attempt(run, invocation, deadline, compensating=failure)
+            self._emit(ToolCompensated(invocation.call, outcome))
+            if outcome.ok:
+                return True
+        return False
+
+    async def _attempt(
+        self,
+        run: RunState,
+        invocation: ToolInvocation,
+        deadline: float | None,
+        *,
+        compensating: ToolOutcome | None = None,
+    ) -> ToolOutcome:
+        """One attempt: the in-flight slot, the task, and the wait for its end, a deadline or a stop."""
+        name = invocation.name
+        if run.cancel.cancelled:
+            message = f"the call to tool {name} was cancelled before it started"
+            return ToolOutcome.failed(ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False)
+        with self._flight_lock:
+            if self._in_flight >= self._max_in_flight:
+                message = f"tool {name} cannot run now: too many calls are in flight; retry later"
+                busy = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.CAPACITY_EXHAUSTED, message)
+                return busy.with_metadata(tool_execution_capacity_exhausted="true")
+            self._in_flight += 1
+        contract = invocation.descriptor.contract
+        heartbeat = contract.heartbeat if compensating is None else None
+        beats = _Beats(self._emit, invocation.call, heartbeat.minimum_interval if heartbeat else 0.0)
+        context = InvocationContext(
+            run.run_id,
+            invocation.call_id,
+            invocation.attempt,
+            invocation.idempotency_key,
+            deadline,
+            run.metadata,
+            _beat=beats.beat if heartbeat is not None and heartbeat.enabled else None,
+        )
+        invocation = evolve(invocation, context=context)
+        if compensating is None:
+            self._emit(ToolStarted(invocation.call, invocation.attempt))
+            work = self._guarded(partial(self._provider.invoke, invocation), name, "invoke")
+        else:
+            provider = self._provider
+            assert isinstance(provider, CompensatingProvider)
+            work = self._guarded(partial(provider.compensate, invocation, compensating), name, "compensate")
+        task = asyncio.ensure_future(work)
+        task.add_done_callback(self._release)
+        try:
+            return await self._await_attempt(run, task, context, beats, heartbeat, deadline, name)
+        except asyncio.CancelledError:  # the run itself was cancelled by its caller: stop the call too
+            context.cancel()
+            task.cancel()
+            raise
+
+    async def _await_attempt(
+        self,
+        run: RunState,
+        task: asyncio.Future[ToolOutcome],
+        context: InvocationContext,
+        beats: _Beats,
+        heartbeat: HeartbeatPolicy | None,
+        deadline: float | None,
+        name: str,
+    ) -> ToolOutcome:
+        limit = heartbeat.timeout if heartbeat is not None and heartbeat.enabled else None
+        while True:
+            wait = None if deadline is None else deadline - time.monotonic()
+            if limit is not None:
+                silent = time.monotonic() - beats.last
+                wait = limit - silent if wait is None else min(wait, limit - silent)
+            if wait is not None and wait <= 0 and not task.done():
+                break
+            watched: set[asyncio.Future[Any]] = {task, run.stopped}
+            await asyncio.wait(watched, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            beats.flush()
+            if task.done():
+                return task.result()
+            if run.cancel.cancelled:
+                break
+        context.cancel()
+        task.cancel()
+        if run.cancel.cancelled:
+            message = f"the call to tool {name} was cancelled"
+            outcome = ToolOutcome.failed(
+                ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
+            )
+        elif (
+            limit is not None
+            and time.monotonic() - beats.last >= limit
+            and (deadline is None or time.monotonic() < deadline)
+        ):
+            message = f"tool {name} stopped reporting heartbeats and was abandoned"
+            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
+            outcome = outcome.with_metadata(heartbeat_timeout="true")
+        else:
+            message = f"tool {name} did not finish before its deadline"
+            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+        return outcome.with_metadata(late_result_discarded="true")
+
+    def _release(self, _: object) -> None:
+        with self._flight_lock:
+            self._in_flight -= 1
+
+    async def _guarded(self, work: Callable[[], Awaitable[object]], name: str, step: str) -> ToolOutcome:
+        """
+        The provider's answer; any exception it raises becomes a sanitized outcome. The provider's coroutine
+        is made here, so a task cancelled before it starts leaves no coroutine unawaited.
+        """
+        try:
+            result = await work()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.log(exc, name, step)
+            return outcome_for_exception(exc, name)
+        if not isinstance(result, ToolOutcome):
+            message = f"the provider of tool {name} returned something that is not a ToolOutcome"
+            return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
+        return result
+
+    def log(self, exc: BaseException, name: str, step: str) -> None:
+        if self._log_text:
+            _LOG.warning("tool %s raised %s in %s: %s", name, type(exc).__name__, step, exc)
+        else:
+            _LOG.warning("tool %s raised %s in %s", name, type(exc).__name__, step)
+
+
+def _not_retryable(outcome: ToolOutcome) -> ToolOutcome:
+    failure = outcome.failure
+    return outcome if failure is None else evolve(outcome, failure=evolve(failure, retryable=False))
+
+
+class _Beats:
+    """A call's heartbeats: liveness from any thread, events rate-limited and emitted on the loop."""
+
+    def __init__(self, emit: Callable[[RunEvent], None], call: ToolCall, interval: float) -> None:
+        self.emit = emit
+        self.call = call
+        self.interval = interval
+        self.last = time.monotonic()
+        self.emitted = -math.inf
+        self.pending: Heartbeat | None = None
+        self.lock = threading.Lock()
+        self.loop = asyncio.get_running_loop()
+
+    def beat(self, heartbeat: Heartbeat) -> None:
+        with self.lock:
+            self.last = time.monotonic()
+            progress = heartbeat.progress
+            if progress is not None and not 0 <= progress <= 1:
+                return
+            if self.last - self.emitted < self.interval:
+                return
+            first = self.pending is None
+            self.pending = heartbeat
+            self.emitted = self.last
+        if first:
+            self.loop.call_soon_threadsafe(self.flush)
+
+    def flush(self) -> None:
+        with self.lock:
+            pending, self.pending = self.pending, None
+        if pending is not None:
+            self.emit(ToolHeartbeat(self.call, pending))

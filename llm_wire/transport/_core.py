@@ -1,0 +1,317 @@
+"""
+The sans-I/O core both clients drive: one ``HttpCall`` per attempt and one ``RetryPlan`` per ``send``.
+
+An ``HttpCall`` builds the HTTP request for a ``Prepared`` body (URL, headers, key, the httpx timeouts of the
+connect and first-byte phases), then takes what the network gives, as events: the status and headers, each
+body chunk, the end, a timeout or an httpx error. It says how long the next chunk may take (``wait``), turns
+chunks into ``Progress`` and ends with the ``Outcome`` of ``resolve``/``resolve_stream``. It never reads a
+socket or a clock: the drivers (``_sync``, ``_async``) pass ``now`` in. A ``RetryPlan`` decides, from each
+attempt's outcome, whether to retry and after how long.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+import httpx
+from attrs import evolve, frozen
+
+from llm_wire._request import Prepared
+from llm_wire.error import LimitExceeded
+from llm_wire.outcome import (
+    Failure,
+    Outcome,
+    Sent,
+    TransportError,
+    TransportProblem,
+    resolve,
+    resolve_stream,
+)
+from llm_wire.providers.response import Progress, ProviderError, StreamDecoder
+from llm_wire.result import Err, Ok
+from llm_wire.transport._settings import RetryPolicy, Timeouts, seconds_of
+
+__all__ = ["Attempt", "Attempts", "HttpCall", "RetryPlan", "Wait", "check_prepared", "endpoint_headers"]
+
+#: How much of an HTTP error body is read (the rest is left unread: an error text needs no more).
+ERROR_BODY_BYTES = 64 * 1024
+_USER_AGENT = "llm_wire/0.1"
+
+
+class _Mode(enum.Enum):
+    HEADERS = "headers"
+    BODY = "body"
+    STREAM = "stream"
+    ERROR = "error"
+    DONE = "done"
+
+
+@frozen
+class Wait:
+    """How long the next network step may take, and which bound that is (``seconds`` ``None``: no bound)."""
+
+    seconds: float | None
+    problem: TransportProblem
+    bound: float | None
+
+
+@frozen
+class Attempt:
+    """One attempt of a ``send``: its outcome, and the seconds waited before it began."""
+
+    number: int
+    outcome: Outcome
+    waited: float
+
+
+@frozen
+class Attempts:
+    """What a ``send`` did: the last outcome, and every attempt in order (the last one included)."""
+
+    outcome: Outcome
+    attempts: tuple[Attempt, ...]
+
+
+def check_prepared(prepared: object) -> None:
+    """``TypeError`` unless ``prepared`` is a ``Prepared``."""
+    if not isinstance(prepared, Prepared):
+        msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
+        raise TypeError(msg)
+
+
+def endpoint_headers(prepared: Prepared, key: str | None, extra: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The request headers: content type, accept, the API's version headers, the key, then ``extra``."""
+    http = prepared.wire.http
+    accept = "text/event-stream" if prepared.config.stream else "application/json"
+    headers = [("content-type", "application/json"), ("accept", accept), ("user-agent", _USER_AGENT)]
+    headers += list(http.headers)
+    if key is not None:
+        headers.append((http.key_header, f"{http.key_prefix}{key}"))
+    overridden = {name.lower() for name in extra}
+    return [(k, v) for k, v in headers if k.lower() not in overridden] + list(extra.items())
+
+
+class HttpCall:
+    """
+    One HTTP exchange for a ``Prepared`` request, sans I/O. Feed it events in order; ``outcome`` is set once
+    the exchange is decided (early for an error or a limit, else by ``end``).
+    """
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        *,
+        url: str,
+        headers: list[tuple[str, str]],
+        timeouts: Timeouts,
+        now: float,
+        deadline: float | None = None,
+    ) -> None:
+        self.prepared = prepared
+        self.url = url
+        self.headers = headers
+        self.content = prepared.body_bytes()
+        self._timeouts = timeouts
+        total = seconds_of(timeouts.total)
+        ends = [d for d in (None if total is None else now + total, deadline) if d is not None]
+        self._deadline = min(ends) if ends else None
+        #: The bound a ``TOTAL_TIMEOUT`` reports: the timeout, or what the retry deadline left of it.
+        self._total = None if self._deadline is None else round(self._deadline - now, 3)
+        self._mode = _Mode.HEADERS
+        self._status = 0
+        self._response_headers: list[tuple[str, str]] = []
+        self._body = bytearray()
+        self._decoder: StreamDecoder | None = None
+        self._started = False
+        self._phase_limit: Wait | None = None
+        self._connect_limit = Wait(None, TransportProblem.CONNECT_TIMEOUT, None)
+        self.outcome: Outcome | None = None
+
+    # --- the request -------------------------------------------------------------------------------------
+
+    def timeout(self, now: float) -> httpx.Timeout:
+        """The httpx timeouts of the connect and first-byte phases, each cut to what the total leaves."""
+        connect = self._cap(seconds_of(self._timeouts.connect), TransportProblem.CONNECT_TIMEOUT, now)
+        first = self._cap(seconds_of(self._timeouts.first_byte), TransportProblem.FIRST_BYTE_TIMEOUT, now)
+        self._phase_limit = first
+        self._connect_limit = connect
+        return httpx.Timeout(
+            connect=connect.seconds, read=first.seconds, write=first.seconds, pool=connect.seconds
+        )
+
+    def headers_wait(self, now: float) -> Wait:
+        """How long the whole request phase (connect, write, first byte) may take under the total bound."""
+        return self._cap(None, TransportProblem.TOTAL_TIMEOUT, now)
+
+    def _cap(
+        self, seconds: float | None, problem: TransportProblem, now: float, bound: float | None = None
+    ) -> Wait:
+        """``seconds`` of ``problem`` (whose setting is ``bound``), or what the total leaves when less."""
+        left = None if self._deadline is None else max(self._deadline - now, 0.0)
+        if left is not None and (seconds is None or left <= seconds):
+            return Wait(left, TransportProblem.TOTAL_TIMEOUT, self._total)
+        return Wait(seconds, problem, seconds if bound is None else bound)
+
+    # --- the response ------------------------------------------------------------------------------------
+
+    def response(self, status: int, headers: list[tuple[str, str]]) -> None:
+        """The status line and headers arrived."""
+        self._status = status
+        self._response_headers = headers
+        if not 200 <= status < 300:
+            self._mode = _Mode.ERROR
+        elif self.prepared.config.stream:
+            self._mode = _Mode.STREAM
+            self._decoder = self.prepared.decoder()
+        else:
+            self._mode = _Mode.BODY
+
+    def wait(self, now: float, last: float) -> Wait:
+        """How long the next chunk may take: the idle gap after the chunk (or headers) at ``last``."""
+        idle = seconds_of(self._timeouts.idle)
+        left = None if idle is None else max(last + idle - now, 0.0)
+        return self._cap(left, TransportProblem.IDLE_TIMEOUT, now, idle)
+
+    def chunk(self, data: bytes) -> list[Progress]:
+        """One body chunk; the progress it completes (a stream's), and ``outcome`` set when it decides."""
+        if self._mode is _Mode.STREAM:
+            assert self._decoder is not None
+            self._started = True
+            match self._decoder.feed_bytes(data):
+                case Ok(progress):
+                    return progress
+                case Err():
+                    self._finish(resolve_stream(self._decoder, self.prepared))
+                    return []
+        if self._mode is _Mode.BODY:
+            limits = self.prepared.response_limits
+            self._body += data
+            if len(self._body) > limits.response_body_bytes:
+                limit = limits.response_body_bytes
+                setting = limits.setting("response_body_bytes")
+                error = LimitExceeded(setting, limit, None, what="bytes of the response")
+                self._finish(self._failure(error, Sent.COMPLETED))
+        elif self._mode is _Mode.ERROR:
+            self._body += data
+            if len(self._body) >= ERROR_BODY_BYTES:
+                self.end()
+        return []
+
+    def end(self) -> Outcome:
+        """The body ended: the outcome of what arrived."""
+        if self.outcome is not None:
+            return self.outcome
+        match self._mode:
+            case _Mode.STREAM:
+                assert self._decoder is not None
+                return self._finish(resolve_stream(self._decoder, self.prepared))
+            case _Mode.BODY:
+                return self._finish(resolve(self.prepared.decode_body(bytes(self._body)), self.prepared))
+            case _:
+                body = bytes(self._body[:ERROR_BODY_BYTES])
+                error = self.prepared.wire.decode_error(self._status, body, self._response_headers)
+                failed = resolve(Err(error), self.prepared)
+                assert isinstance(failed, Failure)
+                return self._finish(evolve(failed, provider=self.prepared.provider))
+
+    # --- failures ----------------------------------------------------------------------------------------
+
+    def timed_out(self, wait: Wait) -> Outcome:
+        """``wait`` ran out."""
+        sent = Sent.NOT_SENT if wait.problem is TransportProblem.CONNECT_TIMEOUT else self._cut()
+        return self._finish(self._failure(TransportError(wait.problem, wait.bound), sent))
+
+    def failed(self, error: Exception) -> Outcome:
+        """The network step failed with ``error`` (an httpx error, or an ``OSError`` below it)."""
+        match error:
+            case httpx.ConnectTimeout() | httpx.PoolTimeout():
+                wait = self._connect_limit
+                return self._finish(self._failure(TransportError(wait.problem, wait.bound), Sent.NOT_SENT))
+            case httpx.ReadTimeout() | httpx.WriteTimeout():
+                assert self._phase_limit is not None
+                return self.timed_out(self._phase_limit)
+            case httpx.ConnectError() | httpx.UnsupportedProtocol() | httpx.InvalidURL():
+                problem = TransportError(TransportProblem.CONNECT_FAILED)
+                return self._finish(self._failure(problem, Sent.NOT_SENT))
+            case _:
+                problem = TransportError(TransportProblem.CONNECTION_LOST)
+                return self._finish(self._failure(problem, self._cut()))
+
+    def no_key(self) -> Outcome:
+        """No key for the provider's own endpoint: nothing was sent."""
+        return self._finish(self._failure(TransportError(TransportProblem.NO_API_KEY), Sent.NOT_SENT))
+
+    def _cut(self) -> Sent:
+        decoder = self._decoder
+        return Sent.COMPLETED if decoder is not None and decoder.completed else Sent.MAYBE_SENT
+
+    def _failure(self, error: TransportError | LimitExceeded, sent: Sent) -> Failure:
+        decoder = self._decoder
+        provider = self.prepared.provider
+        if decoder is None:
+            return Failure(error, sent, False, provider)
+        return Failure(error, sent, decoder.partial_output, provider, decoder.usage, decoder.text)
+
+    def _finish(self, outcome: Outcome) -> Outcome:
+        if self.outcome is None:
+            self.outcome = outcome
+        self._mode = _Mode.DONE
+        return self.outcome
+
+
+class RetryPlan:
+    """
+    The retries of one ``send`` under a ``RetryPolicy`` (or none): each attempt's deadline, and whether and
+    when the next one starts.
+    """
+
+    def __init__(self, policy: RetryPolicy | None, now: float) -> None:
+        self._policy = policy
+        self._start = now
+        limit = None if policy is None else seconds_of(policy.deadline)
+        self.deadline = None if limit is None else now + limit
+        self._random = random.Random(None if policy is None else policy.seed)
+        self._attempts: list[Attempt] = []
+        self._waited = 0.0
+
+    def record(self, outcome: Outcome, now: float, *, wall: datetime | None = None) -> float | None:
+        """Record an attempt; the seconds to wait before the next, or ``None`` to stop here."""
+        self._attempts.append(Attempt(len(self._attempts) + 1, outcome, self._waited))
+        policy = self._policy
+        if policy is None or len(self._attempts) >= policy.attempts or not retryable(outcome):
+            return None
+        assert isinstance(outcome, Failure)
+        base = min(policy.max_delay, policy.initial * policy.multiplier ** (len(self._attempts) - 1))
+        delay = base * (1 - policy.jitter * self._random.random())
+        error = outcome.error
+        if isinstance(error, ProviderError):
+            advised = error.retry.delay.total_seconds() if error.retry.delay is not None else None
+            if advised is None and error.retry.at is not None:
+                advised = (error.retry.at - (wall or datetime.now(UTC))).total_seconds()
+            delay = max(delay, advised or 0.0)
+        if self.deadline is not None and now + delay >= self.deadline:
+            return None
+        self._waited = delay
+        return delay
+
+    def result(self) -> Attempts:
+        """Every attempt so far, with the last outcome."""
+        return Attempts(self._attempts[-1].outcome, tuple(self._attempts))
+
+
+def retryable(outcome: Outcome) -> bool:
+    """
+    Whether a retry is safe: a provider error its provider marks retryable, or any other failure that sent
+    nothing (a missing key aside: no retry finds one); never once progress reached the caller.
+    """
+    if not isinstance(outcome, Failure) or outcome.partial_output:
+        return False
+    error = outcome.error
+    if isinstance(error, ProviderError):
+        return error.retry.retryable
+    if isinstance(error, TransportError) and error.problem is TransportProblem.NO_API_KEY:
+        return False
+    return outcome.sent is Sent.NOT_SENT

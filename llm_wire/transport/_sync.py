@@ -1,0 +1,212 @@
+"""
+The blocking client: ``Client`` drives the sans-I/O ``HttpCall`` over an ``httpx.Client``.
+
+Until the response headers, httpx's own timeouts hold the connect and first-byte bounds, each cut to what the
+total leaves when the request starts (so the total may run over by the time the connect took). After the
+headers a watchdog thread shuts the socket down when the next chunk is late, so a stalled read ends at its
+bound, whatever httpx's per-read timeout would allow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Generator, Iterator, Mapping
+from types import TracebackType
+
+import httpx
+
+from llm_wire._request import Prepared
+from llm_wire.outcome import Outcome
+from llm_wire.providers.response import Progress
+from llm_wire.transport._base import BaseClient
+from llm_wire.transport._core import Attempts, HttpCall, RetryPlan, Wait, check_prepared
+from llm_wire.transport._settings import RetryPolicy, Timeouts
+
+__all__ = ["Client"]
+
+_DEFAULT_TIMEOUTS = Timeouts()
+
+
+class _Watchdog:
+    """Shuts a socket down when a deadline passes before it is moved or stopped."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._wait: Wait | None = None
+        self._stopped = False
+        self.fired: Wait | None = None
+        self._thread = threading.Thread(target=self._run, name="llm_wire-watchdog", daemon=True)
+        self._thread.start()
+
+    def arm(self, wait: Wait, now: float) -> None:
+        with self._cond:
+            self._wait = wait
+            self._deadline = None if wait.seconds is None else now + wait.seconds
+            self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                deadline = self._deadline
+                if deadline is None:
+                    self._cond.wait()
+                    continue
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self.fired = self._wait
+                with contextlib.suppress(OSError):
+                    self._sock.shutdown(socket.SHUT_RDWR)
+                return
+
+
+def _socket_of(response: httpx.Response) -> socket.socket | None:
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    return sock if isinstance(sock, socket.socket) else None
+
+
+class Client:
+    """
+    Sends ``Prepared`` requests over HTTP and returns their outcomes; reuses connections. Close it (or use
+    it as a context manager) when done.
+
+    The endpoint, key header and API version come from the request's ``Wire``; the key is ``api_key`` or
+    the wire's environment variables, read from ``environ`` (``os.environ`` by default); none is needed
+    when ``base_url`` is given. ``headers`` go with every request, over the defaults of the same name.
+    ``http`` is an ``httpx.Client`` of your own (proxies, certificates); it is closed with this client.
+    A wrong Python type for any argument is a ``TypeError`` naming it.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeouts: Timeouts = _DEFAULT_TIMEOUTS,
+        retry: RetryPolicy | None = None,
+        http: httpx.Client | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._base = BaseClient(
+            api_key=api_key,
+            base_url=base_url,
+            headers=headers,
+            timeouts=timeouts,
+            retry=retry,
+            environ=environ,
+        )
+        if http is not None and not isinstance(http, httpx.Client):
+            msg = f"http must be an httpx.Client or None, not {type(http).__name__}"
+            raise TypeError(msg)
+        self._http = http if http is not None else httpx.Client(timeout=None)
+
+    def complete(self, prepared: Prepared, *, retry: RetryPolicy | None = None) -> Outcome:
+        """The outcome of sending ``prepared`` (a stream is read to its end); ``TypeError`` if not one."""
+        return self.send(prepared, retry=retry).outcome
+
+    def send(self, prepared: Prepared, *, retry: RetryPolicy | None = None) -> Attempts:
+        """``complete`` with every attempt reported (one without a ``RetryPolicy``)."""
+        for item in self._run(prepared, retry):
+            if isinstance(item, Attempts):
+                return item
+        raise AssertionError("a send ends with its attempts")  # pragma: no cover
+
+    def stream(
+        self, prepared: Prepared, *, retry: RetryPolicy | None = None
+    ) -> Generator[Progress | Outcome, None, None]:
+        """
+        The progress of ``prepared``'s response as it arrives, then its outcome, last. Closing the iterator
+        closes the connection. ``TypeError`` at once if ``prepared`` is no ``Prepared``.
+        """
+        check_prepared(prepared)
+        return self._stream(prepared, self._base.policy(retry))
+
+    def _stream(
+        self, prepared: Prepared, retry: RetryPolicy | None
+    ) -> Generator[Progress | Outcome, None, None]:
+        for item in self._run(prepared, retry):
+            yield item.outcome if isinstance(item, Attempts) else item
+
+    def _run(self, prepared: Prepared, retry: RetryPolicy | None) -> Iterator[Progress | Attempts]:
+        plan = RetryPlan(self._base.policy(retry), time.monotonic())
+        while True:
+            call, missing = self._base.call(prepared, time.monotonic(), plan.deadline)
+            if missing:
+                call.no_key()
+            else:
+                yield from self._exchange(call)
+            assert call.outcome is not None
+            delay = plan.record(call.outcome, time.monotonic())
+            if delay is None:
+                yield plan.result()
+                return
+            time.sleep(delay)
+
+    def _exchange(self, call: HttpCall) -> Iterator[Progress]:
+        """Drive ``call`` over the network; it holds the outcome at the end."""
+        timeout = call.timeout(time.monotonic()).as_dict()
+        request = self._http.build_request(
+            "POST", call.url, headers=call.headers, content=call.content, extensions={"timeout": timeout}
+        )
+        watchdog: _Watchdog | None = None
+        response: httpx.Response | None = None
+        try:
+            try:
+                response = self._http.send(request, stream=True)
+            except (httpx.HTTPError, OSError) as error:
+                call.failed(error)
+                return
+            call.response(response.status_code, list(response.headers.multi_items()))
+            sock = _socket_of(response)
+            watchdog = _Watchdog(sock) if sock is not None else None
+            last = time.monotonic()
+            chunks = response.iter_bytes()
+            while call.outcome is None:
+                if watchdog is not None:
+                    now = time.monotonic()
+                    watchdog.arm(call.wait(now, last), now)
+                try:
+                    data = next(chunks, None)
+                except (httpx.HTTPError, OSError) as error:
+                    fired = watchdog.fired if watchdog is not None else None
+                    call.timed_out(fired) if fired is not None else call.failed(error)
+                    return
+                if watchdog is not None and watchdog.fired is not None:
+                    call.timed_out(watchdog.fired)
+                    return
+                if data is None:
+                    call.end()
+                    return
+                last = time.monotonic()
+                yield from call.chunk(data)
+        finally:
+            if watchdog is not None:
+                watchdog.stop()
+            if response is not None:
+                response.close()
+
+    def close(self) -> None:
+        """Close the connections."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,40 @@
+"""
+A local fake provider: a real HTTP server on loopback that speaks all four APIs from a script of replies.
+
+``FakeProvider(script)`` serves ``Reply`` values in order, or from a function of each ``Received``
+request; ``ScriptedModel(respond)`` is such a function, answering each request in the API it was sent to.
+``answer(provider, text, calls, stream=...)`` builds a finished response in an API's own words, a body or
+an SSE stream; ``error(provider, status, retry_after=...)`` an HTTP error; ``recorded(record)`` replays a
+recorded exchange byte for byte. A ``Reply`` can stall before its first byte (``delay``), drip (``gap``),
+cut the connection (``cut_after``) or hold it (``stall_after``); every ``Exchange`` records whether the
+client disconnected. ``python -m llm_wire.transport.fake`` serves from the command line.
+"""
+
+from __future__ import annotations
+
+from llm_wire._public import rehome
+from llm_wire.transport.fake._recorded import recorded, sse_text
+from llm_wire.transport.fake._reply import Reply
+from llm_wire.transport.fake._scripted import ScriptedModel, Turn, provider_of, streaming
+from llm_wire.transport.fake._server import Exchange, FakeProvider, Received, Script
+from llm_wire.transport.fake._speak import FakeCall, answer, error, sse
+
+__all__ = [
+    "Exchange",
+    "FakeCall",
+    "FakeProvider",
+    "Received",
+    "Reply",
+    "Script",
+    "ScriptedModel",
+    "Turn",
+    "answer",
+    "error",
+    "provider_of",
+    "recorded",
+    "sse",
+    "sse_text",
+    "streaming",
+]
+
+rehome(__name__, __all__, globals())

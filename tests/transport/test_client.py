@@ -1,0 +1,534 @@
+"""
+``Client`` and ``AsyncClient`` against the fake provider over real loopback HTTP: the round trip for every
+API, bodies and streams, keys and headers from the ``Wire``, and the types they refuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from attrs import evolve
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transport_cases import CALL, KINDS, SLACK, Kind, prepared, send, stream
+
+from llm_wire import Limit, config
+from llm_wire._request import Prepared
+from llm_wire.error import LimitExceeded
+from llm_wire.message import Provider
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Sent, TransportError, TransportProblem
+from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice
+from llm_wire.transport import (
+    NO_LIMIT,
+    AsyncClient,
+    Attempts,
+    Client,
+    Progress,
+    RetryPolicy,
+    TextDelta,
+    Timeouts,
+)
+from llm_wire.transport.fake import FakeProvider, Reply, answer, error
+
+
+def replies(provider: Provider, stream: bool) -> list[Reply]:
+    return [
+        answer(provider, "Let me look.", [CALL], stream=stream),
+        answer(provider, "It is sunny in Paris.", stream=stream),
+    ]
+
+
+CASES = [(provider, stream) for provider in Provider for stream in (False, True)]
+IDS = [f"{provider.value}-{'stream' if stream else 'body'}" for provider, stream in CASES]
+
+
+class TestRoundTrip:
+    """A call and then an answer come back as ``NeedsTools`` and ``Answer`` for every API."""
+
+    @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
+    def test_sync(self, provider: Provider, stream: bool) -> None:
+        """``complete`` returns the admitted call, then the answer."""
+        request_ = prepared(provider, stream)
+        with FakeProvider(replies(provider, stream)) as fake, Client(base_url=fake.url) as client:
+            first = client.complete(request_)
+            second = client.complete(request_)
+        assert isinstance(first, NeedsTools)
+        assert [call.name for call in first.turn.calls] == ["get_weather"]
+        assert first.admitted[0].decoded == {"city": "Paris"}
+        assert isinstance(second, Answer)
+        assert second.text == "It is sunny in Paris."
+        assert fake.exchanges[0].received.body == request_.body_bytes()
+        assert fake.exchanges[0].received.path == request_.path
+
+    @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
+    def test_async(self, provider: Provider, stream: bool) -> None:
+        """``await complete`` gives the same outcomes."""
+        request_ = prepared(provider, stream)
+
+        async def run() -> tuple[object, object]:
+            with FakeProvider(replies(provider, stream)) as fake:
+                async with AsyncClient(base_url=fake.url) as client:
+                    return await client.complete(request_), await client.complete(request_)
+
+        first, second = asyncio.run(run())
+        assert isinstance(first, NeedsTools)
+        assert first.admitted[0].decoded == {"city": "Paris"}
+        assert isinstance(second, Answer)
+        assert second.text == "It is sunny in Paris."
+
+
+class TestStream:
+    """``stream`` yields progress as it arrives and ends with the outcome."""
+
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
+    def test_progress_then_outcome(self, provider: Provider) -> None:
+        """Text deltas add up to the answer; the outcome comes last."""
+        reply = answer(provider, "It is sunny in Paris.", stream=True)
+        with FakeProvider([reply]) as fake, Client(base_url=fake.url) as client:
+            items = list(client.stream(prepared(provider, True)))
+        *progress, last = items
+        assert isinstance(last, Answer)
+        assert "".join(p.text for p in progress if isinstance(p, TextDelta)) == last.text
+
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
+    def test_async_progress(self, provider: Provider) -> None:
+        """The async stream yields the same items."""
+
+        async def run() -> list[Progress | object]:
+            with FakeProvider([answer(provider, "a b c", [CALL], stream=True)]) as fake:
+                async with AsyncClient(base_url=fake.url) as client:
+                    return [item async for item in client.stream(prepared(provider, True))]
+
+        *progress, last = asyncio.run(run())
+        assert isinstance(last, NeedsTools)
+        assert any(isinstance(p, TextDelta) for p in progress)
+
+
+class TestEndpoint:
+    """The endpoint, key and version headers come from the ``Wire``."""
+
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
+    def test_key_header_from_the_environment(self, provider: Provider) -> None:
+        """The key read from the wire's variable goes in the wire's header, with its version headers."""
+        http = prepared(provider).wire.http
+        environ = {http.key_env[0]: "sk-test"}
+        with (
+            FakeProvider([answer(provider, "hi")]) as fake,
+            Client(base_url=fake.url, environ=environ) as client,
+        ):
+            client.complete(prepared(provider))
+        received = fake.exchanges[0].received
+        assert received.header(http.key_header) == f"{http.key_prefix}sk-test"
+        for name, value in http.headers:
+            assert received.header(name) == value
+
+    def test_no_key_for_the_real_endpoint_sends_nothing(self) -> None:
+        """Without a key or base URL the call fails before any I/O, as ``NO_API_KEY`` and ``NOT_SENT``."""
+        with Client(environ={}) as client:
+            got = client.complete(prepared(Provider.ANTHROPIC))
+        assert got == Failure(
+            TransportError(TransportProblem.NO_API_KEY), Sent.NOT_SENT, provider=Provider.ANTHROPIC
+        )
+        assert str(got.error) == "transport error: no api key"
+
+    def test_extra_headers_override(self) -> None:
+        """Headers given to the client are sent, replacing the defaults of the same name."""
+        headers = {"user-agent": "me", "x-extra": "1"}
+        reply = answer(Provider.OPENAI_CHAT, "hi")
+        with FakeProvider([reply]) as fake, Client(base_url=fake.url + "/", headers=headers) as client:
+            client.complete(prepared(Provider.OPENAI_CHAT))
+        received = fake.exchanges[0].received
+        assert (received.header("user-agent"), received.header("x-extra")) == ("me", "1")
+        assert received.path == "/v1/chat/completions"
+
+
+class TestTypes:
+    """A wrong Python type is a ``TypeError`` naming the parameter."""
+
+    def test_complete_needs_a_prepared(self) -> None:
+        with Client(environ={}) as client, pytest.raises(TypeError, match="prepared must be a Prepared"):
+            client.complete("body")  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize(
+        ("keyword", "value", "message"),
+        [
+            ("api_key", 5, "api_key must be"),
+            ("base_url", b"x", "base_url must be"),
+            ("timeouts", 5.0, "timeouts must be a Timeouts"),
+            ("retry", 3, "retry must be a RetryPolicy"),
+            ("headers", {"a": 1}, "headers must be"),
+        ],
+    )
+    def test_settings(self, keyword: str, value: object, message: str) -> None:
+        with pytest.raises(TypeError, match=message):
+            Client(**{keyword: value})  # type: ignore[arg-type]
+
+
+def _stalled_listener() -> tuple[socket.socket, list[socket.socket]]:
+    """A loopback port whose accept queue is full: a new connect hangs until its timeout."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    fillers = []
+    for _ in range(3):
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(server.getsockname())
+        fillers.append(filler)
+    return server, fillers
+
+
+def _failure(attempts: Attempts) -> Failure:
+    assert isinstance(attempts.outcome, Failure), attempts.outcome
+    return attempts.outcome
+
+
+FAST = Timeouts(total=20.0, connect=5.0, first_byte=0.4, idle=0.4)
+
+
+class TestTimeouts:
+    """Each timeout fires within its bound and says what was sent."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_connect(self, kind: Kind) -> None:
+        """A connect that hangs ends as ``CONNECT_TIMEOUT``, ``NOT_SENT``."""
+        server, fillers = _stalled_listener()
+        try:
+            fake = FakeProvider()
+            url = f"http://127.0.0.1:{server.getsockname()[1]}"
+            got = _send_to(kind, url, prepared(Provider.OPENAI_CHAT), Timeouts(connect=0.3))
+        finally:
+            for sock in [server, *fillers]:
+                sock.close()
+            fake.close()
+        failure, elapsed = got
+        assert failure.error == TransportError(TransportProblem.CONNECT_TIMEOUT, 0.3)
+        assert failure.sent is Sent.NOT_SENT
+        assert elapsed < 0.3 + SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_first_byte(self, kind: Kind, stream: bool) -> None:
+        """No status line in ``first_byte``: ``FIRST_BYTE_TIMEOUT``, ``MAYBE_SENT``; the server sees it."""
+        reply = evolve(answer(Provider.ANTHROPIC, "late", stream=stream), delay=30.0)
+        with FakeProvider([reply]) as fake:
+            attempts, elapsed = send(kind, fake, prepared(Provider.ANTHROPIC, stream), timeouts=FAST)
+            assert fake.exchanges[0].disconnected.wait(SLACK)
+        failure = _failure(attempts)
+        assert failure.error == TransportError(TransportProblem.FIRST_BYTE_TIMEOUT, 0.4)
+        assert (failure.sent, failure.partial_output) == (Sent.MAYBE_SENT, False)
+        assert elapsed < 0.4 + SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_idle(self, kind: Kind, stream: bool) -> None:
+        """A body that stops mid-way: ``IDLE_TIMEOUT``, ``MAYBE_SENT``, with the progress seen so far."""
+        reply = answer(Provider.OPENAI_CHAT, "one two three four five", stream=stream)
+        if not stream:
+            reply = evolve(reply, chunks=(reply.body[:10], reply.body[10:]))
+        with FakeProvider([evolve(reply, stall_after=3 if stream else 1)]) as fake:
+            attempts, elapsed = send(kind, fake, prepared(Provider.OPENAI_CHAT, stream), timeouts=FAST)
+            assert fake.exchanges[0].disconnected.wait(SLACK)
+        failure = _failure(attempts)
+        assert failure.error == TransportError(TransportProblem.IDLE_TIMEOUT, 0.4)
+        assert (failure.sent, failure.partial_output) == (Sent.MAYBE_SENT, stream)
+        assert failure.text == ("one two " if stream else "")
+        assert elapsed < 0.4 + SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_total(self, kind: Kind) -> None:
+        """A stream that drips under the idle bound still ends at the total bound."""
+        reply = evolve(answer(Provider.GOOGLE, " ".join(["word"] * 40), stream=True), gap=0.1)
+        timeouts = Timeouts(total=0.8, idle=5.0, first_byte=5.0)
+        with FakeProvider([reply]) as fake:
+            attempts, elapsed = send(kind, fake, prepared(Provider.GOOGLE, True), timeouts=timeouts)
+            assert fake.exchanges[0].disconnected.wait(SLACK)
+        failure = _failure(attempts)
+        assert failure.error == TransportError(TransportProblem.TOTAL_TIMEOUT, 0.8)
+        assert (failure.sent, failure.partial_output) == (Sent.MAYBE_SENT, True)
+        assert elapsed < 0.8 + SLACK
+
+    def test_no_limit_is_written_out(self) -> None:
+        """``NO_LIMIT`` is a bound; ``None`` is refused naming the setting, a non-positive number too."""
+        assert Timeouts(total=NO_LIMIT).total is NO_LIMIT
+        with pytest.raises(TypeError, match=r"Timeouts\.total must be a number of seconds or NO_LIMIT"):
+            Timeouts(total=None)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=r"Timeouts\.idle must be a positive"):
+            Timeouts(idle=0)
+
+    def test_no_limits_still_completes(self) -> None:
+        """With every bound lifted a call completes as usual."""
+        unbounded = Timeouts(total=NO_LIMIT, connect=NO_LIMIT, first_byte=NO_LIMIT, idle=NO_LIMIT)
+        with FakeProvider([answer(Provider.ANTHROPIC, "fine", stream=True)]) as fake:
+            attempts, _ = send("sync", fake, prepared(Provider.ANTHROPIC, True), timeouts=unbounded)
+        assert isinstance(attempts.outcome, Answer)
+
+
+def _send_to(kind: Kind, url: str, prepared_: Prepared, timeouts: Timeouts) -> tuple[Failure, float]:
+    start = time.monotonic()
+    if kind == "sync":
+        with Client(base_url=url, timeouts=timeouts) as client:
+            got = client.complete(prepared_)
+    else:
+
+        async def run() -> Outcome:
+            async with AsyncClient(base_url=url, timeouts=timeouts) as client:
+                return await client.complete(prepared_)
+
+        got = asyncio.run(run())
+    assert isinstance(got, Failure), got
+    return got, time.monotonic() - start
+
+
+class TestCut:
+    """A connection cut before the response is whole never yields an admitted call."""
+
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
+    def test_every_cut_of_a_call_stream(self, provider: Provider) -> None:
+        """Cut after each event of a streamed call: always a ``Failure``, ``CONNECTION_LOST``."""
+        reply = answer(provider, "checking", [CALL], stream=True)
+        cuts = [evolve(reply, cut_after=n) for n in range(len(reply.chunks))]
+        with FakeProvider(cuts) as fake, Client(base_url=fake.url) as client:
+            got = [client.complete(prepared(provider, True)) for _ in cuts]
+        assert all(isinstance(one, Failure) for one in got)
+        assert {one.error for one in got if isinstance(one, Failure)} == {
+            TransportError(TransportProblem.CONNECTION_LOST)
+        }
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_cut_body(self, kind: Kind) -> None:
+        """A body cut short of its length is lost, ``MAYBE_SENT``."""
+        reply = answer(Provider.OPENAI_RESPONSES, "a whole answer", [CALL])
+        reply = evolve(reply, chunks=(reply.body[:40], reply.body[40:]), cut_after=1)
+        with FakeProvider([reply]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_RESPONSES))
+        assert _failure(attempts).error == TransportError(TransportProblem.CONNECTION_LOST)
+        assert _failure(attempts).sent is Sent.MAYBE_SENT
+
+    @settings(max_examples=25)
+    @given(data=st.data())
+    def test_a_cut_at_any_byte(self, data: st.DataObject) -> None:
+        """Cut at any byte of a streamed call: never ``NeedsTools``."""
+        provider = data.draw(st.sampled_from(list(Provider)))
+        whole = answer(provider, "x", [CALL], stream=True).body
+        at = data.draw(st.integers(0, len(whole) - 1))
+        reply = Reply(chunks=(whole[:at], whole[at:]), stream=True, cut_after=1)
+        with FakeProvider([reply]) as fake, Client(base_url=fake.url) as client:
+            got = client.complete(prepared(provider, True))
+        assert isinstance(got, Failure)
+        assert got.error == TransportError(TransportProblem.CONNECTION_LOST)
+
+
+HTTP_DATE = "Wed, 21 Oct 2026 07:28:00 GMT"
+
+
+class TestHttpErrors:
+    """An HTTP error decodes through the wire into a typed error with retry advice."""
+
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_429_retry_after_seconds(self, provider: Provider, stream: bool) -> None:
+        """429 with ``Retry-After: 7``: rate limited, retryable after 7 s, nothing sent."""
+        with FakeProvider([error(provider, 429, retry_after="7")]) as fake:
+            attempts, _ = send("sync", fake, prepared(provider, stream))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        assert (failure.error.kind, failure.error.status) == (ErrorKind.RATE_LIMITED, 429)
+        assert failure.error.retry == RetryAdvice(True, timedelta(seconds=7))
+        assert failure.sent is Sent.NOT_SENT
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_429_retry_after_date(self, kind: Kind) -> None:
+        """``Retry-After`` as an HTTP date is kept as the moment to retry at."""
+        with FakeProvider([error(Provider.ANTHROPIC, 429, retry_after=HTTP_DATE)]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.ANTHROPIC))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        assert failure.error.retry == RetryAdvice(True, None, datetime(2026, 10, 21, 7, 28, tzinfo=UTC))
+
+    @pytest.mark.parametrize(
+        ("status", "kind", "sent"),
+        [
+            (500, ErrorKind.SERVER, Sent.MAYBE_SENT),
+            (503, ErrorKind.SERVER, Sent.MAYBE_SENT),
+            (529, ErrorKind.OVERLOADED, Sent.NOT_SENT),
+        ],
+    )
+    def test_5xx(self, status: int, kind: ErrorKind, sent: Sent) -> None:
+        """A 5xx is a retryable typed error (overloaded: refused unsent); its text names no input."""
+        with FakeProvider([error(Provider.ANTHROPIC, status, message="secret 42")]) as fake:
+            attempts, _ = send("async", fake, prepared(Provider.ANTHROPIC))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        got = failure.error
+        assert (got.kind, got.status, got.retry.retryable) == (kind, status, True)
+        assert (failure.sent, failure.provider) == (sent, Provider.ANTHROPIC)
+        assert "secret" not in str(failure)
+
+    def test_rate_limit_headers(self) -> None:
+        """``retry-after-ms`` and ``x-should-retry`` are read as the provider's advice."""
+        headers = (("retry-after-ms", "250"), ("x-should-retry", "false"))
+        with FakeProvider([error(Provider.OPENAI_CHAT, 503, headers=headers)]) as fake:
+            attempts, _ = send("sync", fake, prepared(Provider.OPENAI_CHAT))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        assert failure.error.retry == RetryAdvice(False, timedelta(milliseconds=250))
+
+
+QUICK = RetryPolicy(attempts=3, initial=0.01, max_delay=0.05, deadline=10.0, seed=1)
+
+
+class TestRetry:
+    """``RetryPolicy`` retries only safe failures, reports every attempt, and stops at its deadline."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_retries_a_retryable_error(self, kind: Kind) -> None:
+        """503, 429, then an answer: three attempts, the last one the answer."""
+        script = [
+            error(Provider.OPENAI_CHAT, 503),
+            error(Provider.OPENAI_CHAT, 429, retry_after="0"),
+            answer(Provider.OPENAI_CHAT, "done"),
+        ]
+        with FakeProvider(script) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT), retry=QUICK)
+        assert isinstance(attempts.outcome, Answer)
+        assert [a.number for a in attempts.attempts] == [1, 2, 3]
+        assert [type(a.outcome) for a in attempts.attempts] == [Failure, Failure, Answer]
+        assert attempts.attempts[0].waited == 0.0
+        assert attempts.attempts[1].waited > 0
+
+    def test_no_policy_no_retry(self) -> None:
+        """Without a policy a retryable error is returned at once."""
+        with FakeProvider([error(Provider.GOOGLE, 503), answer(Provider.GOOGLE, "no")]) as fake:
+            attempts, _ = send("sync", fake, prepared(Provider.GOOGLE))
+        assert len(attempts.attempts) == 1
+        assert len(fake.exchanges) == 1
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_never_retries_what_may_have_been_sent(self, kind: Kind) -> None:
+        """A cut stream (``MAYBE_SENT``) and a refused request (400) are not retried."""
+        cut = evolve(answer(Provider.ANTHROPIC, "a b", [CALL], stream=True), cut_after=2)
+        for reply in (cut, error(Provider.ANTHROPIC, 400)):
+            with FakeProvider([reply, answer(Provider.ANTHROPIC, "no")]) as fake:
+                attempts, _ = send(kind, fake, prepared(Provider.ANTHROPIC, reply is cut), retry=QUICK)
+            assert len(attempts.attempts) == 1
+            assert isinstance(attempts.outcome, Failure)
+
+    def test_retries_a_refused_connection(self) -> None:
+        """A refused connection sent nothing: retried until the attempts run out."""
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        closed.close()
+        with Client(base_url=url) as client:
+            got = client.send(prepared(Provider.OPENAI_CHAT), retry=QUICK)
+        assert [a.outcome for a in got.attempts] == [
+            Failure(
+                TransportError(TransportProblem.CONNECT_FAILED), Sent.NOT_SENT, provider=Provider.OPENAI_CHAT
+            )
+        ] * 3
+
+    def test_stops_when_the_advised_wait_passes_the_deadline(self) -> None:
+        """A ``Retry-After`` past the deadline ends the send at once."""
+        policy = RetryPolicy(attempts=5, deadline=1.0)
+        with FakeProvider([error(Provider.OPENAI_CHAT, 429, retry_after="30")]) as fake:
+            attempts, elapsed = send("sync", fake, prepared(Provider.OPENAI_CHAT), retry=policy)
+        assert len(attempts.attempts) == 1
+        assert elapsed < SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_the_deadline_bounds_a_running_attempt(self, kind: Kind) -> None:
+        """An attempt still running at the deadline ends there, as ``TOTAL_TIMEOUT``."""
+        policy = RetryPolicy(deadline=0.5)
+        stalled = evolve(answer(Provider.OPENAI_CHAT, "late"), delay=30.0)
+        timeouts = Timeouts(first_byte=60.0)
+        with FakeProvider([stalled]) as fake:
+            attempts, elapsed = send(
+                kind, fake, prepared(Provider.OPENAI_CHAT), timeouts=timeouts, retry=policy
+            )
+        failure = _failure(attempts)
+        assert isinstance(failure.error, TransportError)
+        assert failure.error.problem is TransportProblem.TOTAL_TIMEOUT
+        assert elapsed < 0.5 + SLACK
+
+
+class TestCancellation:
+    """Closing a stream or cancelling its task closes the connection at once."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_closing_a_stream(self, kind: Kind) -> None:
+        """Closed after its first delta, the stream's connection closes: the server sees the client leave."""
+        reply = evolve(answer(Provider.ANTHROPIC, "one two three", stream=True), stall_after=4)
+        with FakeProvider([reply]) as fake:
+            items = stream(kind, fake, prepared(Provider.ANTHROPIC, True), lambda got: bool(got))
+            assert fake.exchanges[0].disconnected.wait(SLACK)
+        assert len(items) == 1
+
+    def test_cancelling_the_task(self) -> None:
+        """Cancelling a task that reads a stalled stream closes its connection; nothing reads on."""
+
+        async def run(fake: FakeProvider) -> None:
+            async with AsyncClient(base_url=fake.url) as client:
+
+                async def read() -> None:
+                    async for _ in client.stream(prepared(Provider.OPENAI_RESPONSES, True)):
+                        pass
+
+                task = asyncio.create_task(read())
+                while not fake.exchanges:
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.1)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+
+        reply = evolve(answer(Provider.OPENAI_RESPONSES, "one two", stream=True), stall_after=2)
+        with FakeProvider([reply]) as fake:
+            asyncio.run(run(fake))
+            assert fake.exchanges[0].disconnected.wait(SLACK)
+
+
+class TestLimits:
+    """``Config``'s response size limit holds for bodies and streams."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_body_over_the_limit(self, kind: Kind) -> None:
+        """A body past ``response_bytes`` stops being read: a ``LimitExceeded`` naming the setting."""
+        small = config(Provider.OPENAI_CHAT).with_limit(Limit.RESPONSE_BYTES, 200)
+        with FakeProvider([answer(Provider.OPENAI_CHAT, "x" * 1000)]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT, base=small))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+        assert failure.error.limit == 200
+
+    def test_stream_over_the_limit(self) -> None:
+        """A stream past ``response_bytes`` fails the same way."""
+        small = config(Provider.ANTHROPIC).with_limit(Limit.RESPONSE_BYTES, 300)
+        with FakeProvider([answer(Provider.ANTHROPIC, "word " * 200, stream=True)]) as fake:
+            attempts, _ = send("sync", fake, prepared(Provider.ANTHROPIC, True, base=small))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+
+class TestStreamTypes:
+    """``stream`` refuses a wrong type at the call, before any iteration."""
+
+    def test_sync(self) -> None:
+        with Client(environ={}) as client, pytest.raises(TypeError, match="prepared must be a Prepared"):
+            client.stream(b"{}")  # type: ignore[arg-type]
+
+    def test_async(self) -> None:
+        async def run() -> None:
+            async with AsyncClient(environ={}) as client:
+                client.stream(None)  # type: ignore[arg-type]
+
+        with pytest.raises(TypeError, match="prepared must be a Prepared"):
+            asyncio.run(run())
