@@ -346,6 +346,56 @@ print(result.status.value, finished.kind.value, finished.status)
         assert (root / "a.txt").read_text() == "x"
 
 
+class TestOperations:
+    """The operations' finer rules: search tallies, overwrite, existing paths, partial results."""
+
+    def test_search_skips_and_counts(self, fs: FilesystemRuntime, root: Path) -> None:
+        """Binary and oversized files are skipped and counted; folding is ASCII only."""
+        (root / "bin.dat").write_bytes(b"Needle\x00")
+        (root / "big.txt").write_text("needle " * 10)
+        (root / "a.txt").write_text("NEEDLE and needle\n")
+        limits = FilesystemLimits(max_search_file_bytes=32)
+        runtime = FilesystemRuntime(FilesystemPolicy(root, limits=limits))
+        result = runtime.search_text("needle", case_sensitive=False)
+        assert [(m.path, m.column) for m in result.matches] == [("a.txt", 1), ("a.txt", 12)]
+        assert (result.metadata["skipped_binary_files"], result.metadata["skipped_oversized_files"]) == (1, 1)
+
+    def test_copy_and_move_overwrite_regular_files_only(self, fs: FilesystemRuntime, root: Path) -> None:
+        fs.write_text("a.txt", "new")
+        fs.write_text("b.txt", "old")
+        fs.create_directory("d")
+        assert fs.copy_path("a.txt", "b.txt").status is FileStatus.ALREADY_EXISTS
+        assert fs.copy_path("a.txt", "b.txt", overwrite=True).ok
+        assert (root / "b.txt").read_text() == "new"
+        assert fs.move_path("a.txt", "d", overwrite=True).status is FileStatus.TYPE_MISMATCH
+        assert fs.move_path("a.txt", "b.txt").status is FileStatus.ALREADY_EXISTS
+        assert fs.move_path("a.txt", "b.txt", overwrite=True).ok
+        assert not (root / "a.txt").exists()
+
+    def test_existing_directories(self, fs: FilesystemRuntime) -> None:
+        assert fs.create_directory("d").ok
+        assert fs.create_directory("d").status is FileStatus.ALREADY_EXISTS
+        assert fs.create_directory("d", exist_ok=True).ok
+        fs.write_text("d/f.txt", "x")
+        assert fs.remove_path("d").status is FileStatus.INVALID_REQUEST
+
+    def test_remove_guarded_by_revision(self, fs: FilesystemRuntime, root: Path) -> None:
+        first = fs.write_text("f.txt", "one").revision
+        current = fs.write_text("f.txt", "two").revision
+        assert fs.remove_path("f.txt", expected_revision=first).status is FileStatus.CONFLICT
+        assert fs.remove_path("f.txt", expected_revision=current).ok
+        assert not (root / "f.txt").exists()
+
+    def test_failed_write_reports_created_parents(self, fs: FilesystemRuntime, root: Path) -> None:
+        """A write that fails after creating its parents says so: ``partial`` and the parents flag."""
+        revision = "sha256:" + "0" * 64
+        result = fs.write_text("t/u/s.txt", "x", create_parents=True, expected_revision=revision)
+        assert result.status is FileStatus.CONFLICT
+        assert (result.metadata["partial"], result.metadata["parent_directories_created"]) == (True, True)
+        assert (root / "t" / "u").is_dir()
+        assert not (root / "t" / "u" / "s.txt").exists()
+
+
 class TestLimits:
     """Every result is bounded; 0 means the policy maximum."""
 
