@@ -63,6 +63,11 @@ class Executor:
     async def execute(
         self, run: RunState, call: ToolCall, descriptor: ToolDescriptor, arguments: Any, decoded: Any
     ) -> ToolOutcome:
+        """
+        Run one admitted call under its contract, to its final outcome (before ``prepare_tool_result``):
+        the precondition, then attempts until one succeeds or no retry is safe, within the call's deadline
+        (the contract's timeout and the run's deadline, shared by every attempt and backoff).
+        """
         contract = descriptor.contract
         expected = expected_version(contract.resource_version, descriptor.name, arguments)
         if isinstance(expected, ToolOutcome):
