@@ -34,6 +34,8 @@ __all__ = [
     "write_atomic",
     "rename_noreplace",
     "classify_os_error",
+    "decode_text",
+    "encode_text",
 ]
 
 #: Linux bounds: a component name and a whole path, in bytes.
@@ -324,3 +326,24 @@ def classify_os_error(exc: OSError) -> Refusal:
             return Refusal(FileStatus.INVALID_PATH, "the path is too long")
         case _:
             return Refusal(FileStatus.IO_ERROR, "the operating system reported an I/O error")
+
+
+def decode_text(data: bytes, *, cut: bool) -> str:
+    """UTF-8 text of ``data``; a cut read may end inside a character. NUL or bad UTF-8 is a type mismatch."""
+    if b"\x00" in data:
+        raise Refusal(FileStatus.TYPE_MISMATCH, "the file holds binary data (a NUL byte), not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
+            return data[: exc.start].decode("utf-8")
+        raise Refusal(FileStatus.TYPE_MISMATCH, "the file is not UTF-8 text") from None
+
+
+def encode_text(content: str) -> bytes:
+    if "\x00" in content:
+        raise Refusal(FileStatus.INVALID_REQUEST, "the content holds a NUL character")
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refusal(FileStatus.INVALID_REQUEST, "the content is not valid Unicode text") from None

@@ -25,8 +25,6 @@ import stat
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping
 
-from attrs import define, field, frozen
-
 from llm_wire._public import rehome
 from llm_wire.toolkits import _fs_tree as tree
 from llm_wire.toolkits._fs_core import (
@@ -34,6 +32,8 @@ from llm_wire.toolkits._fs_core import (
     FileStatus,
     Refusal,
     classify_os_error,
+    decode_text,
+    encode_text,
     kind_of,
     open_regular,
     open_root,
@@ -45,6 +45,16 @@ from llm_wire.toolkits._fs_core import (
     walk_dirs,
     write_atomic,
 )
+from llm_wire.toolkits._fs_records import (
+    RESERVED_METADATA,
+    Entry,
+    FileResult,
+    FilesystemLimits,
+    FilesystemPolicy,
+    Match,
+    OperationOutcome,
+)
+from llm_wire.toolkits._fs_search import Search
 from llm_wire.toolkits.governance import (
     AuditEvent,
     AuditKind,
@@ -59,7 +69,6 @@ from llm_wire.toolkits.governance import (
     _ask,
     _check_cancel,
     _emit,
-    _path,
 )
 
 __all__ = [
@@ -74,154 +83,11 @@ __all__ = [
     "RESERVED_METADATA",
 ]
 
-rehome(__name__, ["FileStatus", "EntryType"], globals())
-
-_MiB = 1 << 20
-
-#: Metadata keys only the runtime sets; a caller's values for them are dropped (and any ``skipped_*`` key).
-RESERVED_METADATA = frozenset(
-    {
-        "operation_id",
-        "operation",
-        "partial",
-        "parent_directories_created",
-        "destination_created",
-        "type",
-        "size",
-        "output_limit_reached",
-        "file_enumeration_truncated",
-        "output_bytes",
-    }
+rehome(
+    __name__,
+    ["FileStatus", "EntryType", "FilesystemLimits", "FilesystemPolicy", "Entry", "Match", "FileResult"],
+    globals(),
 )
-
-
-def _positive(_: object, attribute: object, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        name = getattr(attribute, "name", "limit")
-        raise ConfigurationError(f"FilesystemLimits.{name} must be a positive integer")
-
-
-@frozen
-class FilesystemLimits:
-    """The policy maxima; a request's limit of 0 means the maximum, and a larger one is clamped to it."""
-
-    max_read_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_write_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_search_file_bytes: int = field(default=2 * _MiB, validator=_positive)
-    max_search_total_bytes: int = field(default=64 * _MiB, validator=_positive)
-    max_search_output_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_copy_bytes: int = field(default=64 * _MiB, validator=_positive)
-    max_directory_entries: int = field(default=10_000, validator=_positive)
-    max_search_results: int = field(default=2_000, validator=_positive)
-    max_search_depth: int = field(default=64, validator=_positive)
-    max_pattern_bytes: int = field(default=4096, validator=_positive)
-
-
-def _bool(instance: object, attribute: object, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"{type(instance).__name__}.{getattr(attribute, 'name', 'flag')} must be a bool")
-
-
-def _limits(instance: object, attribute: object, value: object) -> None:
-    if not isinstance(value, FilesystemLimits):
-        raise TypeError("FilesystemPolicy.limits must be a FilesystemLimits")
-
-
-@frozen
-class FilesystemPolicy:
-    """
-    What the runtime may do under ``root`` (an existing directory). Reading is on; every mutation is off until
-    enabled, and each enabled mutation asks for approval unless its ``require_approval_*`` flag is turned off
-    (write approval also covers replace, create_directory and copy).
-    """
-
-    root: str = field(converter=_path)
-    allow_read: bool = field(default=True, validator=_bool)
-    allow_write: bool = field(default=False, validator=_bool)
-    allow_create_directory: bool = field(default=False, validator=_bool)
-    allow_copy: bool = field(default=False, validator=_bool)
-    allow_move: bool = field(default=False, validator=_bool)
-    allow_remove: bool = field(default=False, validator=_bool)
-    require_approval_for_write: bool = field(default=True, validator=_bool)
-    require_approval_for_move: bool = field(default=True, validator=_bool)
-    require_approval_for_remove: bool = field(default=True, validator=_bool)
-    limits: FilesystemLimits = field(default=FilesystemLimits(), validator=_limits)
-
-
-@frozen
-class Entry:
-    """A listed or globbed entry: root-relative path, type, and size for a file."""
-
-    path: str
-    type: EntryType
-    size: int | None = None
-
-    def to_plain(self) -> dict[str, object]:
-        """The entry as JSON-ready data."""
-        return {"path": self.path, "type": self.type.value, "size": self.size}
-
-
-@frozen
-class Match:
-    """A search hit: root-relative path, 1-based line and column (the column counts UTF-8 bytes), the line."""
-
-    path: str
-    line: int
-    column: int
-    text: str
-
-    def to_plain(self) -> dict[str, object]:
-        """The match as JSON-ready data."""
-        return {"path": self.path, "line": self.line, "column": self.column, "text": self.text}
-
-
-@frozen
-class FileResult:
-    """
-    How an operation ended. Paths are root-relative; ``error`` is our text (never input) when ``status`` is
-    not ``OK``; ``metadata`` holds the caller's keys with the reserved ones set by the runtime.
-    """
-
-    status: FileStatus
-    operation: str
-    path: str | None = None
-    destination: str | None = None
-    revision: str | None = None
-    bytes_processed: int = 0
-    affected_items: int = 0
-    truncated: bool = False
-    content: str | None = None
-    entries: tuple[Entry, ...] = ()
-    matches: tuple[Match, ...] = ()
-    metadata: Mapping[str, MetadataValue] = field(factory=dict)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether the operation succeeded."""
-        return self.status is FileStatus.OK
-
-    def to_plain(self) -> dict[str, object]:
-        """The result as JSON-ready data (what a model sees)."""
-        plain: dict[str, object] = {
-            "status": self.status.value,
-            "path": self.path,
-            "destination": self.destination,
-            "revision": self.revision,
-            "bytes_processed": self.bytes_processed,
-            "affected_items": self.affected_items,
-            "truncated": self.truncated,
-            "metadata": dict(self.metadata),
-        }
-        if self.error is not None:
-            plain["error"] = self.error
-        if self.content is not None:
-            plain["content"] = self.content
-        if self.entries:
-            plain["entries"] = [e.to_plain() for e in self.entries]
-        if self.matches:
-            plain["matches"] = [m.to_plain() for m in self.matches]
-        return plain
 
 
 class _Gate(enum.Enum):
@@ -233,22 +99,6 @@ class _Gate(enum.Enum):
     COPY = "copy"
     MOVE = "move"
     REMOVE = "remove"
-
-
-@define
-class _Outcome:
-    """What an operation has produced so far; kept when it stops part way."""
-
-    path: str | None = None
-    destination: str | None = None
-    revision: str | None = None
-    bytes: int = 0
-    items: int = 0
-    truncated: bool = False
-    content: str | None = None
-    entries: list[Entry] = field(factory=list)
-    matches: list[Match] = field(factory=list)
-    metadata: dict[str, MetadataValue] = field(factory=dict)
 
 
 def _text(name: str, value: object) -> str:
@@ -292,27 +142,6 @@ def _clean_metadata(metadata: object) -> dict[str, MetadataValue]:
         if key not in RESERVED_METADATA and not key.startswith("skipped_"):
             kept[key] = value
     return kept
-
-
-def _decode(data: bytes, *, cut: bool) -> str:
-    """UTF-8 text of ``data``; a cut read may end inside a character. NUL or bad UTF-8 is a type mismatch."""
-    if b"\x00" in data:
-        raise Refusal(FileStatus.TYPE_MISMATCH, "the file holds binary data (a NUL byte), not text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if cut and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
-            return data[: exc.start].decode("utf-8")
-        raise Refusal(FileStatus.TYPE_MISMATCH, "the file is not UTF-8 text") from None
-
-
-def _encode(content: str) -> bytes:
-    if "\x00" in content:
-        raise Refusal(FileStatus.INVALID_REQUEST, "the content holds a NUL character")
-    try:
-        return content.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Refusal(FileStatus.INVALID_REQUEST, "the content is not valid Unicode text") from None
 
 
 class FilesystemRuntime:
@@ -379,13 +208,13 @@ class FilesystemRuntime:
         *,
         metadata: object,
         cancel: CancelSignal | None,
-        prepare: Callable[[_Outcome], tuple[str, ...]],
-        act: Callable[[int, _Outcome, Callable[[], None]], None],
+        prepare: Callable[[OperationOutcome], tuple[str, ...]],
+        act: Callable[[int, OperationOutcome, Callable[[], None]], None],
     ) -> FileResult:
         cancel = _check_cancel(cancel)
         caller = _clean_metadata(metadata)
         operation_id = uuid.uuid4().hex
-        out = _Outcome()
+        out = OperationOutcome()
         resources: tuple[str, ...] = ()
 
         def check() -> None:
@@ -468,8 +297,8 @@ class FilesystemRuntime:
         self._event(AuditKind.APPROVAL_DENIED, operation, operation_id, resources)
         raise Refusal(FileStatus.APPROVAL_DENIED, "the operation needs approval and was not approved")
 
-    def _one_path(self, path: str) -> Callable[[_Outcome], tuple[str, ...]]:
-        def prepare(out: _Outcome) -> tuple[str, ...]:
+    def _one_path(self, path: str) -> Callable[[OperationOutcome], tuple[str, ...]]:
+        def prepare(out: OperationOutcome) -> tuple[str, ...]:
             out.path = render(split_path(path))
             return (out.path,)
 
@@ -491,14 +320,14 @@ class FilesystemRuntime:
         """
         path, limit = _text("path", path), _count("max_bytes", max_bytes)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             bound = _clamp("max_bytes", limit, self.policy.limits.max_read_bytes)
             fd, info = self._open_file(root, split_path(path))
             try:
                 data, more = read_bounded(fd, bound)
             finally:
                 os.close(fd)
-            out.content = _decode(data, cut=more)
+            out.content = decode_text(data, cut=more)
             out.bytes = len(out.content.encode("utf-8"))
             out.truncated = more
             out.revision = None if more else revision_of(data)
@@ -519,7 +348,7 @@ class FilesystemRuntime:
         """The type and size of a path, and with ``include_revision`` a file's revision."""
         path, with_revision = _text("path", path), _flag("include_revision", include_revision)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             parts = split_path(path)
             parent, _ = walk_dirs(root, parts[:-1])
             try:
@@ -559,7 +388,7 @@ class FilesystemRuntime:
         path, deep = _text("path", path), _flag("recursive", recursive)
         depth, count = _count("max_depth", max_depth), _count("max_entries", max_entries)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             limits = self.policy.limits
             levels = _clamp("max_depth", depth, limits.max_search_depth) if deep else 1
             bound = _clamp("max_entries", count, limits.max_directory_entries)
@@ -595,7 +424,7 @@ class FilesystemRuntime:
             _count("max_results", max_results),
         )
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             limits = self.policy.limits
             segments = tree.check_pattern(pattern, limits.max_pattern_bytes)
             bound = _clamp("max_results", count, limits.max_search_results)
@@ -639,16 +468,16 @@ class FilesystemRuntime:
         exact = _flag("case_sensitive", case_sensitive)
         results, output = _count("max_results", max_results), _count("max_output_bytes", max_output_bytes)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             limits = self.policy.limits
             if query == "":
                 raise Refusal(FileStatus.INVALID_REQUEST, "the query is empty")
-            needle = _encode(query)
+            needle = encode_text(query)
             if len(needle) > limits.max_pattern_bytes:
                 raise Refusal(
                     FileStatus.LIMIT_EXCEEDED, f"the query is longer than {limits.max_pattern_bytes} bytes"
                 )
-            search = _Search(
+            search = Search(
                 needle if exact else needle.lower(),
                 exact,
                 _clamp("max_results", results, limits.max_search_results),
@@ -703,8 +532,8 @@ class FilesystemRuntime:
         new, parents = _flag("create_new", create_new), _flag("create_parents", create_parents)
         expected = _optional_text("expected_revision", expected_revision)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
-            data = _encode(content)
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
+            data = encode_text(content)
             if len(data) > self.policy.limits.max_write_bytes:
                 bound = self.policy.limits.max_write_bytes
                 raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the content is larger than {bound} bytes")
@@ -751,13 +580,13 @@ class FilesystemRuntime:
         every = _flag("replace_all", replace_all)
         expected = _optional_text("expected_revision", expected_revision)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             if old == "":
                 raise Refusal(FileStatus.INVALID_REQUEST, "the text to replace is empty")
             if expected_count < 1:
                 raise Refusal(FileStatus.INVALID_REQUEST, "expected_replacements must be at least 1")
-            _encode(old)
-            replacement = _encode(new).decode("utf-8")
+            encode_text(old)
+            replacement = encode_text(new).decode("utf-8")
             parts = self._file_parts(path)
             parent, _ = walk_dirs(root, parts[:-1])
             try:
@@ -808,7 +637,7 @@ class FilesystemRuntime:
             _flag("exist_ok", exist_ok),
         )
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             parts = self._file_parts(path)
             parent, created = walk_dirs(root, parts[:-1], create=with_parents)
             try:
@@ -851,7 +680,7 @@ class FilesystemRuntime:
         source, destination = _text("source", source), _text("destination", destination)
         deep, replace = _flag("recursive", recursive), _flag("overwrite", overwrite)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             src, dst = self._two_paths(source, destination)
             limits = self.policy.limits
             src_dir, _ = walk_dirs(root, src[:-1])
@@ -922,7 +751,7 @@ class FilesystemRuntime:
         source, destination = _text("source", source), _text("destination", destination)
         deep, replace = _flag("recursive", recursive), _flag("overwrite", overwrite)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             src, dst = self._two_paths(source, destination)
             src_dir, _ = walk_dirs(root, src[:-1])
             try:
@@ -978,14 +807,14 @@ class FilesystemRuntime:
         path, deep = _text("path", path), _flag("recursive", recursive)
         expected = _optional_text("expected_revision", expected_revision)
 
-        def prepare(out: _Outcome) -> tuple[str, ...]:
+        def prepare(out: OperationOutcome) -> tuple[str, ...]:
             parts = split_path(path)
             if not parts:
                 raise Refusal(FileStatus.PERMISSION_DENIED, "the root itself can never be removed")
             out.path = render(parts)
             return (out.path,)
 
-        def act(root: int, out: _Outcome, check: Callable[[], None]) -> None:
+        def act(root: int, out: OperationOutcome, check: Callable[[], None]) -> None:
             parts = split_path(path)
             parent, _ = walk_dirs(root, parts[:-1])
             try:
@@ -1027,8 +856,8 @@ class FilesystemRuntime:
 
     # -- helpers -----------------------------------------------------------------------------------------
 
-    def _pair(self, source: str, destination: str) -> Callable[[_Outcome], tuple[str, ...]]:
-        def prepare(out: _Outcome) -> tuple[str, ...]:
+    def _pair(self, source: str, destination: str) -> Callable[[OperationOutcome], tuple[str, ...]]:
+        def prepare(out: OperationOutcome) -> tuple[str, ...]:
             src, dst = self._two_paths(source, destination)
             out.path, out.destination = render(src), render(dst)
             return (out.path, out.destination)
@@ -1070,7 +899,7 @@ class FilesystemRuntime:
         if more:
             bound = self.policy.limits.max_read_bytes
             raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the file is larger than {bound} bytes")
-        return _decode(data, cut=False), revision_of(data), stat.S_IMODE(info.st_mode)
+        return decode_text(data, cut=False), revision_of(data), stat.S_IMODE(info.st_mode)
 
     def _revision(self, dir_fd: int, name: str) -> str:
         fd, _ = open_regular(dir_fd, name)
@@ -1084,7 +913,7 @@ class FilesystemRuntime:
         return revision_of(data)
 
     def _write(
-        self, parent: int, name: str, data: bytes, out: _Outcome, *, new: bool, expected: str | None
+        self, parent: int, name: str, data: bytes, out: OperationOutcome, *, new: bool, expected: str | None
     ) -> None:
         kind = kind_of(parent, name)
         mode: int | None = None
@@ -1126,82 +955,3 @@ class FilesystemRuntime:
 
 def _size(node: tree.TreeNode) -> int:
     return 1 + sum(_size(kid) for kid in node.children)
-
-
-@define
-class _Search:
-    """One search's budgets and tallies."""
-
-    needle: bytes
-    exact: bool
-    max_results: int
-    max_output: int
-    limits: FilesystemLimits
-    out: _Outcome
-    total: int = 0
-    output: int = 0
-    skipped_binary: int = 0
-    skipped_oversized: int = 0
-    files: int = 0
-    stopped: bool = False
-
-    #: A matched line is shown up to this many bytes.
-    LINE_PREVIEW = 512
-
-    def counts(self) -> dict[str, MetadataValue]:
-        return {
-            "skipped_binary_files": self.skipped_binary,
-            "skipped_oversized_files": self.skipped_oversized,
-            "output_bytes": self.output,
-        }
-
-    def file(self, dir_fd: int, name: str, shown: str, check: Callable[[], None]) -> bool:
-        """Search one file; returns whether the search goes on."""
-        check()
-        if self.stopped:
-            return False
-        fd, info = open_regular(dir_fd, name)
-        try:
-            if info.st_size > self.limits.max_search_file_bytes:
-                self.skipped_oversized += 1
-                return True
-            if self.total + info.st_size > self.limits.max_search_total_bytes:
-                return self._stop()
-            data, more = read_bounded(fd, self.limits.max_search_file_bytes)
-        finally:
-            os.close(fd)
-        if more:
-            self.skipped_oversized += 1
-            return True
-        self.total += len(data)
-        if b"\x00" in data:
-            self.skipped_binary += 1
-            return True
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            self.skipped_binary += 1
-            return True
-        self.files += 1
-        haystack = data if self.exact else data.lower()
-        for number, (line, folded) in enumerate(
-            zip(data.split(b"\n"), haystack.split(b"\n"), strict=True), 1
-        ):
-            column = folded.find(self.needle)
-            while column >= 0:
-                text = _decode(line[: self.LINE_PREVIEW], cut=True)
-                cost = len(shown.encode("utf-8")) + len(text.encode("utf-8")) + 32
-                if len(self.out.matches) >= self.max_results:
-                    return self._stop()
-                if self.output + cost > self.max_output:
-                    self.out.metadata["output_limit_reached"] = True
-                    return self._stop()
-                self.output += cost
-                self.out.matches.append(Match(shown, number, column + 1, text))
-                column = folded.find(self.needle, column + len(self.needle))
-        return True
-
-    def _stop(self) -> bool:
-        self.stopped = True
-        self.out.truncated = True
-        return False
