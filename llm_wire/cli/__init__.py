@@ -25,6 +25,7 @@ DEMO_SECTIONS = (
     "agent",
     "durable",
     "mcp",
+    "toolkits",
 )
 
 
