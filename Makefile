@@ -22,8 +22,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite on every core (pytest-xdist); `$(BIN)/pytest path` runs a part serially, with its printed tallies.
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 # The differential test against jsonschema at length (not part of `test`): FUZZ_EXAMPLES schemas per test,
 # two tests; prints the tally of schemas, verdicts and refusals.
