@@ -48,6 +48,7 @@ from llm_wire.agent._shrink import (
     check_policy,
     project,
 )
+from llm_wire.agent._steps import Recovery
 from llm_wire.result import Err, Ok, Result
 
 __all__ = [
@@ -141,27 +142,34 @@ def projector(
     estimator: TokenEstimator | None = None,
     *,
     on_projection: OnProjection | None = None,
-) -> Callable[[ToolOutcome, ToolDescriptor | None], str]:
+    on_failure: Recovery = Recovery.END,
+) -> Callable[[ToolOutcome, ToolDescriptor | None], str | ProjectedOutput | OutputProjectionError]:
     """
     The runner's ``project_output`` hook: each outcome's text within ``policy`` tightened by its tool's
-    ceilings, with ``on_projection`` told the report. Raises ``ValueError`` at once when the policy fails
-    preflight under ``estimator``, so a run never starts with it. An outcome that cannot be projected shows
-    ``PROJECTION_FAILED``.
+    ceilings, with its report (``on_projection`` is told it; a truncated one fires the runner's
+    ``ToolOutputTruncated``). Raises ``ValueError`` at once when the policy fails preflight under
+    ``estimator``, so a run never starts with it. An outcome that cannot be projected ends the run with
+    ``StopReason.TOOL_OUTPUT_PROJECTION_FAILED`` (its ``OutputProjectionError`` is returned), or, under
+    ``on_failure=Recovery.TELL_MODEL``, shows the model ``PROJECTION_FAILED``.
     """
     chosen = _checked(estimator)
     if isinstance(preflight := check_policy(policy, chosen), Err):
         raise ValueError(f"projection policy: {preflight.error.describe()}")
     if on_projection is not None and not callable(on_projection):
         raise TypeError(f"on_projection must be callable, not {type(on_projection).__name__}")
+    if not isinstance(on_failure, Recovery):
+        raise TypeError(f"on_failure must be a Recovery, not {type(on_failure).__name__}")
 
-    def project_output(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+    def project_output(
+        outcome: ToolOutcome, descriptor: ToolDescriptor | None
+    ) -> str | ProjectedOutput | OutputProjectionError:
         match project_outcome(outcome, policy, chosen, descriptor=descriptor):
-            case Err():
-                return PROJECTION_FAILED
+            case Err(error):
+                return error if on_failure is Recovery.END else PROJECTION_FAILED
             case Ok(projected):
                 if on_projection is not None:
                     on_projection(outcome, descriptor, projected.report)
-                return projected.text
+                return projected
 
     return project_output
 
