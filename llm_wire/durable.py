@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import Awaitable, Collection, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from attrs import frozen
@@ -33,19 +34,23 @@ from llm_wire.agent import (
     CompensatingProvider,
     ErrorCategory,
     Idempotency,
+    Pricing,
     Runner,
+    RunUsage,
     StopReason,
     ToolCompleted,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
+    ToolOutputProjectionFailed,
     ToolProvider,
 )
 from llm_wire.agent import Model as AgentModel
 from llm_wire.agent import RunResult as AgentResult
 from llm_wire.agent.projection import (
     DEFAULT_POLICY,
-    PROJECTION_FAILED,
+    OutputProjectionError,
+    ProjectedOutput,
     ProjectionPolicy,
     ProjectionReport,
     TokenEstimator,
@@ -149,7 +154,9 @@ def _terminal_value(outcome: Outcome, prepared: Prepared) -> dict[str, Any]:
     """What a model step records: the response behind ``outcome`` (a failure only as a failure)."""
     usage = outcome.usage
     kept: dict[str, Any] = {
-        "usage": None if usage is None else [usage.input_tokens, usage.output_tokens, usage.total_tokens]
+        "usage": None if usage is None else [usage.input_tokens, usage.output_tokens, usage.total_tokens],
+        # The provider's own usage object: cached and reasoning tokens are read from it.
+        "usage_raw": None if usage is None else usage.raw,
     }
     match outcome:
         case Answer(turn=turn):
@@ -168,7 +175,7 @@ def _terminal_value(outcome: Outcome, prepared: Prepared) -> dict[str, Any]:
 
 def _outcome_of(recorded: Mapping[str, Any], prepared: Prepared) -> Outcome:
     counts = recorded["usage"]
-    usage = None if counts is None else Usage(*counts)
+    usage = None if counts is None else Usage(counts[0], counts[1], counts[2], recorded.get("usage_raw"))
     if recorded.get("failure"):
         error = ProtocolError("the model call failed (recorded by a durable run)")
         return Failure(error, Sent.COMPLETED, usage=usage)
@@ -273,6 +280,10 @@ class DurableRunner:
         self._current = threading.local()
         hook = options.pop("on_event", None)
         self._on_event = hook
+        pricing: Pricing | None = options.pop("pricing", None)
+        if pricing is not None and not callable(pricing):
+            raise TypeError(f"pricing must be callable, not {type(pricing).__name__}")
+        self._pricing = pricing
 
         # DBOS decorates plain functions, not bound methods: each step is a closure over this runner.
         def model_round(prepared: Prepared) -> dict[str, Any]:
@@ -340,29 +351,37 @@ class DurableRunner:
 
     # -- runner hooks ----------------------------------------------------------------------------------
 
-    def _project(self, outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+    def _project(
+        self, outcome: ToolOutcome, descriptor: ToolDescriptor | None
+    ) -> ProjectedOutput | OutputProjectionError:
         policy = getattr(self._current, "policy", self._policy)
         match project_outcome(outcome, policy, self._estimator, descriptor=descriptor):
-            case Err():
-                return PROJECTION_FAILED
+            case Err(error):
+                return error  # the run ends (tool_output_projection_failed); the raw result is admitted
             case Ok(projected):
                 with self._lock:
                     self._reports[sha256_hex(projected.text)] = projected.report
-                return projected.text
+                return projected
 
     def _event(self, event: Any) -> None:
         if isinstance(event, ToolCompleted):
-            self._admit(self._current.run_id, event)
+            self._admit(self._current.run_id, event.call, event.outcome, event.message)
+        elif isinstance(event, ToolOutputProjectionFailed):
+            self._admit(self._current.run_id, event.call, event.outcome, None)
         if self._on_event is not None:
             self._on_event(event)
 
-    def _admit(self, run_id: str, event: ToolCompleted) -> None:
-        """Admit the final outcome and audit what the model saw (both idempotent: a replay repeats them)."""
-        call = event.call
+    def _admit(self, run_id: str, call: ToolCall, outcome: ToolOutcome, message: str | None) -> None:
+        """
+        Admit the final outcome and audit what the model saw (both idempotent: a replay repeats them); an
+        outcome that could not be projected (``message`` ``None``) is admitted with no audit.
+        """
         record: RunRecord = _checked(self._store.load(run_id))
-        admitted = AdmittedResult(call.id, f"{run_id}:{call.id}", call.name, event.outcome)
+        admitted = AdmittedResult(call.id, f"{run_id}:{call.id}", call.name, outcome)
         admission = _checked(self._store.admit(run_id, record.revision, admitted))
-        sha = sha256_hex(event.message)
+        if message is None:
+            return
+        sha = sha256_hex(message)
         with self._lock:
             report = self._reports.pop(sha, None)
         if report is not None:
@@ -384,11 +403,13 @@ class DurableRunner:
         self._current.run_id = run_id
         self._current.policy = ProjectionPolicy(max_bytes=limits[0], max_tokens=limits[1])
         messages = unwrap(message.loads(conversation))
+        record: RunRecord = _checked(self._store.load(run_id))
         result = asyncio.run(
             self._runner.arun(
                 request(model_name, messages),
                 run_id=run_id,
                 approved=approved,
+                trace_id=record.trace_id,
             )
         )
         return self._end(run_id, result, carried)
@@ -408,12 +429,8 @@ class DurableRunner:
         if record.status is not RunStatus.RUNNING:
             return str(record.status.value)
         # Usage adds up across suspensions: the part before each resume travels in the continuation.
-        usage = dict(carried)
-        counts = {"model_calls": result.model_calls, "rounds": result.rounds}
-        for name in ("input_tokens", "output_tokens", "total_tokens"):
-            counts[name] = sum(getattr(u, name) or 0 for u in result.usage)
-        for name, count in counts.items():
-            usage[name] = usage.get(name, 0) + count
+        total = RunUsage.from_counts(carried).plus(result.total_usage)
+        usage = {**total.counts(), "rounds": carried.get("rounds", 0) + result.rounds}
         if result.stop is StopReason.APPROVAL_REQUIRED and result.pending is not None:
             asked = result.detail.get("tool_call_id")
             pending = tuple((c.id, c.name) for c in result.pending.calls if c.id == asked)
@@ -425,7 +442,11 @@ class DurableRunner:
             suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
             return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
-        ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage)
+        # Priced once, on the whole run's usage.
+        cost = None if self._pricing is None else self._pricing(total)
+        if cost is not None and not isinstance(cost, Decimal):
+            raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
+        ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage, cost)
         _checked(self._store.transition(run_id, record.revision, status, result=ended))
         return status.value
 

@@ -18,6 +18,7 @@ import signal
 import sys
 import time
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 
 import attrs
@@ -30,16 +31,18 @@ from llm_wire.agent import (
     Capability,
     Idempotency,
     InvocationContext,
+    ModelRequest,
     ProviderCapabilities,
     ReflectedProvider,
     Risk,
+    RunUsage,
     SideEffect,
     ToolContract,
     Verdict,
     make_tool,
     reflect,
 )
-from llm_wire.agent.projection import ProjectionPolicy
+from llm_wire.agent.projection import HeuristicEstimator, ProjectionPolicy
 from llm_wire.agent.store import (
     Admission,
     AdmittedResult,
@@ -55,8 +58,8 @@ from llm_wire.agent.store import (
 from llm_wire.durable import DurableRunner, Suspension, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
-from llm_wire.providers.response import FinishReason, Terminal
-from llm_wire.result import Ok, Result
+from llm_wire.providers.response import FinishReason, Terminal, Usage
+from llm_wire.result import Ok, Result, unwrap
 from llm_wire.value import Value
 
 RUN_ID = "run-crash"
@@ -87,7 +90,9 @@ def effect(tool: str, ctx: InvocationContext) -> None:
     path = _state["effects"]
     assert isinstance(path, Path)
     with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps({"tool": tool, "call_id": ctx.call_id, "key": ctx.idempotency_key}) + "\n")
+        entry: dict[str, object] = {"tool": tool, "call_id": ctx.call_id, "key": ctx.idempotency_key}
+        entry.update(run_id=ctx.run_id, trace_id=ctx.trace_id)
+        out.write(json.dumps(entry) + "\n")
         out.flush()
         os.fsync(out.fileno())
 
@@ -355,19 +360,64 @@ WRITE_CONTRACT = ToolContract(
 )
 
 
-class BatchModel:
-    """One batch of ``paths`` writes, then an answer; counts its calls."""
+#: What every model call of the approval runs reports: OpenAI Chat's usage, cached and reasoning tokens in it.
+USAGE = Usage(
+    10,
+    5,
+    15,
+    {"prompt_tokens_details": {"cached_tokens": 4}, "completion_tokens_details": {"reasoning_tokens": 2}},
+)
 
-    def __init__(self, paths: tuple[str, ...]) -> None:
+
+class BatchModel:
+    """One batch of ``paths`` writes (calls to ``tool``), then an answer; counts its calls."""
+
+    def __init__(self, paths: tuple[str, ...], tool: str = "write_file") -> None:
         self.paths = paths
+        self.tool = tool
         self.calls = 0
 
     def complete(self, prepared: Prepared) -> Outcome:
         self.calls += 1
         if any(isinstance(m, ToolResult) for m in prepared.request.messages):
-            return resolve(Ok(Terminal(prepared.provider, FinishReason.STOP, "written")), prepared)
-        calls = tuple(tool_call(f"write-{p}", "write_file", json.dumps({"path": p})) for p in self.paths)
-        return resolve(Ok(Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)), prepared)
+            answer = Terminal(prepared.provider, FinishReason.STOP, "written", usage=USAGE)
+            return resolve(Ok(answer), prepared)
+        calls = tuple(tool_call(f"write-{p}", self.tool, json.dumps({"path": p})) for p in self.paths)
+        batch = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls, usage=USAGE)
+        return resolve(Ok(batch), prepared)
+
+
+@attrs.frozen
+class ReadFile:
+    """Read a file (no approval): its text is long."""
+
+    path: str
+
+    def invoke(self) -> str:
+        return "HEAD-" + "x" * 2000
+
+
+class FailsOnLongText(HeuristicEstimator):
+    """The heuristic estimator, raising on a tool's long text only (scenario 41)."""
+
+    def estimate(self, text: str) -> int:
+        if "HEAD-xx" in text:
+            raise RuntimeError("cannot count this")
+        return super().estimate(text)
+
+
+_priced: list[RunUsage] = []
+
+
+def pricing(usage: RunUsage) -> Decimal:
+    """A cent per thousand tokens; counts its calls."""
+    _priced.append(usage)
+    return Decimal(usage.total_tokens) / 100000
+
+
+def clear_context(model_request: ModelRequest) -> ModelRequest:
+    """A host hook that clears the execution context (and tries to clear the run and trace ids)."""
+    return attrs.evolve(model_request, metadata={}, run_id="", trace_id="")
 
 
 def approvals(directory: Path) -> dict[str, object]:
@@ -387,7 +437,24 @@ def approvals(directory: Path) -> dict[str, object]:
     one, two = BatchModel(("a",)), BatchModel(("a", "b"))
     policy = ProjectionPolicy(max_bytes=1024, max_tokens=128)
     first = DurableRunner(
-        "one", one, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
+        "one",
+        one,
+        config(Provider.OPENAI_CHAT),
+        tools,
+        store=store,
+        policy=policy,
+        approver=approver,
+        pricing=pricing,
+        prepare_model_request=clear_context,
+    )
+    three = BatchModel(("r",), "read_file")
+    third = DurableRunner(
+        "three",
+        three,
+        config(Provider.OPENAI_CHAT),
+        reflect(make_tool(ReadFile)),
+        store=store,
+        estimator=FailsOnLongText(),
     )
     second = DurableRunner(
         "two", two, config(Provider.OPENAI_CHAT), tools, store=store, policy=policy, approver=approver
@@ -417,6 +484,26 @@ def approvals(directory: Path) -> dict[str, object]:
         "sequences_ok": [e.sequence for e in done.events] == list(range(1, done.revision + 1)),
         "usage": {} if done.result is None else dict(done.result.usage),
         "projected_with": [[a.report.max_bytes, a.report.max_tokens] for a in done.audits.values()],
+    }
+    trace = unwrap(store.load("run-one")).trace_id
+    path = directory / "effects.jsonl"
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    seen["48"] = {
+        "usage": {} if done.result is None else dict(done.result.usage),
+        "cost": None if done.result is None or done.result.cost is None else str(done.result.cost),
+        "priced": len(_priced),
+        "correlated": [[e["run_id"] == "run-one", e["trace_id"] == trace != ""] for e in entries],
+    }
+    failed = third.run("run-three", "any-model", [user("read r")])
+    assert isinstance(failed, RunRecord)
+    seen["41"] = {
+        "status": failed.status.value,
+        "stop": "" if failed.result is None else failed.result.stop_reason,
+        "error": "" if failed.result is None else failed.result.metadata.get("error"),
+        "model_calls": three.calls,
+        "admitted": sorted(failed.admitted),
+        "raw": [a.outcome.content[:5] for a in failed.admitted.values()],
+        "audits": len(failed.audits),
     }
     steps: list[object] = []
     outcome = second.run("run-two", "any-model", [user("write a and b")])

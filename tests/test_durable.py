@@ -121,7 +121,10 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 class TestApprovals:
-    """§10 scenarios 46 and 47: a durable run suspends for manual review and resumes in the store."""
+    """
+    §10 scenarios 46-48: a durable run suspends for manual review and resumes in the store, with its usage
+    and cost; scenario 41's projection failure ends one.
+    """
 
     def test_scenario_46_approval_suspends_and_resumes(self, seen: dict[str, Any]) -> None:
         """Suspended with the call and its policy, nothing run; approved, it runs once and completes."""
@@ -145,13 +148,40 @@ class TestApprovals:
         }
 
     def test_scenario_48_usage_adds_up_across_a_suspension(self, seen: dict[str, Any]) -> None:
-        """The stored result counts both model calls (one before the suspension, one after) and one round."""
-        assert seen["46_done"]["usage"] == {
-            "model_calls": 2,
-            "rounds": 1,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "total_tokens": 0,
+        """
+        The stored result counts both model calls (one before the suspension, one after), one round, their
+        tokens with cached and reasoning ones, and the cost priced once on the whole usage; a host
+        ``prepare_model_request`` that clears the execution context leaves the tool the run and trace ids.
+        """
+        assert seen["48"] == {
+            "usage": {
+                "model_calls": 2,
+                "rounds": 1,
+                "input_tokens": 20,
+                "output_tokens": 10,
+                "total_tokens": 30,
+                "cached_tokens": 8,
+                "reasoning_tokens": 4,
+            },
+            "cost": "0.0003",
+            "priced": 1,
+            "correlated": [[True, True]],
+        }
+        assert seen["46_done"]["usage"] == seen["48"]["usage"]
+
+    def test_scenario_41_projection_failure_ends_a_durable_run(self, seen: dict[str, Any]) -> None:
+        """
+        An estimator failing on the tool's text fails the run (``tool_output_projection_failed``, error
+        ``estimator_failure``) after one model call; the raw result is admitted and no audit is recorded.
+        """
+        assert seen["41"] == {
+            "status": "failed",
+            "stop": "tool_output_projection_failed",
+            "error": "estimator_failure",
+            "model_calls": 1,
+            "admitted": ["write-r"],
+            "raw": ["HEAD-"],
+            "audits": 0,
         }
 
     def test_scenario_47_batch_approvals_accumulate(self, seen: dict[str, Any]) -> None:

@@ -52,6 +52,8 @@ from llm_wire.agent._events import (
     ToolCompensated,
     ToolCompleted,
     ToolHeartbeat,
+    ToolOutputProjectionFailed,
+    ToolOutputTruncated,
     ToolRetrying,
     ToolStarted,
     Verdict,
@@ -117,6 +119,7 @@ from llm_wire.agent._typed import (
     parse_tool_arguments,
     snake_case,
 )
+from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing, RunUsage
 from llm_wire.agent.projection import (
     HeuristicEstimator,
     OutputProjectionError,
@@ -193,12 +196,16 @@ __all__ = [
     "CallRecord",
     "Cancellation",
     "Model",
+    "ModelRequest",
+    "PrepareModelRequest",
     "PrepareToolResult",
+    "Pricing",
     "ProjectOutput",
     "Recovery",
     "Replay",
     "Runner",
     "RunResult",
+    "RunUsage",
     "StopReason",
     "SyncModel",
     # the sans-I/O steps the drivers run
@@ -218,6 +225,8 @@ __all__ = [
     "ToolCompensated",
     "ToolCompleted",
     "ToolHeartbeat",
+    "ToolOutputProjectionFailed",
+    "ToolOutputTruncated",
     "ToolRetrying",
     "ToolStarted",
     "Verdict",

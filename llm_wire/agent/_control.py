@@ -73,6 +73,7 @@ class RunState:
         self.deadline = deadline
         self.cancel = cancel
         self.metadata = dict(metadata)
+        self.trace_id = ""
         self.stopped: asyncio.Future[None] = cancel._watch()
         self.approved: frozenset[str] = frozenset()
         self.replay: Callable[[ToolCall], ToolOutcome | None] | None = None

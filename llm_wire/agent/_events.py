@@ -7,7 +7,9 @@ What a run reports as it goes (``on_event``), and what an approver is asked.
     ├── ModelStarted(round)            ├── ToolHeartbeat(call, heartbeat)
     ├── ModelCompleted(round, outcome) ├── ToolRetrying(call, attempt, delay, outcome)
     ├── ApprovalRequested(request)     ├── ToolCompensated(call, outcome)
-    ├── ToolStarted(call, attempt)     └── ToolCompleted(call, outcome, message)
+    ├── ToolStarted(call, attempt)     ├── ToolCompleted(call, outcome, message)
+    ├── ToolOutputTruncated(call, report)
+    └── ToolOutputProjectionFailed(call, outcome, error)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from attrs import field, frozen
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
 from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._projection_types import OutputProjectionError, ProjectionReport
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
 from llm_wire.value import Value
@@ -33,6 +36,8 @@ __all__ = [
     "ToolCompensated",
     "ToolCompleted",
     "ToolHeartbeat",
+    "ToolOutputProjectionFailed",
+    "ToolOutputTruncated",
     "ToolRetrying",
     "ToolStarted",
     "Verdict",
@@ -131,6 +136,44 @@ class ToolCompleted:
     message: str = field(repr=False)
 
 
+@frozen
+class ToolOutputTruncated:
+    """
+    A call's model-visible text was cut to fit its ceilings (once per truncated projection, after its
+    ``ToolCompleted``); ``report`` says by how much.
+    """
+
+    call: ToolCall
+    report: ProjectionReport = field(repr=False)
+
+    @property
+    def max_bytes(self) -> int:
+        """The byte ceiling the text was cut to (the run's, tightened by the tool's)."""
+        return self.report.max_bytes
+
+    @property
+    def max_tokens(self) -> int:
+        """The token ceiling the text was cut to."""
+        return self.report.max_tokens
+
+
+@frozen
+class ToolOutputProjectionFailed:
+    """
+    A call's outcome could not be projected for the model, so the run ends
+    (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``); ``outcome`` is the raw result, ``error`` says why.
+    """
+
+    call: ToolCall
+    outcome: ToolOutcome = field(repr=False)
+    error: OutputProjectionError
+
+    @property
+    def code(self) -> str:
+        """``tool_output_projection_failed``: the stop reason the run ends with."""
+        return "tool_output_projection_failed"
+
+
 RunEvent: TypeAlias = (
     ModelStarted
     | ModelCompleted
@@ -140,4 +183,6 @@ RunEvent: TypeAlias = (
     | ToolRetrying
     | ToolCompensated
     | ToolCompleted
+    | ToolOutputTruncated
+    | ToolOutputProjectionFailed
 )

@@ -154,6 +154,7 @@ class Executor:
             invocation.idempotency_key,
             deadline,
             run.metadata,
+            run.trace_id,
             _beat=beats.beat if heartbeat is not None and heartbeat.enabled else None,
         )
         invocation = evolve(invocation, context=context)

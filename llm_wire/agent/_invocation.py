@@ -41,9 +41,9 @@ def _strings(value: Mapping[str, str]) -> dict[str, str]:
 @frozen(eq=False)
 class InvocationContext:
     """
-    What a running tool may know and do: its run and call, the attempt, the idempotency key (the same on
-    every attempt), the deadline (``time.monotonic`` seconds), whether it was cancelled, the run's
-    metadata, and ``heartbeat`` to report liveness.
+    What a running tool may know and do: its run (and trace) and call, the attempt, the idempotency key
+    (the same on every attempt), the deadline (``time.monotonic`` seconds), whether it was cancelled, the
+    run's metadata, and ``heartbeat`` to report liveness.
     """
 
     run_id: str = ""
@@ -52,6 +52,8 @@ class InvocationContext:
     idempotency_key: str = ""
     deadline: float | None = None
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings)
+    #: The run's trace id (kept whatever a host hook does to ``metadata``).
+    trace_id: str = ""
     _cancel: threading.Event = field(factory=threading.Event, alias="_cancel", repr=False)
     _beat: Callable[[Heartbeat], None] | None = field(default=None, alias="_beat", repr=False)
 

@@ -13,11 +13,12 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from decimal import Decimal
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
-from llm_wire._request import Config, Prepared, Request
+from llm_wire._request import Config, Prepared, Request, prepare
 from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
     Approval,
@@ -31,11 +32,21 @@ from llm_wire.agent._events import (
     ModelStarted,
     RunEvent,
     ToolCompleted,
+    ToolOutputProjectionFailed,
+    ToolOutputTruncated,
     Verdict,
 )
 from llm_wire.agent._execution import Executor
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
 from llm_wire.agent._policy import extract_version, redact, validate_output
+from llm_wire.agent._projection_types import (
+    MIN_BYTES,
+    MIN_TOKENS,
+    LimitingFactor,
+    OutputProjectionError,
+    ProjectedOutput,
+    ProjectionReport,
+)
 from llm_wire.agent._providers import ToolProvider
 from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
@@ -48,8 +59,10 @@ from llm_wire.agent._steps import (
     RunTools,
     StopReason,
 )
+from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
+from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
 
@@ -99,8 +112,12 @@ Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Ve
 PrepareToolResult: TypeAlias = Callable[[ToolCall, ToolOutcome], "ToolOutcome | None"]
 #: ``replay(call)``: the outcome a call produced in an earlier run (it is not run again), or ``None``.
 Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
-#: ``project_output(outcome, descriptor)``: the text the model sees (default: the canonical JSON).
-ProjectOutput: TypeAlias = Callable[[ToolOutcome, ToolDescriptor | None], str]
+#: ``project_output(outcome, descriptor)``: the text the model sees (default: the canonical JSON), as is or
+#: with its projection report (``ProjectedOutput``; a truncated one fires ``ToolOutputTruncated``), or an
+#: ``OutputProjectionError``, which ends the run (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``).
+ProjectOutput: TypeAlias = Callable[
+    [ToolOutcome, ToolDescriptor | None], "str | ProjectedOutput | OutputProjectionError"
+]
 
 
 async def _maybe(value: T | Awaitable[T]) -> T:
@@ -144,6 +161,8 @@ class Runner:
         approver: Approver | None = None,
         prepare_tool_result: PrepareToolResult | None = None,
         project_output: ProjectOutput | None = None,
+        prepare_model_request: PrepareModelRequest | None = None,
+        pricing: Pricing | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
         unknown_tools: Recovery = Recovery.TELL_MODEL,
         denials: Recovery = Recovery.TELL_MODEL,
@@ -176,6 +195,8 @@ class Runner:
             ("approver", approver),
             ("prepare_tool_result", prepare_tool_result),
             ("project_output", project_output),
+            ("prepare_model_request", prepare_model_request),
+            ("pricing", pricing),
             ("on_event", on_event),
             ("draw", draw),
         ):
@@ -197,6 +218,8 @@ class Runner:
         self._approver = approver
         self._prepare_result = prepare_tool_result
         self._project = project_output or _canonical_text
+        self._prepare_request = prepare_model_request
+        self._pricing = pricing
         self._on_event = on_event
         self._unknown = unknown_tools
         self._denials = denials
@@ -228,6 +251,7 @@ class Runner:
         metadata: Mapping[str, str] | None = None,
         approved: Collection[str] = (),
         replay: Replay | None = None,
+        trace_id: str | None = None,
     ) -> RunResult:
         """
         Run ``request`` to its end; the ``RunResult`` says why it ended. No tool exception escapes; only
@@ -236,7 +260,8 @@ class Runner:
         A request that ends with an unanswered assistant turn (``RunResult.resume_request``) continues with
         that batch: calls whose ids are in ``approved`` skip approval. ``replay(call)`` may return the
         outcome a call already produced (a durable store's admitted result), which is used without running
-        the tool again.
+        the tool again. ``run_id`` and ``trace_id`` correlate the run (generated when absent); the result
+        carries them, the ``pricing`` hook's cost of its whole usage, and every tool gets them.
         """
         if not isinstance(request, Request):
             raise TypeError(f"request must be a Request, not {type(request).__name__}")
@@ -247,6 +272,7 @@ class Runner:
         run = RunState(
             run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {}
         )
+        run.trace_id = trace_id or uuid.uuid4().hex
         run.approved = frozenset(approved)
         run.replay = replay
         steps = RunSteps(
@@ -260,7 +286,7 @@ class Runner:
             step = steps.start()
             while True:
                 if isinstance(step, Finish):
-                    return step.result
+                    return self._ended(run, step.result)
                 if run.cancel.cancelled:
                     step = steps.stop(StopReason.CANCELLED)
                 elif run.remaining() <= 0:
@@ -281,6 +307,7 @@ class Runner:
         metadata: Mapping[str, str] | None = None,
         approved: Collection[str] = (),
         replay: Replay | None = None,
+        trace_id: str | None = None,
     ) -> RunResult:
         """
         ``arun`` for synchronous code: the same driver on the runner's own event loop thread, so an
@@ -289,7 +316,13 @@ class Runner:
         if self._portal is None:
             self._portal = Portal()
         work = self.arun(
-            request, cancel=cancel, run_id=run_id, metadata=metadata, approved=approved, replay=replay
+            request,
+            cancel=cancel,
+            run_id=run_id,
+            metadata=metadata,
+            approved=approved,
+            replay=replay,
+            trace_id=trace_id,
         )
         return self._portal.call(work)
 
@@ -302,14 +335,48 @@ class Runner:
             self._portal.close(timeout)
             self._portal = None
 
+    def _ended(self, run: RunState, result: RunResult) -> RunResult:
+        """The result with the run's correlation ids and, once, the cost of its whole usage."""
+        cost = None
+        if self._pricing is not None:
+            cost = self._pricing(result.total_usage)
+            if cost is not None and not isinstance(cost, Decimal):
+                raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
+        return evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
+
     # -- model -----------------------------------------------------------------------------------------
 
+    async def _prepared(self, run: RunState, step: CallModel) -> Prepared | Err[Any]:
+        """The request to send: ``prepare_model_request``'s, which may change it and clear the context."""
+        hook = self._prepare_request
+        if hook is None:
+            return step.prepared
+        given = ModelRequest(step.prepared.request, dict(run.metadata), run.run_id, run.trace_id, step.round)
+        taken = await _maybe(hook(given))
+        if not isinstance(taken, ModelRequest):
+            raise TypeError(f"prepare_model_request must return a ModelRequest, not {type(taken).__name__}")
+        # The host may clear the execution context, never the correlation: run_id and trace_id stay.
+        run.metadata = dict(taken.metadata)
+        if taken.request is given.request:
+            return step.prepared
+        if not isinstance(taken.request, Request):
+            kind = type(taken.request).__name__
+            raise TypeError(f"prepare_model_request must return a Request, not {kind}")
+        match prepare(self._config, taken.request):
+            case Err() as error:
+                return error
+            case Ok(prepared):
+                return prepared
+
     async def _call_model(self, run: RunState, steps: RunSteps, step: CallModel) -> Any:
+        prepared = await self._prepared(run, step)
+        if isinstance(prepared, Err):
+            return steps.unprepared(prepared.error)
         self._emit(ModelStarted(step.round))
         if self._async_model:
-            pending: Awaitable[Outcome] = self._model.complete(step.prepared)  # type: ignore[assignment]
+            pending: Awaitable[Outcome] = self._model.complete(prepared)  # type: ignore[assignment]
         else:
-            pending = asyncio.to_thread(self._model.complete, step.prepared)  # type: ignore[arg-type]
+            pending = asyncio.to_thread(self._model.complete, prepared)  # type: ignore[arg-type]
         task = asyncio.ensure_future(pending)
         timeout = None if run.deadline is None else max(run.remaining(), 0.0)
         watched: set[asyncio.Future[Any]] = {task, run.stopped}
@@ -340,15 +407,44 @@ class Runner:
         except _Stop as stop:
             return steps.stop(stop.reason, step.turn, **stop.detail)
         done = []
+        failed: ToolOutputProjectionFailed | None = None
         for planned, outcome in zip(plan, outcomes, strict=True):
-            message = self._project(outcome, planned.descriptor)
-            self._emit(ToolCompleted(planned.call, outcome, message))
-            done.append((planned.call, outcome, message))
+            shown = self._shown(outcome, planned.descriptor)
+            if isinstance(shown, OutputProjectionError):
+                event = ToolOutputProjectionFailed(planned.call, outcome, shown)
+                self._emit(event)
+                failed = failed or event
+                done.append((planned.call, outcome, ""))  # the model saw nothing of it
+                continue
+            self._emit(ToolCompleted(planned.call, outcome, shown.text))
+            if shown.report.truncated:
+                self._emit(ToolOutputTruncated(planned.call, shown.report))
+            done.append((planned.call, outcome, shown.text))
+        if failed is not None:
+            for call, outcome, message in done:
+                steps.record(call, outcome, message)
+            call = failed.call
+            detail = {"error": failed.error.name, "tool_call_id": call.id, "tool_name": call.name}
+            return steps.stop(StopReason.TOOL_OUTPUT_PROJECTION_FAILED, step.turn, **detail)
         if run.cancel.cancelled:
             for call, outcome, message in done:
                 steps.record(call, outcome, message)
             return steps.stop(StopReason.CANCELLED, step.turn)
         return steps.tools_returned(step.turn, done)
+
+    def _shown(
+        self, outcome: ToolOutcome, descriptor: ToolDescriptor | None
+    ) -> ProjectedOutput | OutputProjectionError:
+        """What ``project_output`` made of an outcome; a plain text counts as not truncated."""
+        shown = self._project(outcome, descriptor)
+        if isinstance(shown, str):
+            return ProjectedOutput(shown, _UNREPORTED)
+        if not isinstance(shown, ProjectedOutput | OutputProjectionError):
+            raise TypeError(
+                "project_output must return a str, ProjectedOutput or OutputProjectionError,"
+                f" not {type(shown).__name__}"
+            )
+        return shown
 
     async def _authorize(self, run: RunState, plan: Sequence[Planned]) -> list[Planned]:
         """Decide every call of the batch before any runs; a denial is an outcome or the run's end."""
@@ -453,6 +549,10 @@ class Runner:
     def _emit(self, event: RunEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
+
+
+#: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.
+_UNREPORTED = ProjectionReport(False, 0, 0, 0, 0, MIN_BYTES, MIN_TOKENS, LimitingFactor.NONE)
 
 
 def _canonical_text(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import TypeAlias
 
 from attrs import evolve, field, frozen
@@ -17,6 +18,7 @@ from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admi
 from llm_wire.agent._descriptor import ToolDescriptor
 from llm_wire.agent._outcome import ToolOutcome
 from llm_wire.agent._results import invalid_arguments, unknown_tool
+from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent
 from llm_wire.providers.response import Usage
@@ -63,6 +65,8 @@ class StopReason(enum.Enum):
     REFUSED = "refused"
     #: The next request could not be prepared.
     PREPARE_FAILED = "prepare_failed"
+    #: A tool's outcome could not be projected within the model-visible limits (``project_output`` failed).
+    TOOL_OUTPUT_PROJECTION_FAILED = "tool_output_projection_failed"
 
     def describe(self) -> str:
         """The reason as a sentence."""
@@ -85,6 +89,7 @@ _SENTENCES = {
     StopReason.OUTPUT_LIMITED: "The model's response was cut for length.",
     StopReason.REFUSED: "The model refused.",
     StopReason.PREPARE_FAILED: "The next model request could not be prepared.",
+    StopReason.TOOL_OUTPUT_PROJECTION_FAILED: "A tool output could not be projected within its limits.",
 }
 
 
@@ -145,6 +150,16 @@ class RunResult:
     #: The assistant turn whose calls were left unanswered when the run stopped inside a round
     #: (``APPROVAL_REQUIRED``, a denial or rejection, a cancellation); ``resume_request`` sends it again.
     pending: AssistantTurn | None = field(default=None, repr=False)
+    #: What the runner's ``pricing`` hook made of ``total_usage`` (``None`` without one).
+    cost: Decimal | None = None
+    #: The run's correlation ids (a host's ``prepare_model_request`` cannot change them).
+    run_id: str = ""
+    trace_id: str = ""
+
+    @property
+    def total_usage(self) -> RunUsage:
+        """``usage`` added up over the run's model calls, cached and reasoning tokens included."""
+        return RunUsage.of(self.usage, self.model_calls)
 
     @property
     def text(self) -> str:
@@ -310,6 +325,11 @@ class RunSteps:
             results.append(ToolResult(call.id, message, not outcome.ok, call.name))
         self._request = self._request.with_messages(turn, *results)
         return self._next_call()
+
+    def unprepared(self, error: PrepareError) -> Finish:
+        """End the run: the request a host hook gave for the next model call cannot be prepared."""
+        self._model_calls -= 1  # the call was never made
+        return self._finish(StopReason.PREPARE_FAILED, error=error)
 
     def record(self, call: ToolCall, outcome: ToolOutcome, message: str) -> None:
         """Keep a call's outcome when the run ends before its batch is answered."""

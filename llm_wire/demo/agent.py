@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
 
 import attrs
 
@@ -22,18 +23,26 @@ from llm_wire.agent import (
     ErrorCategory,
     Idempotency,
     InvocationContext,
+    OutputCeilings,
     RunEvent,
     Runner,
     RunResult,
+    RunUsage,
+    ScriptedClient,
+    ScriptedReply,
     SideEffect,
     ToolCompleted,
     ToolContract,
     ToolOutcome,
+    ToolOutputTruncated,
     ToolRetrying,
     ToolRetryPolicy,
+    call,
+    projector,
     reflect,
 )
 from llm_wire.message import Provider
+from llm_wire.providers.response import Usage
 from llm_wire.schema import DefinitionError
 from llm_wire.transport import AsyncClient, Timeouts
 from llm_wire.transport.fake import FakeCall, FakeProvider, answer
@@ -95,6 +104,52 @@ class DeployService:
         return f"deployed {self.service}"
 
 
+@attrs.frozen
+class ReadLog:
+    """Read the service log (long)."""
+
+    __tool_contract__ = ToolContract(output_ceilings=OutputCeilings(max_bytes=256))
+
+    def invoke(self) -> str:
+        return "start\n" + "line\n" * 2000 + "end\n"
+
+
+def _price(usage: RunUsage) -> Decimal:
+    return Decimal(usage.input_tokens) * Decimal("0.000002") + Decimal(usage.output_tokens) * Decimal(
+        "0.000008"
+    )
+
+
+def _bounded() -> None:
+    """A long tool output bounded for the model; usage summed over the rounds and priced once."""
+    used = Usage(1200, 40, 1240, {"prompt_tokens_details": {"cached_tokens": 1024}})
+    model = ScriptedClient(
+        [
+            ScriptedReply("", (call("read_log"),), usage=used),
+            ScriptedReply("The log ends normally.", usage=used),
+        ]
+    )
+
+    def show(event: RunEvent) -> None:
+        if isinstance(event, ToolOutputTruncated):
+            report = event.report
+            print(f"  {event.call.name}: {report.original_bytes} bytes cut to {report.projected_bytes}")
+
+    runner = Runner(
+        model,
+        config(Provider.OPENAI_CHAT),
+        reflect(ReadLog),
+        project_output=projector(),
+        pricing=_price,
+        on_event=show,
+    )
+    result = asyncio.run(runner.arun(request("any-model", [user("Check the log.")])))
+    usage = result.total_usage
+    tokens = f"{usage.total_tokens} tokens, {usage.cached_tokens} cached"
+    print(f"  usage over {usage.model_calls} model calls: {tokens}")
+    print(f"  cost (priced once): {result.cost}")
+
+
 def _show(event: RunEvent) -> None:
     if isinstance(event, ToolCompleted):
         shown = event.message if len(event.message) <= 150 else event.message[:147] + "..."
@@ -144,3 +199,5 @@ def run() -> None:
         ToolContract(retry=ToolRetryPolicy(max_attempts=3))
     except DefinitionError as error:
         print(f"  DefinitionError: {error}")
+    print("\nA tool's long output is bounded for the model (ToolOutputTruncated); usage and cost add up:")
+    _bounded()

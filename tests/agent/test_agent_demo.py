@@ -23,3 +23,6 @@ class TestAgentDemo:
         assert "The model answered." in out
         assert "6 HTTP requests" in out
         assert "DefinitionError" in out
+        assert "read_log: 10010 bytes cut to 241" in out
+        assert "usage over 2 model calls: 2480 tokens, 2048 cached" in out
+        assert "cost (priced once): 0.005440" in out

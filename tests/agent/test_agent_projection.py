@@ -23,11 +23,17 @@ from llm_wire.agent import (
     ErrorCategory,
     OutputCeilings,
     ProjectOutput,
+    Recovery,
+    RunEvent,
     Runner,
     RunResult,
     ScriptedClient,
+    StopReason,
+    ToolCompleted,
     ToolContract,
     ToolOutcome,
+    ToolOutputProjectionFailed,
+    ToolOutputTruncated,
     call,
     make_tool,
     reflect,
@@ -559,7 +565,12 @@ class FailsOnToolText(ByteEstimator):
         return len(text.encode("utf-8")) // 4
 
 
-def run_one(tool: type, project_output: ProjectOutput, contract: ToolContract | None = None) -> RunResult:
+def run_one(
+    tool: type,
+    project_output: ProjectOutput,
+    contract: ToolContract | None = None,
+    events: list[RunEvent] | None = None,
+) -> RunResult:
     """One round calling ``tool`` then a final answer, with ``project_output`` as the runner's hook."""
     model = ScriptedClient([reply("", call(make_tool(tool).name)), reply("done")])
     runner = Runner(
@@ -567,6 +578,7 @@ def run_one(tool: type, project_output: ProjectOutput, contract: ToolContract | 
         config(Provider.OPENAI_CHAT),
         reflect(make_tool(tool, contract=contract)),
         project_output=project_output,
+        on_event=None if events is None else events.append,
     )
     return asyncio.run(runner.arun(request("any-model", [user("go")])))
 
@@ -577,12 +589,13 @@ class TestRunnerScenarios:
     def test_scenario_39_tool_ceilings_in_a_run(self) -> None:
         """The tool's 256-byte ceiling tightens the run's {1024, 1000}; the model sees the bounded text."""
         reports: list[ProjectionReport] = []
+        events: list[RunEvent] = []
         hook = projector(
             ProjectionPolicy(max_bytes=1024, max_tokens=1000),
             on_projection=lambda outcome, descriptor, report: reports.append(report),
         )
         contract = ToolContract(output_ceilings=OutputCeilings(max_bytes=256))
-        result = run_one(BigText, hook, contract)
+        result = run_one(BigText, hook, contract, events)
         assert result.ok
         [record] = result.calls
         assert record.outcome.content == "HEAD-" + "x" * 5000 + "-TAIL"  # the full outcome is kept
@@ -592,28 +605,71 @@ class TestRunnerScenarios:
         assert reports[0].truncated
         sent = [m for m in result.request.messages if isinstance(m, ToolResult)]
         assert [m.content for m in sent] == [record.message]
+        # One truncation event, after the call's completion, with the tightened ceiling.
+        truncated = [e for e in events if isinstance(e, ToolOutputTruncated)]
+        assert [(e.call.id, e.max_bytes, e.max_tokens) for e in truncated] == [(record.call.id, 256, 1000)]
+        assert truncated[0].report == reports[0]
+        kinds = [type(e) for e in events if isinstance(e, ToolCompleted | ToolOutputTruncated)]
+        assert kinds == [ToolCompleted, ToolOutputTruncated]
 
     def test_scenario_40_small_output_one_report(self) -> None:
-        """Small output: one report, not truncated, limit none, and the text unchanged."""
+        """Small output: one report, not truncated, limit none, the text unchanged, no truncation event."""
         reports: list[ProjectionReport] = []
-        result = run_one(SmallText, projector(on_projection=lambda o, d, report: reports.append(report)))
+        events: list[RunEvent] = []
+        hook = projector(on_projection=lambda o, d, report: reports.append(report))
+        result = run_one(SmallText, hook, events=events)
         assert [r.truncated for r in reports] == [False]
         assert reports[0].limiting_factor is LimitingFactor.NONE
         assert result.calls[0].message == "small"
+        assert [e for e in events if isinstance(e, ToolOutputTruncated)] == []
+        assert len([e for e in events if isinstance(e, ToolCompleted)]) == 1
 
     def test_scenario_41_estimator_failure_in_a_run(self) -> None:
-        """An estimator that fails on the tool text: the model is told projection failed, nothing raises."""
+        """
+        An estimator that fails on the tool text ends the run with ``tool_output_projection_failed``
+        (metadata error ``estimator_failure``) after one model call; the raw result is still observed.
+        """
         reports: list[ProjectionReport] = []
+        events: list[RunEvent] = []
         hook = projector(
             ProjectionPolicy(max_bytes=1024, max_tokens=1000),
             FailsOnToolText(),
             on_projection=lambda o, d, report: reports.append(report),
         )
+        result = run_one(BigText, hook, events=events)
+        assert result.stop is StopReason.TOOL_OUTPUT_PROJECTION_FAILED
+        assert result.stop.value == "tool_output_projection_failed"
+        assert result.detail["error"] == "estimator_failure"
+        assert result.model_calls == 1
+        assert reports == []
+        [record] = result.calls
+        assert record.outcome.content.startswith("HEAD-")  # the raw result is still observed
+        assert record.message == ""  # nothing reached the model
+        assert not any(isinstance(m, ToolResult) for m in result.request.messages)
+        [failed] = [e for e in events if isinstance(e, ToolOutputProjectionFailed)]
+        assert failed.code == result.stop.value
+        assert failed.error.failure is ProjectionFailure.ESTIMATOR_FAILURE
+        assert failed.outcome.content == record.outcome.content
+        assert not any(isinstance(e, ToolCompleted | ToolOutputTruncated) for e in events)
+
+    def test_scenario_41_tell_the_model_instead(self) -> None:
+        """Under ``on_failure=Recovery.TELL_MODEL`` the model sees ``PROJECTION_FAILED``; the run goes on."""
+        hook = projector(
+            ProjectionPolicy(max_bytes=1024, max_tokens=1000),
+            FailsOnToolText(),
+            on_failure=Recovery.TELL_MODEL,
+        )
         result = run_one(BigText, hook)
+        assert result.ok
         assert result.calls[0].message == PROJECTION_FAILED
         assert json.loads(PROJECTION_FAILED)["error"]["code"] == "projection_failed"
-        assert reports == []
-        assert result.calls[0].outcome.content.startswith("HEAD-")  # the raw result is still observed
+
+    def test_a_wrong_hook_result_is_a_type_error(self) -> None:
+        """``project_output`` returning something else raises ``TypeError`` naming the hook."""
+        with pytest.raises(TypeError, match="project_output"):
+            run_one(SmallText, lambda outcome, descriptor: 42)  # type: ignore[arg-type,return-value]
+        with pytest.raises(TypeError, match="on_failure"):
+            projector(on_failure="end")  # type: ignore[arg-type]
 
     def test_scenario_42_incompatible_policy_raises_before_a_run(self) -> None:
         """A policy whose envelopes cannot fit under the estimator raises when the hook is made."""

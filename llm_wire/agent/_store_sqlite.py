@@ -1,0 +1,247 @@
+"""
+``SqliteRunStore``: the run store in one SQLite file (standard library ``sqlite3``, WAL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from attrs import evolve
+
+from llm_wire.agent._store_json import (
+    _admitted_of,
+    _admitted_value,
+    _audit_of,
+    _audit_value,
+    _Bad,
+    _checked_format,
+    _event_of,
+    _event_value,
+    _head_of,
+    _head_value,
+    _started_of,
+    _started_value,
+)
+from llm_wire.agent._store_memory import (
+    _Step,
+    _Writes,
+)
+from llm_wire.agent._store_record import (
+    _RECORD_LIMITS,
+    RECORD_FORMAT,
+    AdmittedResult,
+    ProjectionAudit,
+    RunNotFound,
+    RunRecord,
+    StartedCall,
+    StoreError,
+    UnreadableRecord,
+)
+from llm_wire.result import Err, Ok, Result
+from llm_wire.value import Value, parse, render
+
+__all__ = ["SqliteRunStore"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, format INTEGER NOT NULL, revision INTEGER NOT NULL, head TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    run_id TEXT NOT NULL, sequence INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, sequence)
+);
+CREATE TABLE IF NOT EXISTS started (
+    run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+);
+CREATE TABLE IF NOT EXISTS admitted (
+    run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+);
+CREATE TABLE IF NOT EXISTS audits (
+    run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+);
+"""
+
+
+def _parsed(text: str) -> Value:
+    match parse(text, _RECORD_LIMITS):
+        case Ok(value):
+            return value
+        case Err():
+            raise _Bad("json")
+
+
+def _write_started(item: object) -> Value:
+    assert isinstance(item, StartedCall)
+    return _started_value(item)
+
+
+def _write_admitted(item: object) -> Value:
+    assert isinstance(item, AdmittedResult)
+    return _admitted_value(item)
+
+
+def _write_audit(item: object) -> Value:
+    assert isinstance(item, ProjectionAudit)
+    return _audit_value(item)
+
+
+#: The tables keyed by call id: how a row is read back and written.
+_KEYED_READS: Mapping[str, tuple[str, Callable[[Value], object]]] = {
+    "started": ("SELECT body FROM started WHERE run_id = ? ORDER BY position", _started_of),
+    "admitted": ("SELECT body FROM admitted WHERE run_id = ? ORDER BY position", _admitted_of),
+    "audits": ("SELECT body FROM audits WHERE run_id = ? ORDER BY position", _audit_of),
+}
+_KEYED_WRITES: Mapping[str, Callable[[object], Value]] = {
+    "started": _write_started,
+    "admitted": _write_admitted,
+    "audits": _write_audit,
+}
+
+
+class _Sqlite:
+    def __init__(self, path: Path, timeout: float) -> None:
+        # Autocommit mode: every write opens its own ``BEGIN IMMEDIATE`` transaction.
+        self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def insert(self, record: RunRecord) -> None:
+        with self._lock, self._transaction() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, format, revision, head) VALUES (?, ?, ?, ?)",
+                (record.run_id, RECORD_FORMAT, record.revision, render(_head_value(record))),
+            )
+            self._append(db, RunRecord(record.run_id, record.trace_id), record)
+
+    def _head(
+        self, db: sqlite3.Connection, run_id: str, call_id: str | None, *, whole: bool = False
+    ) -> Result[RunRecord, StoreError]:
+        """The run's head with its keyed rows: all of them (``whole``), those of ``call_id``, or none."""
+        row = db.execute("SELECT format, head FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return Err(RunNotFound(run_id))
+        if isinstance(checked := _checked_format(row[0]), Err):
+            return checked
+        try:
+            head = _head_of(_parsed(row[1]))
+            parts: dict[str, list[object]] = {table: [] for table in _KEYED_READS}
+            if whole or call_id is not None:
+                for table, (query, read) in _KEYED_READS.items():
+                    where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
+                    arguments = (run_id,) if whole else (run_id, call_id)
+                    parts[table] = [read(_parsed(body)) for (body,) in db.execute(where, arguments)]
+        except _Bad:
+            return Err(UnreadableRecord("a member is missing or has the wrong type"))
+        return Ok(
+            evolve(
+                head,
+                started={c.call_id: c for c in parts["started"] if isinstance(c, StartedCall)},
+                admitted={a.call_id: a for a in parts["admitted"] if isinstance(a, AdmittedResult)},
+                audits={a.call_id: a for a in parts["audits"] if isinstance(a, ProjectionAudit)},
+            )
+        )
+
+    def read(self, run_id: str) -> Result[RunRecord, StoreError]:
+        with self._lock:
+            match self._head(self._db, run_id, None, whole=True):
+                case Err() as failed:
+                    return failed
+                case Ok(head):
+                    pass
+            rows = self._db.execute(
+                "SELECT body FROM events WHERE run_id = ? ORDER BY sequence", (run_id,)
+            ).fetchall()
+        try:
+            events = tuple(_event_of(_parsed(body)) for (body,) in rows)
+        except _Bad:
+            return Err(UnreadableRecord("a member is missing or has the wrong type"))
+        return Ok(evolve(head, events=events))
+
+    def _append(self, db: sqlite3.Connection, before: RunRecord, after: RunRecord) -> None:
+        db.executemany(
+            "INSERT INTO events (run_id, sequence, body) VALUES (?, ?, ?)",
+            [(after.run_id, e.sequence, render(_event_value(e))) for e in after.events[len(before.events) :]],
+        )
+        keyed: list[tuple[str, Mapping[str, object], Mapping[str, object]]] = [
+            ("started", before.started, after.started),
+            ("admitted", before.admitted, after.admitted),
+            ("audits", before.audits, after.audits),
+        ]
+        for table, old, new in keyed:
+            db.executemany(
+                f"INSERT OR REPLACE INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
+                [
+                    (after.run_id, after.revision, call_id, render(_KEYED_WRITES[table](item)))
+                    for call_id, item in new.items()
+                    if old.get(call_id) != item
+                ],
+            )
+
+    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
+        with self._lock, self._transaction() as db:
+            match self._head(db, run_id, call_id):
+                case Err() as failed:
+                    return failed
+                case Ok(before):
+                    pass
+            match step(before):
+                case Err() as failed:
+                    return failed
+                case Ok((after, answer)):
+                    pass
+            if after.revision != before.revision:
+                db.execute(
+                    "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?",
+                    (RECORD_FORMAT, after.revision, render(_head_value(after)), run_id, before.revision),
+                )
+                self._append(db, before, after)
+            return Ok(answer)
+
+
+class SqliteRunStore(_Writes):
+    """
+    A ``RunStore`` in one SQLite file (standard library ``sqlite3``, WAL): every write is one
+    ``BEGIN IMMEDIATE`` transaction, so several processes can share the file. ``close()`` when done.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        if not isinstance(path, str | Path):
+            raise TypeError(f"path must be a str or Path, not {type(path).__name__}")
+        self.path = Path(path)
+        self._sqlite = _Sqlite(self.path, timeout)
+        super().__init__(self._sqlite)
+
+    def __repr__(self) -> str:
+        return f"<SqliteRunStore {self.path.name}>"
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._sqlite.close()
