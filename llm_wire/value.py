@@ -521,18 +521,7 @@ def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | N
                 value, end = engine.scan_once(source, start)
     except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
-    if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]
-        return None
-    # Depth is at most the number of containers, and the value count at most one more than the containers
-    # and commas; both at most the length. Brackets and commas inside strings only make these bounds looser.
-    if n > limits.max_depth or n > limits.max_values:
-        containers = source.count("[") + source.count("{")
-        if (
-            containers > limits.max_depth
-            or (n > limits.max_values and containers + source.count(",") >= limits.max_values)
-        ) and not _within(value, limits):
-            return None
-    return (value,)
+    return _scanned_whole(source, value, end, limits)
 
 
 def _inside_strings(data: bytes, positions: list[int]) -> bool:
@@ -613,11 +602,19 @@ def _scanned(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] |
         value, end = engine.scan_checked(source, start)
     except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
+    return _scanned_whole(source, value, end, limits)
+
+
+def _scanned_whole(source: str, value: Value, end: int, limits: Limits) -> tuple[Value] | None:
+    """
+    What the C scanner does not check, after it read ``value`` up to ``end``: trailing content, depth and
+    value count. Depth is at most the number of containers, and the value count at most one more than the
+    containers and commas (each value after the first in a container follows a comma); both at most the
+    length. Brackets and commas inside strings only make these bounds looser.
+    """
+    n = len(source)
     if end != n and _WS.match(source, end).end() != n:  # type: ignore[union-attr]
         return None
-    # Depth is at most the number of containers, and the value count at most one more than the containers
-    # and commas (each value after the first in a container follows a comma); both at most the length.
-    # Brackets and commas inside strings only make these bounds looser.
     if n > limits.max_depth or n > limits.max_values:
         containers = source.count("[") + source.count("{")
         if (
