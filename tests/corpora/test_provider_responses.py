@@ -592,9 +592,10 @@ def _independent(api: str, events: list[Any]) -> set[tuple[str | None, str, str]
     """The calls an independent reading finds in mutated events, or ``None`` when it cannot read them."""
     try:
         calls = expected_calls(api, None, [e for e in events if isinstance(e, dict)])
+        # A hostile id or name (a list, say) is no call it can read either.
+        return {(None if api == "gemini" and i is None else i, n, _dumps(a)) for i, n, _, a in calls}
     except (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError):
         return None
-    return {(None if api == "gemini" and i is None else i, n, _dumps(a)) for i, n, _, a in calls}
 
 
 def _admitted_faithfully(
