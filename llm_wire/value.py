@@ -386,13 +386,13 @@ class _FastEngine:
         # least ``long_run`` long. To pass ``max_exponent`` its exponent has ``exponent_digits`` or more.
         digits, size = limits.max_number_digits, limits.max_number_bytes
         long_run = max(1, min(-(-(digits + 1) // 2), -(-(size - 3) // 3)))
-        self.long_run = b"0" * long_run
+        self.long_run = "0" * long_run
         exponent_digits = len(str(limits.max_exponent))
-        zeros = b"0" * exponent_digits
+        zeros = "0" * exponent_digits
         self.exponent_digits = zeros
-        self.long_exponent = re.compile(rb"e\+?" + zeros)
+        self.long_exponent = re.compile(r"e\+?" + zeros)
         # Either kind holds at least this run of digits.
-        self.shortest_run = b"0" * min(long_run, exponent_digits)
+        self.shortest_run = "0" * min(long_run, exponent_digits)
         # An integer token with fewer digits than this is within the byte and digit limits.
         self.long_int_from = max(1, min(digits + 1, size))
         # ``max_depth`` for jiter: extra arrays around the document that use up the rest of its own limit.
@@ -401,14 +401,6 @@ class _FastEngine:
         self.deep_enough = bool(_JITER_DEPTH) and limits.max_depth > _JITER_DEPTH
         self.open_pad = b"[" * self.padding
         self.close_pad = b"]" * self.padding
-        # The C scanner for short documents, where it beats jiter's call overhead: with the duplicate-key
-        # hook, and without it for documents with at most one object (``_short``).
-        hooked = json.JSONDecoder(
-            object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
-        )
-        self.scan_once: Callable[[str, int], tuple[Value, int]] = hooked.scan_once  # type: ignore[attr-defined]
-        unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
-        self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
         # The C scanner with a hook on every number token, for documents that may break a number limit.
         checked = json.JSONDecoder(
             object_pairs_hook=_object,
@@ -419,7 +411,7 @@ class _FastEngine:
         )
         self.scan_checked: Callable[[str, int], tuple[Value, int]] = checked.scan_once  # type: ignore[attr-defined]
 
-    def suspects(self, shapes: bytes) -> list[int] | None:
+    def suspects(self, shapes: str) -> list[int] | None:
         """
         Where a number token may break a limit, in a document seen through ``_SHAPES``: the start of each run
         of at least ``long_run`` digits, and each exponent of ``exponent_digits`` digits or more. ``None``
@@ -432,7 +424,7 @@ class _FastEngine:
             found.append(at)
             if len(found) > _SUSPECTS:
                 return None
-            ends = [end for end in map(shapes.find, b".e+", repeat(at)) if end >= 0]
+            ends = [end for end in map(shapes.find, ".e+", repeat(at)) if end >= 0]
             at = shapes.find(run, min(ends)) if ends else -1
         if self.exponent_digits in shapes:
             # A regular expression, not ``find``: ``find`` of "e0000" is slow in a long run of zeros.
@@ -476,8 +468,6 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     when the exact parser must decide. ``data``: ``source`` in UTF-8, if known.
     """
     engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
-    if len(source) < _SHORT and len(source) < engine.long_int_from:
-        return _short(source, engine, limits)
     if data is None:
         data = source.encode("utf-8")  # ``parse`` encodes non-ASCII text already; ASCII is a plain copy
     # jiter keeps every number but checks no number limit. A token that may break one holds a run of at
@@ -485,43 +475,13 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     # those in the document's number shapes (one ``translate``, then a few ``memmem``).
     # A large document with no digit at all is common (prose, code): ten ``memchr`` rule it out cheaply.
     if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
-        shapes = data.translate(_SHAPES)
+        # Searched as ``str``: ``in`` on ``bytes`` tries its operand as an int first, several times slower.
+        shapes = data.translate(_SHAPES).decode("ascii")
         if engine.shortest_run in shapes:
             suspects = engine.suspects(shapes)
             if suspects is None or (suspects and not _inside_strings(data, suspects)):
                 return _scanned(source, engine, limits)
     return _native(data, engine, limits)
-
-
-#: Below this many characters the C scanner reads a document faster than jiter can be called.
-_SHORT = 512
-
-
-def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
-    """
-    A short document through the C scanner. It is shorter than any integer token over the limits, and the
-    hook on non-integer numbers checks theirs; what the scanner misses is checked here: lone surrogate
-    escapes, duplicate keys, trailing content, depth and value count.
-    """
-    n = len(source)
-    # The substring test is a fraction of the regular expression's cost and rules out most documents.
-    if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
-        return None
-    start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
-    objects = source.count("{")
-    try:
-        if objects > 1:
-            value, end = engine.scan_once(source, start)
-        else:
-            # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook
-            # costs about as much as the rest of the scan, so scan without it and prove no key repeated (as
-            # ``_native`` does, by counting the ":").
-            value, end = engine.scan_unhooked(source, start)
-            if objects and (type(value) is not dict or len(value) != source.count(":")):
-                value, end = engine.scan_once(source, start)
-    except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
-        return None
-    return _scanned_whole(source, value, end, limits)
 
 
 def _inside_strings(data: bytes, positions: list[int]) -> bool:

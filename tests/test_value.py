@@ -1089,12 +1089,10 @@ class TestEnginesAgree:
             encoded = text.encode("utf-8")
         except UnicodeEncodeError:
             return  # ``parse`` refuses a lone surrogate before any engine runs
-        for short in (value._SHORT, 0):  # the C scanner for short documents, then jiter for all
-            with mock.patch.object(value, "_SHORT", short):
-                fast = value._fast(text, limits, encoded)
-            if fast is not None:
-                assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
-                assert _typed(fast[0]) == _typed(exact.value)
+        fast = value._fast(text, limits, encoded)
+        if fast is not None:
+            assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
+            assert _typed(fast[0]) == _typed(exact.value)
 
     @settings(max_examples=PARSER_EXAMPLES)
     @given(json_documents(), st.sampled_from(_TIGHT))
@@ -1102,8 +1100,7 @@ class TestEnginesAgree:
         """On documents ``json.dumps`` writes, under tight limits: refused by one, declined by the other."""
         text = json.dumps(doc)
         exact = parse_with(text, limits, engine="exact")
-        with mock.patch.object(value, "_SHORT", 0):  # jiter, whatever the size
-            fast = value._fast(text, limits, text.encode("utf-8"))
+        fast = value._fast(text, limits, text.encode("utf-8"))
         if isinstance(exact, Err):
             assert fast is None
         elif fast is not None:  # it may decline (at exactly ``max_depth``): the exact engine reads it

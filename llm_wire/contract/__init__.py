@@ -26,6 +26,7 @@ own failures), other required names, other members in input order (``patternProp
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any, NoReturn, Protocol, TypeVar
@@ -37,7 +38,7 @@ from llm_wire._fast import new, slot_setters
 from llm_wire._public import rehome
 from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import ContractMismatch, DecodeError
-from llm_wire.contract._compile import Budget, Check, Memo, compile_plan
+from llm_wire.contract._compile import Budget, Check, Memo, Out, Res, compile_plan
 from llm_wire.contract._errors import (
     DuplicateItems,
     InvalidPropertyName,
@@ -69,6 +70,7 @@ from llm_wire.contract._errors import (
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_schema
+from llm_wire.contract._quick import WARM_UP, quickened
 from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
@@ -383,7 +385,31 @@ def _compiled(
                 _keywords=keywords,
                 _memo=memo,
             )
+            _set_check(contract, _warming(contract, check))
             return Ok(contract)
+
+
+def _warming(contract: Contract, check: Check) -> Check:
+    """
+    ``check``, counting its uses: at the ``WARM_UP``-th it writes the contract's fast path (``_quick``) and
+    puts it in place of itself, or puts ``check`` back when the schema has none.
+    """
+    owner = weakref.ref(contract)
+    uses = 0
+
+    def warming(v: Any, out: Out) -> Res:
+        nonlocal uses
+        uses += 1
+        if uses == WARM_UP:
+            made = owner()
+            if made is not None:
+                _set_check(made, quickened(made.schema, made.assert_formats, check) or check)
+        return check(v, out)
+
+    return warming
+
+
+(_set_check,) = slot_setters(Contract, "_check")
 
 
 _TOO_DEEP = ValidationError((), TooDeep())
