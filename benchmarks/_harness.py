@@ -44,8 +44,10 @@ def interleaved(
     """
     Seconds of one call of each run, per round, in CPU time of this process, measured in interleaved rounds:
     on a shared machine wall time also counts other processes, and interleaving gives every run the same
-    cache weather. Each run loops until ``min_time`` has passed in a round.
+    cache weather. Each run loops until ``min_time`` has passed in a round, after a warm-up (``_warm``).
     """
+    for run in runs:
+        _warm(run)
     loops = []
     for run in runs:
         n = 1
@@ -66,6 +68,23 @@ def interleaved(
                 run()
             times.append((time.process_time() - start) / n)
     return samples
+
+
+#: A warm-up calls a run this many times, or for this many seconds of CPU time if that comes first.
+WARM_CALLS, WARM_SECONDS = 16, 0.2
+
+
+def _warm(run: Callable[[], object]) -> None:
+    """
+    Call ``run`` until it is in its steady state: the interpreter specialises a function's code after its
+    first calls, and llm_wire writes a contract's fast path after a few validations (as peers set up their
+    own caches), so the first calls measure start-up, not speed.
+    """
+    start = time.process_time()
+    for _ in range(WARM_CALLS):
+        run()
+        if time.process_time() - start >= WARM_SECONDS:
+            break
 
 
 def paired_ratios(

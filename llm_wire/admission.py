@@ -33,7 +33,7 @@ from typing import Any, TypeAlias, TypeVar
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire._fast import slot_setters
+from llm_wire._fast import new, slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -409,6 +409,8 @@ def admit(
         return Err(_over("calls_per_turn", limits.calls_per_turn, count))
     parse_limits = limits._parse_limits
     per_call = limits.argument_bytes_per_call
+    most = limits.total_argument_bytes
+    failures = limits.failures_per_call
     ids: set[str] = set()
     total = 0
     issues: list[ToolCallIssue] = []
@@ -416,31 +418,46 @@ def admit(
     for call in calls:
         if type(call) is not ToolCall and not isinstance(call, ToolCall):
             raise TypeError(f"calls must hold ToolCall objects, not {type(call).__name__}")
-        if call.id in ids:
-            return Err(_duplicate_id(calls, call.id))
-        ids.add(call.id)
+        call_id = call.id
+        if call_id in ids:
+            return Err(_duplicate_id(calls, call_id))
+        ids.add(call_id)
         text = call.arguments_json
         size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if size > per_call:
             return Err(_over("argument_bytes_per_call", per_call, size))
         total += size
-        if total > limits.total_argument_bytes:
-            return Err(_over("total_argument_bytes", limits.total_argument_bytes, total))
+        if total > most:
+            return Err(_over("total_argument_bytes", most, total))
         tool = by_name.get(call.name)
         if tool is None:
-            issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
+            issue: ToolCallIssue = UnknownTool(call_id, call.name, tuple(by_name))
         else:
-            checked = _check_arguments(tool, text, parse_limits, adjust, limits.failures_per_call)
+            checked = _check_arguments(tool, text, parse_limits, adjust, failures)
             if type(checked) is tuple:
-                admitted.append(AdmittedCall(call, tool, checked[0], checked[1]))
+                # Made once per admitted call: the slots set here, without a frame for ``__init__``.
+                passed = _new(AdmittedCall)
+                _set_call(passed, call)
+                _set_tool(passed, tool)
+                _set_arguments(passed, checked[0])
+                _set_decoded(passed, checked[1])
+                admitted.append(passed)
                 continue
-            issue = InvalidArguments(call.id, tool.name, checked)  # type: ignore[arg-type]
+            issue = InvalidArguments(call_id, tool.name, checked)  # type: ignore[arg-type]
         if checks is _REJECT:
             return Err(InvalidToolCall(issue, len(ids) - 1))
         issues.append(issue)
-    return Ok(Admitted(tuple(calls), tuple(issues), tuple(admitted)))
+    batch = _new(Admitted)
+    _set_calls(batch, tuple(calls))
+    _set_issues(batch, tuple(issues))
+    _set_admitted(batch, tuple(admitted))
+    ok: Ok[Admitted] = _new(Ok)
+    _set_ok_value(ok, batch)
+    return ok
 
 
+_new = new
+(_set_ok_value,) = slot_setters(Ok, "value")
 _REJECT = ToolCallChecks.REJECT
 
 
@@ -478,9 +495,12 @@ def _check_arguments(
         if type(pair) is tuple:
             return pair
         return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(pair)  # type: ignore[arg-type]
-    failure = _contract.first_failure(tool.contract, arguments)
+    try:
+        failure = tool.contract._check(arguments, None)  # ``first_failure``, one frame less
+    except RecursionError:
+        failure = _contract.first_failure(tool.contract, arguments)
     if failure is not None:
-        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))
+        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))  # type: ignore[arg-type]
     decode = tool.decode
     if decode is None:
         return arguments, arguments

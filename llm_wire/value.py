@@ -340,12 +340,18 @@ _WS = re.compile(r"[ \t\n\r]*")
 _WS_CHARS = " \t\n\r"
 
 
-#: jiter, strict: duplicate keys refused, numbers exact (``Decimal``), no NaN; dict keys cached (its cache
-#: only ever returns equal strings).
+def _jiter(data: bytes) -> Value:
+    """
+    jiter, strict: duplicate keys refused, numbers exact (``Decimal``), no NaN; dict keys cached (its cache
+    only ever returns equal strings). The hot path writes the same call out: a frame (or a ``partial``,
+    which merges keywords) costs a good share of a short read.
+    """
+    return _from_json(  # type: ignore[no-any-return]
+        data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+    )
+
+
 _from_json = jiter.from_json
-_JITER = functools.partial(
-    jiter.from_json, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
-)
 
 
 def _jiter_depth() -> int:
@@ -356,7 +362,7 @@ def _jiter_depth() -> int:
 
     def reads(depth: int, inner: bytes) -> bool:
         try:
-            _JITER(b"[" * depth + inner + b"]" * depth)
+            _jiter(b"[" * depth + inner + b"]" * depth)
         except ValueError:
             return False
         return True
@@ -391,6 +397,9 @@ class _FastEngine:
         zeros = "0" * exponent_digits
         self.exponent_digits = zeros
         self.long_exponent = re.compile(r"e\+?" + zeros)
+        # An exponent that long as a number writes it: after a digit, with or without a sign. (An id such
+        # as "fc_68ebe7381" has a letter before its "e".)
+        self.bare_exponent, self.signed_exponent = "0e" + zeros, "0e+" + zeros
         # Either kind holds at least this run of digits.
         self.shortest_run = "0" * min(long_run, exponent_digits)
         # An integer token with fewer digits than this is within the byte and digit limits.
@@ -399,9 +408,19 @@ class _FastEngine:
         self.padding = max(0, _JITER_DEPTH + 1 - limits.max_depth) if _JITER_DEPTH else 0
         # Without padding, jiter's own limit is enough when ``max_depth`` is at least one more.
         self.deep_enough = bool(_JITER_DEPTH) and limits.max_depth > _JITER_DEPTH
+        # A document this short nests at most ``max_depth`` deep (each level takes two brackets) and holds
+        # at most ``max_values`` values: jiter's reading needs no check of either.
+        self.small = min(2 * limits.max_depth, limits.max_values)
         self.open_pad = b"[" * self.padding
         self.close_pad = b"]" * self.padding
-        # The C scanner with a hook on every number token, for documents that may break a number limit.
+        # The C scanner with the duplicate-key hook, and without it for documents with at most one object
+        # (``_short``); then with a hook on every number token, for documents that may break a number limit.
+        hooked = json.JSONDecoder(
+            object_pairs_hook=_object, parse_float=self.number, parse_constant=_constant, strict=True
+        )
+        self.scan_once: Callable[[str, int], tuple[Value, int]] = hooked.scan_once  # type: ignore[attr-defined]
+        unhooked = json.JSONDecoder(parse_float=self.number, parse_constant=_constant, strict=True)
+        self.scan_unhooked: Callable[[str, int], tuple[Value, int]] = unhooked.scan_once  # type: ignore[attr-defined]
         checked = json.JSONDecoder(
             object_pairs_hook=_object,
             parse_float=self.number,
@@ -419,14 +438,17 @@ class _FastEngine:
         """
         found: list[int] = []
         run = self.long_run
-        at = shapes.find(run)
+        # ``find`` prepares a long needle in time of its length: not for a document shorter than it.
+        at = shapes.find(run) if len(shapes) >= len(run) else -1
         while at >= 0:  # the first run of zeros found from ``at`` on starts a run of digits
             found.append(at)
             if len(found) > _SUSPECTS:
                 return None
-            ends = [end for end in map(shapes.find, ".e+", repeat(at)) if end >= 0]
+            ends = [end for end in map(shapes.find, ".e+[", repeat(at)) if end >= 0]
             at = shapes.find(run, min(ends)) if ends else -1
-        if self.exponent_digits in shapes:
+        if self.exponent_digits in shapes and (
+            len(shapes) > _SHORT or self.bare_exponent in shapes or self.signed_exponent in shapes
+        ):
             # A regular expression, not ``find``: ``find`` of "e0000" is slow in a long run of zeros.
             for match in self.long_exponent.finditer(shapes):
                 found.append(match.start())
@@ -454,12 +476,15 @@ def _fast_engine(limits: Limits) -> _FastEngine:
     return _FastEngine(limits)
 
 
-_SHAPE_OF = dict(zip(b"0123456789eE+-", b"0000000000ee++", strict=True))
-#: Number shapes: each digit as "0", each exponent mark as "e", each sign as "+", every other byte as ".".
+_SHAPE_OF = dict(zip(b"0123456789eE+-[{", b"0000000000ee++[[", strict=True))
+#: Number shapes: each digit as "0", each exponent mark as "e", each sign as "+", each opening bracket as "[",
+#: every other byte as ".".
 _SHAPES = bytes.maketrans(bytes(range(256)), bytes(_SHAPE_OF.get(byte, 46) for byte in range(256)))
 _DIGIT_BYTES = tuple(bytes((digit,)) for digit in b"0123456789")
 #: A document with more places to check than this goes to the careful scan without checking them.
 _SUSPECTS = 8
+#: Up to this many bytes, two substring tests are cheaper than the regular expression for exponents.
+_SHORT = 4096
 
 
 def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value] | None:
@@ -474,14 +499,55 @@ def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value
     # least ``long_run`` digits, or an exponent of ``exponent_digits`` (see ``_FastEngine``): look for
     # those in the document's number shapes (one ``translate``, then a few ``memmem``).
     # A large document with no digit at all is common (prose, code): ten ``memchr`` rule it out cheaply.
+    shapes = None
     if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
         # Searched as ``str``: ``in`` on ``bytes`` tries its operand as an int first, several times slower.
         shapes = data.translate(_SHAPES).decode("ascii")
         if engine.shortest_run in shapes:
-            suspects = engine.suspects(shapes)
-            if suspects is None or (suspects and not _inside_strings(data, suspects)):
-                return _scanned(source, engine, limits)
-    return _native(data, engine, limits)
+            if len(data) < engine.long_int_from:  # no integer token is that long: only an exponent may be
+                if engine.bare_exponent in shapes or engine.signed_exponent in shapes:
+                    return _short(source, engine, limits)
+            else:
+                suspects = engine.suspects(shapes)
+                if suspects is None or (suspects and not _inside_strings(data, suspects)):
+                    return _scanned(source, engine, limits)
+    if len(data) <= engine.small:  # as ``_native`` reads it, with nothing to count
+        try:
+            value = _from_json(
+                data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+            )
+        except ValueError:
+            return None
+        return (value,)
+    return _native(data, engine, limits, shapes)
+
+
+def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+    """
+    A short document with an exponent-like run (often inside an id: "fc_68ebe7381") through the C scanner,
+    whose hook checks each non-integer number as it reads it: cheaper here than locating the runs. It is
+    shorter than any integer token over the limits; what the scanner misses is checked here: lone surrogate
+    escapes, duplicate keys, trailing content, depth and value count.
+    """
+    n = len(source)
+    # The substring test is a fraction of the regular expression's cost and rules out most documents.
+    if "\\u" in source and _SURROGATE_ESCAPE.search(source) and not _surrogates_paired(source):
+        return None
+    start = 0 if n and source[0] not in _WS_CHARS else _WS.match(source).end()  # type: ignore[union-attr]
+    objects = source.count("{")
+    try:
+        if objects > 1:
+            value, end = engine.scan_once(source, start)
+        else:
+            # Most arguments are one flat object, and building the list of pairs for the duplicate-key hook
+            # costs about as much as the rest of the scan, so scan without it and prove no key repeated (as
+            # ``_native`` does, by counting the ":").
+            value, end = engine.scan_unhooked(source, start)
+            if objects and (type(value) is not dict or len(value) != source.count(":")):
+                value, end = engine.scan_once(source, start)
+    except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
+        return None
+    return _scanned_whole(source, value, end, limits)
 
 
 def _inside_strings(data: bytes, positions: list[int]) -> bool:
@@ -502,41 +568,33 @@ def _inside_strings(data: bytes, positions: list[int]) -> bool:
 _COUNTED = 32 * 1024
 
 
-def _native(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+def _native(data: bytes, engine: _FastEngine, limits: Limits, shapes: str | None) -> tuple[Value] | None:
     """
     The document through ``jiter`` (Rust): it refuses duplicate keys (after unescaping), lone surrogates,
     NaN and Infinity, control characters, invalid UTF-8 and trailing content, and keeps numbers exact.
     Its depth limit is fixed, so a document that may nest deeper than ``max_depth`` is read inside
     ``engine.padding`` arrays that spend the rest of it: one nested deeper than ``max_depth`` is refused.
+    ``shapes``: the document through ``_SHAPES``, if made (its "[" are the brackets that open containers).
     """
     n = len(data)
-    objects = -1  # the count of "{", once counted
-    if n <= limits.max_depth:
-        deep = False  # it has fewer containers than that
+    if n <= 2 * limits.max_depth:
+        deep = False  # each level takes two brackets
     elif n > _COUNTED:
         deep = True
     else:
-        objects = data.count(b"{")
-        deep = objects + data.count(b"[") > limits.max_depth
+        opened = shapes.count("[") if shapes is not None else data.count(b"[") + data.count(b"{")
+        deep = opened > limits.max_depth
     try:
         if deep and engine.padding:
-            value = _JITER(engine.open_pad + data + engine.close_pad)
+            value = _jiter(engine.open_pad + data + engine.close_pad)
             for _ in range(engine.padding):
                 if type(value) is not list or len(value) != 1:
                     return None
                 value = value[0]
-        elif n > _COUNTED or (objects := objects if objects >= 0 else data.count(b"{")) > 1:
+        else:
             value = _from_json(
                 data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
             )
-        else:
-            # Most arguments are one flat object, and duplicate detection costs a third of the read: read
-            # without it and prove no key repeated. With at most one "{" the document holds at most one
-            # object, whose members are at most the ":" in the text; when that object is the value and has
-            # that many keys, no key repeated. Otherwise read again with the detection.
-            value = _from_json(data, float_mode="decimal", allow_inf_nan=False, cache_mode="keys")
-            if objects and (type(value) is not dict or len(value) != data.count(b":")):
-                value = _JITER(data)
     except ValueError:
         return None
     if deep and not engine.padding and not engine.deep_enough and not _within(value, limits):
