@@ -7,7 +7,9 @@ tool schemas of the corpora, where most calls must take the fast path.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -186,3 +188,18 @@ class TestWhatGetsAFastPath:
         assert loaded.value._check is not first
         assert contract.first_failure(loaded.value, {"a": 1}) is not None
         assert contract.first_failure(loaded.value, {"a": "x"}) is None
+
+    def test_threads_warming_one_contract_together_agree_and_land_the_fast_path(self) -> None:
+        loaded = contract.load({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}})
+        assert isinstance(loaded, Ok)
+        compiled = loaded.value
+        start = threading.Barrier(8)
+
+        def validate(n: int) -> list[bool]:
+            start.wait()
+            return [contract.first_failure(compiled, {"n": (n + k) % 12}) is None for k in range(50)]
+
+        with ThreadPoolExecutor(8) as pool:
+            verdicts = list(pool.map(validate, range(8)))
+        assert verdicts == [[(n + k) % 12 <= 9 for k in range(50)] for n in range(8)]
+        assert compiled._check.__name__ == "check"  # the generated function, in place
