@@ -26,6 +26,7 @@ from llm_wire.contract._errors import (
     UnsupportedPattern,
     too_large,
 )
+from llm_wire.contract._fastload import quick_plan
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
 from llm_wire.value import Path, Value
@@ -72,14 +73,19 @@ class Node:
 class Plan:
     """A checked schema tree ready to compile."""
 
-    __slots__ = ("anchors", "nodes", "root")
+    __slots__ = ("anchors", "nodes", "root", "tree")
 
-    def __init__(self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]]) -> None:
+    def __init__(
+        self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]], *, tree: bool
+    ) -> None:
         self.root = root
         #: Every object schema, by ``id()`` of its ``Schema`` node.
         self.nodes = nodes
         #: For each resource, its dynamic anchors that some ``$dynamicRef`` may land on: name -> node.
         self.anchors = anchors
+        #: Whether the nodes form a tree: no reference, and no node reached twice (a ``Schema`` built in code
+        #: may hold one node in several places).
+        self.tree = tree
 
 
 #: Keywords kept beside ``$ref`` in a draft-07 document (where every other sibling is ignored by the spec).
@@ -93,6 +99,10 @@ _NOT_DRAFT_07 = frozenset(
     | {"prefixItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains"}
     | {"unevaluatedItems", "unevaluatedProperties", "contentSchema"}
 )
+#: What sends a document past ``quick_plan``, the exact way: references and resources (resolved with
+#: ``referencing``), a nested ``$schema``; under draft-07 also what its rewrite changes or refuses.
+_EXACT_WAY = frozenset({"$ref", "$dynamicRef", "$id", "$schema"})
+_EXACT_WAY_07 = _EXACT_WAY | _NOT_DRAFT_07 | {"dependencies", "additionalItems"}
 _07_SCHEMA = frozenset({"additionalProperties", "contains", "else", "if", "not", "propertyNames", "then"})
 _07_LIST = frozenset({"allOf", "anyOf", "oneOf"})
 _07_MAP = frozenset({"definitions", "$defs", "properties", "patternProperties"})
@@ -123,6 +133,50 @@ def prepare_document(
         if found is None:
             return Err(LoadError((), "$schema", UnsupportedDialect()))
         dialect = found
+    quick = quick_plan(
+        document,
+        exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY,
+        supported=supported,
+        annotations=annotations,
+        assert_formats=assert_formats,
+        formats=formats,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        max_pattern_cost=max_pattern_cost,
+        node=Node,
+    )
+    if quick is not None:
+        root, nodes = quick
+        return Ok((dialect, Plan(root, nodes, {}, tree=True)))
+    match _prepare_exactly(
+        document,
+        dialect,
+        supported,
+        annotations,
+        assert_formats,
+        formats,
+        max_nodes,
+        max_depth,
+        max_pattern_cost,
+    ):
+        case Ok(plan):
+            return Ok((dialect, plan))
+        case Err(error):
+            return Err(error)
+
+
+def _prepare_exactly(
+    document: Value,
+    dialect: Dialect,
+    supported: Collection[str],
+    annotations: Collection[str],
+    assert_formats: bool,
+    formats: Collection[str],
+    max_nodes: int,
+    max_depth: int,
+    max_pattern_cost: int,
+) -> Result[Plan, LoadError]:
+    """``prepare_document`` the exact way, past ``quick_plan``: every document, every refusal explained."""
     renames: Renames = {}
     if dialect is Dialect.DRAFT_07:
         match _translate_07(document, annotations, renames):
@@ -140,7 +194,7 @@ def prepare_document(
                 document, root, dialect, supported, annotations, assert_formats, formats, max_pattern_cost
             ):
                 case Ok(plan):
-                    return Ok((dialect, plan))
+                    return Ok(plan)
                 case Err(error):
                     pass
     if renames:
@@ -321,6 +375,7 @@ def _analyse(
     by_raw: dict[int, Schema] = {}
     refs: list[tuple[Node, str, str]] = []
     dynamic_anchors: list[tuple[Node, str]] = []
+    visits = 0
     # Work items: the raw document object, its node, its path and the base URI of its parent.
     stack: list[tuple[Value, Schema, Path, str]] = [(document, root, (), "")]
     while stack:
@@ -339,6 +394,7 @@ def _analyse(
                 return Err(LoadError(path, "$id", InvalidShape("must not have a fragment")))
             base = uri
         info = Node(node, path, base)
+        visits += 1
         nodes[id(node)] = info
         by_raw[id(raw)] = node
         for name, value in node.keywords:
@@ -371,7 +427,7 @@ def _analyse(
                 for info, name in dynamic_anchors:
                     if name in names:
                         anchors.setdefault(info.resource, {}).setdefault(name, info.schema)
-    return Ok(Plan(root, nodes, anchors))
+    return Ok(Plan(root, nodes, anchors, tree=not refs and visits == len(nodes)))
 
 
 def _policy(
