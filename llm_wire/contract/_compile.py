@@ -266,6 +266,7 @@ _DESCENDING = frozenset(
     {"properties", "patternProperties", "additionalProperties", "propertyNames", "items", "prefixItems"}
     | {"contains", "unevaluatedItems", "unevaluatedProperties"}
 )
+_EDGES = _IN_PLACE | _DESCENDING
 _CLASSES: dict[str, tuple[type, ...]] = {
     "null": (_NONE_TYPE,),
     "boolean": (bool,),
@@ -289,7 +290,9 @@ class Compiler:
     for while a node is assembled (``sub``, ``accepted``, ``refuse``).
     """
 
-    def __init__(self, plan: Plan, keywords: Mapping[str, KeywordCompiler], assert_formats: bool) -> None:
+    def __init__(
+        self, plan: Plan, keywords: Mapping[str, KeywordCompiler | None], assert_formats: bool
+    ) -> None:
         self.plan = plan
         self.keywords = keywords
         self.assert_formats = assert_formats
@@ -337,8 +340,8 @@ class Compiler:
         ctx = key[1]
         out: list[tuple[Key, bool, bool]] = []
         for name, value in info.schema.keywords:
-            in_place = name in _IN_PLACE
-            if in_place or name in _DESCENDING:
+            if name in _EDGES:
+                in_place = name in _IN_PLACE
                 out.extend((self.child_key(child, ctx), in_place, False) for child in _subschemas(value))
         targets = (info.ref, self.dynamic_target(info, ctx))
         out.extend((self.child_key(t, ctx), True, True) for t in targets if t and t.boolean is None)
@@ -427,7 +430,8 @@ class Compiler:
     def assemble_tree(self, root: Schema) -> Check:
         """
         The check of a tree's root (no reference, no node reached twice): the graph is the tree, every node
-        has one way in and one dynamic context, so there is no loop, chain of references or sharing to find.
+        has one way in and one dynamic context, so there is no loop, chain of references or sharing to find,
+        and each node is assembled after every node below it (``check_of`` never needs a cell).
         """
         order: list[Key] = []
         stack = [root]
@@ -435,14 +439,12 @@ class Compiler:
             node = stack.pop()
             order.append((id(node), ()))
             for name, value in node.keywords:
-                if name in _IN_PLACE or name in _DESCENDING:
+                if name in _EDGES:
                     stack.extend(_subschemas(value))
-        self.graph = {key: [] for key in order}
-        for key in reversed(order):  # each node after every node below it
-            self.checks[key] = check = self.assemble(key)
-            if key in self.cells:
-                self.cells[key][0] = check
-        return self.checks[order[0]]
+        checks = self.checks
+        for key in reversed(order):
+            checks[key] = self.assemble(key)
+        return checks[order[0]]
 
     def assemble_all(self, root: Key) -> Check:
         stack: list[tuple[Key, bool]] = [(root, False)]
@@ -484,7 +486,10 @@ class Compiler:
         """The check of a subschema of the node being compiled."""
         if node.boolean is not None:
             return accept if node.boolean else reject
-        return self.check_of(self.child_key(node, self.key[1]))
+        if self.plan.anchors:
+            return self.check_of(self.child_key(node, self.key[1]))
+        key = (id(node), self.key[1])  # no dynamic anchor: a child's context is its parent's
+        return self.checks.get(key) or self.check_of(key)
 
     def sub_or_none(self, node: Schema) -> Check | None:
         """Like ``sub``, but ``None`` for ``true`` (nothing to check)."""
@@ -503,7 +508,7 @@ class Compiler:
         for name, value in node.keywords:
             compiler = self.keywords.get(name)
             if compiler is None or compiler in seen:
-                continue  # an annotation the caller declared, or a keyword whose group already ran
+                continue  # an annotation, or a keyword whose group already ran
             seen.add(compiler)
             try:
                 rules.extend(compiler(self, node, value))
@@ -697,7 +702,7 @@ def _specialised(table: dict[type, tuple[Check, ...]], slow: Check) -> Check:
 
 def compile_plan(
     plan: Plan,
-    keywords: Mapping[str, KeywordCompiler],
+    keywords: Mapping[str, KeywordCompiler | None],
     *,
     assert_formats: bool,
     max_nodes: int,

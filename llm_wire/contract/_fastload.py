@@ -72,6 +72,8 @@ _SHAPES: dict[str, Shape] = {name: entry.shape for name, entry in KEYWORDS.items
 _TESTS: dict[str, Callable[[Any], bool]] = {
     name: _PLAIN[entry.shape] for name, entry in KEYWORDS.items() if entry.shape in _PLAIN
 }
+#: The subschema shapes, as constants: reading an enum member off its class costs ~0.1 µs on Python 3.11.
+_SCHEMA, _SCHEMA_LIST, _SCHEMA_MAP = Shape.SCHEMA, Shape.SCHEMA_LIST, Shape.SCHEMA_MAP
 _ANNOTATION_ROLE = frozenset(name for name, entry in KEYWORDS.items() if entry.role is Role.ANNOTATION)
 _set_keywords, _set_boolean, _set_index = slot_setters(Schema, "keywords", "boolean", "_index")
 
@@ -158,7 +160,8 @@ class _Reader(Generic[N]):
         self.count += 1
         if self.count > self.max_nodes or depth > self.deepest:
             raise _Bail
-        exact_way, shapes, tests, sub = self.exact_way, _SHAPES, _TESTS, self.sub
+        exact_way, supported, annotations, sub = self.exact_way, self.supported, self.annotations, self.sub
+        shapes, tests = _SHAPES, _TESTS
         pairs: list[tuple[str, Any]] = []
         index: dict[str, int] = {}
         for name, value in raw.items():
@@ -168,17 +171,17 @@ class _Reader(Generic[N]):
                 raise _Bail
             shape = shapes.get(name)
             if shape is None:  # not in the vocabulary: kept as it is, if it is an annotation
-                if not (name.startswith("x-") or name in self.annotations):
+                if not (name.startswith("x-") or name in annotations):
                     raise _Bail
-            elif name not in self.supported and not (name in self.annotations or name in _ANNOTATION_ROLE):
+            elif name not in supported and not (name in annotations or name in _ANNOTATION_ROLE):
                 raise _Bail
-            elif shape is Shape.SCHEMA:
+            elif shape is _SCHEMA:
                 value = sub(value, (*path, name), depth + 1)
-            elif shape is Shape.SCHEMA_LIST:
+            elif shape is _SCHEMA_LIST:
                 if value.__class__ is not list or not value:
                     raise _Bail
                 value = tuple([sub(item, (*path, name, n), depth + 1) for n, item in enumerate(value)])
-            elif shape is Shape.SCHEMA_MAP:
+            elif shape is _SCHEMA_MAP:
                 if value.__class__ is not dict:
                     raise _Bail
                 if name == "patternProperties":
