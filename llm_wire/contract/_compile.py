@@ -10,6 +10,9 @@ A check is ``check(value, out)``. With ``out=None`` it returns the first failure
 returns every failure (up to the budget) as a list. Failures carry their path reversed (parents append their
 segment on the way out), so a valid value builds no paths at all.
 
+A plan that is a tree (no reference, no node reached twice; most tool schemas) is compiled bottom-up in one
+pass: without references there is no loop, chain or shared node to look for.
+
 ``$dynamicRef`` is resolved at compile time: a node is compiled once per *dynamic context* (for each dynamic
 anchor name that can matter, the outermost resource in scope that defines it), which is exactly what the
 dynamic scope decides at run time.

@@ -3,8 +3,9 @@ Reading a schema document before it is compiled: its dialect, draft-07 rewritten
 the bounds, the keyword policy (fail closed), and every reference resolved with ``referencing``.
 
 The result is a ``Plan``: the checked ``Schema`` tree and, for each of its nodes, its path, the schema
-resource it belongs to and the static targets of its references. Nothing here touches the network: a
-reference that leaves the document is refused.
+resource it belongs to and the static targets of its references. The common document, without references,
+is read in one walk (``_fastload``); the others go through ``schema.from_value`` and a second walk here.
+Nothing here touches the network: a reference that leaves the document is refused.
 """
 
 from __future__ import annotations
@@ -123,6 +124,9 @@ def prepare_document(
 ) -> Result[tuple[Dialect, Plan], LoadError]:
     """
     Check a schema document and resolve its references; ``Err(LoadError)`` names what cannot be honoured.
+
+    A plain document (no reference, no resource, every keyword plainly shaped) is read in one walk
+    (``quick_plan``); any other, and every refusal, the exact way, which gives the same plan where both do.
     """
     dialect = Dialect.DRAFT_2020_12
     if isinstance(document, dict) and "$schema" in document:
