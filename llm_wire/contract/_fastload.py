@@ -173,7 +173,7 @@ class _Reader(Generic[N]):
                 raise _Bail
             shape = shapes.get(name)
             if shape is None:  # not in the vocabulary: kept as it is, if it is an annotation
-                if not (name.startswith("x-") or name in annotations):
+                if not (name in annotations or (name.__class__ is str and name.startswith("x-"))):
                     raise _Bail
             elif name not in supported and not (name in annotations or name in _ANNOTATION_ROLE):
                 raise _Bail
