@@ -10,6 +10,9 @@ A check is ``check(value, out)``. With ``out=None`` it returns the first failure
 returns every failure (up to the budget) as a list. Failures carry their path reversed (parents append their
 segment on the way out), so a valid value builds no paths at all.
 
+A plan that is a tree (no reference, no node reached twice; most tool schemas) is compiled bottom-up in one
+pass: without references there is no loop, chain or shared node to look for.
+
 ``$dynamicRef`` is resolved at compile time: a node is compiled once per *dynamic context* (for each dynamic
 anchor name that can matter, the outermost resource in scope that defines it), which is exactly what the
 dynamic scope decides at run time.
@@ -18,8 +21,10 @@ dynamic scope decides at run time.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any, TypeAlias
 
 from llm_wire.contract._errors import (
@@ -264,6 +269,7 @@ _DESCENDING = frozenset(
     {"properties", "patternProperties", "additionalProperties", "propertyNames", "items", "prefixItems"}
     | {"contains", "unevaluatedItems", "unevaluatedProperties"}
 )
+_EDGES = _IN_PLACE | _DESCENDING
 _CLASSES: dict[str, tuple[type, ...]] = {
     "null": (_NONE_TYPE,),
     "boolean": (bool,),
@@ -287,7 +293,9 @@ class Compiler:
     for while a node is assembled (``sub``, ``accepted``, ``refuse``).
     """
 
-    def __init__(self, plan: Plan, keywords: Mapping[str, KeywordCompiler], assert_formats: bool) -> None:
+    def __init__(
+        self, plan: Plan, keywords: Mapping[str, KeywordCompiler | None], assert_formats: bool
+    ) -> None:
         self.plan = plan
         self.keywords = keywords
         self.assert_formats = assert_formats
@@ -335,8 +343,8 @@ class Compiler:
         ctx = key[1]
         out: list[tuple[Key, bool, bool]] = []
         for name, value in info.schema.keywords:
-            in_place = name in _IN_PLACE
-            if in_place or name in _DESCENDING:
+            if name in _EDGES:
+                in_place = name in _IN_PLACE
                 out.extend((self.child_key(child, ctx), in_place, False) for child in _subschemas(value))
         targets = (info.ref, self.dynamic_target(info, ctx))
         out.extend((self.child_key(t, ctx), True, True) for t in targets if t and t.boolean is None)
@@ -422,6 +430,25 @@ class Compiler:
 
         return memoized
 
+    def assemble_tree(self, root: Schema) -> Check:
+        """
+        The check of a tree's root (no reference, no node reached twice): the graph is the tree, every node
+        has one way in and one dynamic context, so there is no loop, chain of references or sharing to find,
+        and each node is assembled after every node below it (``check_of`` never needs a cell).
+        """
+        order: list[Key] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            order.append((id(node), ()))
+            for name, value in node.keywords:
+                if name in _EDGES:
+                    stack.extend(_subschemas(value))
+        checks = self.checks
+        for key in reversed(order):
+            checks[key] = self.assemble(key)
+        return checks[order[0]]
+
     def assemble_all(self, root: Key) -> Check:
         stack: list[tuple[Key, bool]] = [(root, False)]
         while stack:
@@ -462,7 +489,10 @@ class Compiler:
         """The check of a subschema of the node being compiled."""
         if node.boolean is not None:
             return accept if node.boolean else reject
-        return self.check_of(self.child_key(node, self.key[1]))
+        if self.plan.anchors:
+            return self.check_of(self.child_key(node, self.key[1]))
+        key = (id(node), self.key[1])  # no dynamic anchor: a child's context is its parent's
+        return self.checks.get(key) or self.check_of(key)
 
     def sub_or_none(self, node: Schema) -> Check | None:
         """Like ``sub``, but ``None`` for ``true`` (nothing to check)."""
@@ -481,55 +511,31 @@ class Compiler:
         for name, value in node.keywords:
             compiler = self.keywords.get(name)
             if compiler is None or compiler in seen:
-                continue  # an annotation the caller declared, or a keyword whose group already ran
+                continue  # an annotation, or a keyword whose group already ran
             seen.add(compiler)
             try:
                 rules.extend(compiler(self, node, value))
             except RecursionError:  # a JSON value (const, enum) built in code, nested beyond the stack
                 raise self.refuse(name, InvalidShape("holds a value nested too deeply")) from None
-        rules.sort(key=lambda rule: rule.order)
         declared = node.get("type")
         if declared is None:
             names: tuple[str, ...] = ()
-            classes: tuple[type, ...] = _ALL_CLASSES
         else:
             names = (declared,) if isinstance(declared, str) else tuple(declared)  # type: ignore[arg-type]
-            classes = tuple(dict.fromkeys(c for name in names for c in _CLASSES[name]))
-        if declared is None and len(rules) == 1 and rules[0].order in _PASS_THROUGH:
-            return rules[0].check  # e.g. a node that is only a $ref: no extra frame, its target checks all
-        wrong = WrongType(names)
-        integral_only = "integer" in names and "number" not in names
-
-        def integral(v: Any, out: Out) -> Res:
-            return None if is_integral(v) else failure(wrong)
-
-        table: dict[type, tuple[Check, ...]] = {}
-        for cls in classes:
-            checks = [rule.check for rule in rules if rule.kinds is None or cls in rule.kinds]
-            if cls is Decimal and integral_only:
-                checks.insert(0, integral)
-            if cls is Decimal and (checks or names):
-                checks = [_finite_then(tuple(checks))]  # NaN and infinities are no JSON numbers
-            table[cls] = tuple(checks)
-        final: list[Check] = []
-        slow = _slow(wrong, final)
-        if (
-            len(rules) == 1
-            and rules[0].fallback is not None
-            and len(table) == 1
-            and rules[0].kinds == classes
-        ):
-            rules[0].fallback[0] = slow
-            final.append(rules[0].check)
-            return rules[0].check
-        final.append(_specialised(table, slow))
-        if not any(table.values()):
-            self.accept(final[0], frozenset(table))
-        elif classes == (str,) and len(table[str]) == 1:
-            strings = self.accepted(table[str][0])  # e.g. {"type": "string", "enum": [...]}
-            if strings is not None and all(isinstance(x, str) for x in strings):
-                self.accept(final[0], strings)
-        return final[0]
+        if not rules:  # e.g. {"type": "string", "description": ...}: one shared check per type list
+            found = _PLAIN_NODES.get(names)
+            if found is None:
+                found = _PLAIN_NODES[names] = _dispatch(names, rules, _nothing_accepted)
+        else:
+            if len(rules) > 1:
+                rules.sort(key=_ORDER)
+            if declared is None and len(rules) == 1 and rules[0].order in _PASS_THROUGH:
+                return rules[0].check  # e.g. a node that is only a $ref: no extra frame, its target checks
+            found = _dispatch(names, rules, self.accepted)
+        check, accepted = found
+        if accepted is not None:
+            self.accept(check, accepted)
+        return check
 
     def accept(self, check: Check, accepted: frozenset[Any]) -> None:
         """
@@ -541,6 +547,61 @@ class Compiler:
     def accepted(self, check: Check | None) -> frozenset[Any] | None:
         """What ``accept`` noted for ``check``, if anything."""
         return None if check is None else self.accepts.get(id(check))
+
+
+_ORDER = attrgetter("order")
+#: The check of a node without rules, by its type names (a bounded set: unique names of seven types).
+_PLAIN_NODES: dict[tuple[str, ...], tuple[Check, frozenset[Any] | None]] = {}
+#: What a list of type names dispatches on: the classes, the failure of others, whether only integers pass.
+_TYPE_NAMES: dict[tuple[str, ...], tuple[tuple[type, ...], WrongType, bool]] = {}
+
+
+def _nothing_accepted(check: Check | None) -> None:
+    return None
+
+
+def _dispatch(
+    names: tuple[str, ...], rules: list[Rule], accepted_of: Callable[[Check | None], frozenset[Any] | None]
+) -> tuple[Check, frozenset[Any] | None]:
+    """
+    The check of a node with type ``names`` and ``rules`` (in order), dispatching on the value's class, and
+    what it accepts as it is (``Compiler.accept``), if that can be said.
+    """
+    found = _TYPE_NAMES.get(names)
+    if found is None:
+        classes = tuple(dict.fromkeys(c for name in names for c in _CLASSES[name])) or _ALL_CLASSES
+        found = _TYPE_NAMES[names] = (classes, WrongType(names), "integer" in names and "number" not in names)
+    classes, wrong, integral_only = found
+    table: dict[type, tuple[Check, ...]] = {}
+    for cls in classes:
+        checks = [rule.check for rule in rules if rule.kinds is None or cls in rule.kinds]
+        if cls is Decimal and integral_only:
+            checks.insert(0, _integral(wrong))
+        if cls is Decimal and (checks or names):
+            checks = [_finite_then(tuple(checks))]  # NaN and infinities are no JSON numbers
+        table[cls] = tuple(checks)
+    final: list[weakref.ref[Check]] = []
+    slow = _slow(wrong, final)
+    if len(rules) == 1 and rules[0].fallback is not None and len(table) == 1 and rules[0].kinds == classes:
+        rules[0].fallback[0] = slow
+        final.append(weakref.ref(rules[0].check))
+        return rules[0].check, None
+    check = _specialised(table, slow)
+    final.append(weakref.ref(check))
+    if not any(table.values()):
+        return check, frozenset(table)
+    if classes == (str,) and len(table[str]) == 1:
+        strings = accepted_of(table[str][0])  # e.g. {"type": "string", "enum": [...]}
+        if strings is not None and all(isinstance(x, str) for x in strings):
+            return check, strings
+    return check, None
+
+
+def _integral(wrong: WrongType) -> Check:
+    def integral(v: Any, out: Out) -> Res:
+        return None if is_integral(v) else failure(wrong)
+
+    return integral
 
 
 def _subschemas(value: object) -> Iterable[Schema]:
@@ -578,8 +639,13 @@ def _finite_then(checks: tuple[Check, ...]) -> Check:
     return finite_then
 
 
-def _slow(wrong: WrongType, final: list[Check]) -> Check:
-    """What a node does with a class its table does not list: a type failure, or normalise and retry."""
+def _slow(wrong: WrongType, final: list[weakref.ref[Check]]) -> Check:
+    """
+    What a node does with a class its table does not list: a type failure, or normalise and retry the node.
+
+    The node's check is held weakly (``final``, set once it is made): it is running whenever this runs, and
+    without a reference cycle a dropped contract is freed at once, not left to the garbage collector.
+    """
 
     def slow(v: Any, out: Out) -> Res:
         if v.__class__ in _JSON_CLASSES:
@@ -587,7 +653,7 @@ def _slow(wrong: WrongType, final: list[Check]) -> Check:
         normal = _normalize(v)
         if normal is _NOT_JSON:
             return failure(_NOT_JSON_VALUE)
-        return final[0](normal, out)
+        return final[0]()(normal, out)  # type: ignore[misc]  # alive: it called this
 
     return slow
 
@@ -639,7 +705,7 @@ def _specialised(table: dict[type, tuple[Check, ...]], slow: Check) -> Check:
 
 def compile_plan(
     plan: Plan,
-    keywords: Mapping[str, KeywordCompiler],
+    keywords: Mapping[str, KeywordCompiler | None],
     *,
     assert_formats: bool,
     max_nodes: int,
@@ -653,6 +719,8 @@ def compile_plan(
         return Ok((accept if root.boolean else reject, Memo()))
     compiler = Compiler(plan, keywords, assert_formats)
     try:
+        if plan.tree:
+            return Ok((compiler.assemble_tree(root), compiler.memo))
         key = compiler.child_key(root, ())
         compiler.discover(key, max_nodes)
         compiler.check_in_place(max_ref_depth)

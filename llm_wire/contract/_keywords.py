@@ -1,6 +1,7 @@
 """
 The keyword table: one compiler per JSON Schema keyword, named after it, each turning a keyword of a node into
-rules (checks) for ``_compile``. Annotations compile to nothing; a keyword missing here is refused at load.
+rules (checks) for ``_compile``. Annotations have no compiler (``None``); a keyword missing here is refused
+at load.
 """
 
 from __future__ import annotations
@@ -96,10 +97,6 @@ _O_MIN_LENGTH, _O_MAX_LENGTH, _O_PATTERN, _O_FORMAT = 30, 31, 32, 33
 _O_MIN_ITEMS, _O_MAX_ITEMS, _O_ITEMS, _O_CONTAINS, _O_UNIQUE = 40, 41, 42, 43, 44
 # Objects take 50 to 55 (``_object_keywords``); unevaluated* take 70 and 71 (``_unevaluated``).
 _O_REF, _O_DYNAMIC_REF, _O_ALL_OF, _O_ANY_OF, _O_ONE_OF, _O_NOT, _O_IF = 60, 61, 62, 63, 64, 65, 66
-
-
-def _annotation(c: Compiler, node: Schema, value: Any) -> list[Rule]:
-    return []
 
 
 def _rendered(c: Compiler, keyword: str, value: Any) -> str:
@@ -472,18 +469,20 @@ def if_(c: Compiler, node: Schema, value: Any) -> list[Rule]:
 # unevaluated* -----------------------------------------------------------------------------------------------
 
 
-KEYWORDS: dict[str, KeywordCompiler] = {
-    "$schema": _annotation,
-    "$id": _annotation,
-    "$anchor": _annotation,
-    "$dynamicAnchor": _annotation,
-    "$vocabulary": _annotation,
-    "$comment": _annotation,
-    "$defs": _annotation,
-    "definitions": _annotation,
+#: Every keyword the contract understands, with its compiler; ``None`` for those that compile to nothing
+#: (annotations, identifiers, definitions, and ``type``, which the node assembler reads itself).
+KEYWORDS: dict[str, KeywordCompiler | None] = {
+    "$schema": None,
+    "$id": None,
+    "$anchor": None,
+    "$dynamicAnchor": None,
+    "$vocabulary": None,
+    "$comment": None,
+    "$defs": None,
+    "definitions": None,
     "$ref": ref,
     "$dynamicRef": dynamicRef,
-    "type": _annotation,  # read by the node assembler itself: it decides the class dispatch
+    "type": None,  # read by the node assembler: it decides the class dispatch
     "enum": enum,
     "const": const,
     "minimum": minimum,
@@ -521,14 +520,14 @@ KEYWORDS: dict[str, KeywordCompiler] = {
     "else": if_,
     "unevaluatedItems": unevaluatedItems,
     "unevaluatedProperties": unevaluatedProperties,
-    "title": _annotation,
-    "description": _annotation,
-    "default": _annotation,
-    "examples": _annotation,
-    "deprecated": _annotation,
-    "readOnly": _annotation,
-    "writeOnly": _annotation,
-    "contentMediaType": _annotation,
-    "contentEncoding": _annotation,
-    "contentSchema": _annotation,
+    "title": None,
+    "description": None,
+    "default": None,
+    "examples": None,
+    "deprecated": None,
+    "readOnly": None,
+    "writeOnly": None,
+    "contentMediaType": None,
+    "contentEncoding": None,
+    "contentSchema": None,
 }

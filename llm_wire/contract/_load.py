@@ -3,8 +3,9 @@ Reading a schema document before it is compiled: its dialect, draft-07 rewritten
 the bounds, the keyword policy (fail closed), and every reference resolved with ``referencing``.
 
 The result is a ``Plan``: the checked ``Schema`` tree and, for each of its nodes, its path, the schema
-resource it belongs to and the static targets of its references. Nothing here touches the network: a
-reference that leaves the document is refused.
+resource it belongs to and the static targets of its references. The common document, without references,
+is read in one walk (``_fastload``); the others go through ``schema.from_value`` and a second walk here.
+Nothing here touches the network: a reference that leaves the document is refused.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from llm_wire.contract._errors import (
     UnsupportedPattern,
     too_large,
 )
+from llm_wire.contract._fastload import quick_plan
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
 from llm_wire.value import Path, Value
@@ -72,14 +74,19 @@ class Node:
 class Plan:
     """A checked schema tree ready to compile."""
 
-    __slots__ = ("anchors", "nodes", "root")
+    __slots__ = ("anchors", "nodes", "root", "tree")
 
-    def __init__(self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]]) -> None:
+    def __init__(
+        self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]], *, tree: bool
+    ) -> None:
         self.root = root
         #: Every object schema, by ``id()`` of its ``Schema`` node.
         self.nodes = nodes
         #: For each resource, its dynamic anchors that some ``$dynamicRef`` may land on: name -> node.
         self.anchors = anchors
+        #: Whether the nodes form a tree: no reference, and no node reached twice (a ``Schema`` built in code
+        #: may hold one node in several places).
+        self.tree = tree
 
 
 #: Keywords kept beside ``$ref`` in a draft-07 document (where every other sibling is ignored by the spec).
@@ -93,6 +100,10 @@ _NOT_DRAFT_07 = frozenset(
     | {"prefixItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains"}
     | {"unevaluatedItems", "unevaluatedProperties", "contentSchema"}
 )
+#: What sends a document past ``quick_plan``, the exact way: references and resources (resolved with
+#: ``referencing``), a nested ``$schema``; under draft-07 also what its rewrite changes or refuses.
+_EXACT_WAY = frozenset({"$ref", "$dynamicRef", "$id", "$schema"})
+_EXACT_WAY_07 = _EXACT_WAY | _NOT_DRAFT_07 | {"dependencies", "additionalItems"}
 _07_SCHEMA = frozenset({"additionalProperties", "contains", "else", "if", "not", "propertyNames", "then"})
 _07_LIST = frozenset({"allOf", "anyOf", "oneOf"})
 _07_MAP = frozenset({"definitions", "$defs", "properties", "patternProperties"})
@@ -113,6 +124,9 @@ def prepare_document(
 ) -> Result[tuple[Dialect, Plan], LoadError]:
     """
     Check a schema document and resolve its references; ``Err(LoadError)`` names what cannot be honoured.
+
+    A plain document (no reference, no resource, every keyword plainly shaped) is read in one walk
+    (``quick_plan``); any other, and every refusal, the exact way, which gives the same plan where both do.
     """
     dialect = Dialect.DRAFT_2020_12
     if isinstance(document, dict) and "$schema" in document:
@@ -123,6 +137,50 @@ def prepare_document(
         if found is None:
             return Err(LoadError((), "$schema", UnsupportedDialect()))
         dialect = found
+    quick = quick_plan(
+        document,
+        exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY,
+        supported=supported,
+        annotations=annotations,
+        assert_formats=assert_formats,
+        formats=formats,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        max_pattern_cost=max_pattern_cost,
+        node=Node,
+    )
+    if quick is not None:
+        root, nodes = quick
+        return Ok((dialect, Plan(root, nodes, {}, tree=True)))
+    match _prepare_exactly(
+        document,
+        dialect,
+        supported,
+        annotations,
+        assert_formats,
+        formats,
+        max_nodes,
+        max_depth,
+        max_pattern_cost,
+    ):
+        case Ok(plan):
+            return Ok((dialect, plan))
+        case Err(error):
+            return Err(error)
+
+
+def _prepare_exactly(
+    document: Value,
+    dialect: Dialect,
+    supported: Collection[str],
+    annotations: Collection[str],
+    assert_formats: bool,
+    formats: Collection[str],
+    max_nodes: int,
+    max_depth: int,
+    max_pattern_cost: int,
+) -> Result[Plan, LoadError]:
+    """``prepare_document`` the exact way, past ``quick_plan``: every document, every refusal explained."""
     renames: Renames = {}
     if dialect is Dialect.DRAFT_07:
         match _translate_07(document, annotations, renames):
@@ -140,7 +198,7 @@ def prepare_document(
                 document, root, dialect, supported, annotations, assert_formats, formats, max_pattern_cost
             ):
                 case Ok(plan):
-                    return Ok((dialect, plan))
+                    return Ok(plan)
                 case Err(error):
                     pass
     if renames:
@@ -321,6 +379,7 @@ def _analyse(
     by_raw: dict[int, Schema] = {}
     refs: list[tuple[Node, str, str]] = []
     dynamic_anchors: list[tuple[Node, str]] = []
+    visits = 0
     # Work items: the raw document object, its node, its path and the base URI of its parent.
     stack: list[tuple[Value, Schema, Path, str]] = [(document, root, (), "")]
     while stack:
@@ -339,6 +398,7 @@ def _analyse(
                 return Err(LoadError(path, "$id", InvalidShape("must not have a fragment")))
             base = uri
         info = Node(node, path, base)
+        visits += 1
         nodes[id(node)] = info
         by_raw[id(raw)] = node
         for name, value in node.keywords:
@@ -371,7 +431,7 @@ def _analyse(
                 for info, name in dynamic_anchors:
                     if name in names:
                         anchors.setdefault(info.resource, {}).setdefault(name, info.schema)
-    return Ok(Plan(root, nodes, anchors))
+    return Ok(Plan(root, nodes, anchors, tree=not refs and visits == len(nodes)))
 
 
 def _policy(

@@ -41,11 +41,6 @@ _O_MIN_PROPERTIES, _O_MAX_PROPERTIES, _O_MEMBERS = 50, 51, 52
 _O_NAMES, _O_DEP_REQUIRED, _O_DEP_SCHEMAS = 53, 54, 55
 
 
-def _get(node: Schema, name: str) -> Any:
-    """A keyword's value; the node was checked, so each keyword has its shape."""
-    return node.get(name)
-
-
 def predicate(c: Compiler, keyword: str, pattern: str) -> Callable[[str], bool]:
     """The search for a pattern that load already accepted (else the compile is refused)."""
     match compile_pattern(pattern):
@@ -79,20 +74,23 @@ _MISSING = MissingProperty()
 
 def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     """``properties``, ``required``, ``patternProperties`` and ``additionalProperties``, in one walk."""
-    declared_pairs: tuple[tuple[str, Schema], ...] = _get(node, "properties") or ()
-    required: list[str] = _get(node, "required") or []
-    pattern_pairs: tuple[tuple[str, Schema], ...] = _get(node, "patternProperties") or ()
-    additional = _get(node, "additionalProperties")
+    get: Callable[[str], Any] = node.get  # the node was checked: each keyword has its shape
+    sub_or_none = c.sub_or_none
+    declared_pairs: tuple[tuple[str, Schema], ...] = get("properties") or ()
+    required: list[str] = get("required") or []
+    pattern_pairs: tuple[tuple[str, Schema], ...] = get("patternProperties") or ()
+    additional = get("additionalProperties")
     wanted = frozenset(required)
-    declared = tuple((name, c.sub_or_none(s), name in wanted) for name, s in declared_pairs)
-    names = frozenset(name for name, _ in declared_pairs)
-    others = tuple(name for name in dict.fromkeys(required) if name not in names)
+    declared = tuple([(name, sub_or_none(s), name in wanted) for name, s in declared_pairs])
+    declared_names = tuple([name for name, _ in declared_pairs])
+    names = frozenset(declared_names)
+    others = tuple([name for name in dict.fromkeys(required) if name not in names])
     patterns = tuple(
-        (predicate(c, "patternProperties", source), c.sub_or_none(s)) for source, s in pattern_pairs
+        [(predicate(c, "patternProperties", source), sub_or_none(s)) for source, s in pattern_pairs]
     )
     closed = isinstance(additional, Schema) and additional.boolean is False
-    extra = c.sub_or_none(additional) if isinstance(additional, Schema) and not closed else None
-    unexpected = UnexpectedProperty(tuple(name for name, _ in declared_pairs))
+    extra = sub_or_none(additional) if isinstance(additional, Schema) and not closed else None
+    unexpected = UnexpectedProperty(declared_names)
     members = declared or others
     if not members and not patterns and not closed and extra is None:
         return []
@@ -175,8 +173,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
     plain = {name: classes for name, sub, _ in declared if (classes := c.accepted(sub)) is not None}
     plain_classes = plain.get
     needed_ranked = tuple(name for name, _, needed in declared if needed)
-    needed_all = frozenset(needed_ranked) | frozenset(others)
-    ranks = {name: n for n, (name, _, _) in enumerate(declared)}
+    needed_all = frozenset(needed_ranked).union(others)
     others_base = len(declared)
     extra_base = others_base + len(others)
     unbounded = extra_base + 1
@@ -194,7 +191,7 @@ def properties(c: Compiler, node: Schema, value: Any) -> list[Rule]:
                 if name not in v:
                     best = failure(_MISSING)
                     best.rpath.append(name)
-                    rank = ranks[name]
+                    rank = table[name][0]
                     break
             if best is None:
                 for j, name in enumerate(others):

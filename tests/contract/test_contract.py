@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import gc
 import socket
 import time
 import urllib.request
@@ -17,6 +18,7 @@ from typing import Any, ClassVar
 import pytest
 
 from llm_wire import codec, contract
+from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.contract import (
     Contract,
     Dialect,
@@ -44,7 +46,10 @@ from llm_wire.contract import (
     UnsupportedPattern,
     Validated,
     ValidationError,
+    _load,
 )
+from llm_wire.contract._fastload import quick_plan
+from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
@@ -413,6 +418,109 @@ class TestContract:
         assert isinstance(result, Ok)
         assert isinstance(contract.validate(result.value, {"x": 1, "y": 2}), Ok)
         assert isinstance(contract.validate(result.value, {"x": 1}), Err)
+
+
+WEATHER_07: Any = {"$schema": URI_07, **WEATHER}  # type: ignore[dict-item]
+
+
+def _quick(document: Value, **options: Any) -> object:
+    """What the one-walk reader makes of a document (``None``: it goes the exact way)."""
+    draft_07 = isinstance(document, dict) and document.get("$schema") == URI_07
+    settings: dict[str, Any] = {
+        "supported": frozenset(KEYWORDS),
+        "annotations": frozenset(),
+        "assert_formats": False,
+        "formats": contract.FORMATS,
+        "max_nodes": 10_000,
+        "max_depth": 128,
+        "max_pattern_cost": MAX_PATTERN_COST,
+        **options,
+    }
+    return quick_plan(
+        document, exact_way=_load._EXACT_WAY_07 if draft_07 else _load._EXACT_WAY, node=_load.Node, **settings
+    )
+
+
+class TestLoadPaths:
+    """Plain documents are read in one walk; the others, every refusal among them, go the exact way."""
+
+    def test_plain_documents_take_one_walk(self) -> None:
+        """Tool schemas as servers write them, in both dialects, with extensions, patterns and enums."""
+        documents: list[Any] = [
+            WEATHER,
+            WEATHER_07,
+            {"$schema": URI_2020, "type": "object", "x-order": 1, "patternProperties": {"^a": True}},
+            {"type": ["string", "null"], "pattern": "^[a-z]+$", "format": "date", "default": None},
+            {"anyOf": [{"type": "string"}, {"type": "array", "items": {"enum": [1, Decimal("1.5")]}}]},
+            {"$defs": {"unused": {"type": "string"}}, "not": False},
+        ]
+        for document in documents:
+            assert _quick(document) is not None, document
+
+    def test_the_others_go_the_exact_way_with_the_same_result(self) -> None:
+        """References, resources, nested ``$schema``, converted counts, refusals: the exact path's answer."""
+        deep: Value = True
+        for _ in range(60):
+            deep = {"items": deep}
+        exact: list[Any] = [
+            {"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"},
+            {"$id": "https://example.com/s", "type": "string"},
+            {"properties": {"a": {"$schema": URI_2020}}},
+            {"type": "string", "minLength": Decimal("2.0")},
+            {"$schema": URI_07, "items": [{"type": "string"}], "additionalItems": False},
+            {"$schema": URI_07, "dependencies": {"a": ["b"]}},
+            deep,
+        ]
+        for document in exact:
+            assert _quick(document) is None, document
+            assert isinstance(contract.load(document), Ok), document
+        assert (
+            loaded({"type": "string", "minLength": Decimal("2.0")}).schema.get("minLength").__class__ is int
+        )
+        refusals: list[tuple[Any, str]] = [
+            ({"properties": {"a": {"minLenght": 1}}}, "minLenght"),
+            ({"pattern": "(?=x)"}, "pattern"),
+            ({"format": "no-such-format"}, "format"),
+            ({"type": "strin"}, "type"),
+            ({"allOf": []}, "allOf"),
+        ]
+        for document, keyword in refusals:
+            assert _quick(document, assert_formats=True) is None, document
+            assert refused(document, assert_formats=True).keyword == keyword
+
+    def test_the_bounds_send_a_document_the_exact_way(self) -> None:
+        """A document beyond ``max_nodes`` or ``max_depth`` is refused as the exact path refuses it."""
+        document: Value = {"properties": {"a": {"properties": {"b": {"type": "string"}}}}}
+        assert _quick(document, max_depth=2) is None
+        assert _quick(document, max_nodes=2) is None
+        assert refused(document, max_depth=2).describe() == refused(document, max_depth=2).describe()
+        assert "max_depth" in refused(document, max_depth=2).describe()
+        assert "max_nodes" in refused(document, max_nodes=2).describe()
+
+    def test_a_dropped_contract_leaves_no_garbage(self) -> None:
+        """A contract without references holds no reference cycle: dropping it frees it, no collector."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            gc.collect()
+            for document in (WEATHER, WEATHER_07, {"type": "string", "enum": ["a"]}):
+                compiled = loaded(document)
+                assert isinstance(contract.validate(compiled, {"city": "x"}), Ok | Err)
+                del compiled
+            assert gc.collect() == 0
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def test_shared_node_checks_still_normalise_subclasses(self) -> None:
+        """The check shared by every ``{"type": "string"}`` node takes a ``str`` subclass as a ``str``."""
+
+        class Name(str):
+            pass
+
+        assert valid({"type": "string"}, Name("x"))
+        assert valid({"properties": {"a": {"type": "string"}, "b": {"type": "string"}}}, {"a": Name("x")})
+        assert failure({"type": "string"}, 1).reason == WrongType(("string",))
 
 
 class TestTypes:

@@ -21,9 +21,12 @@ from jsonschema.exceptions import ValidationError as OracleError
 from strategies import json_values
 
 from llm_wire import contract
-from llm_wire._regex import _options, _searcher, compile_pattern, linear_python, translate
+from llm_wire._regex import MAX_PATTERN_COST, _options, _searcher, compile_pattern, linear_python, translate
+from llm_wire.contract._compile import Budget, compile_plan
 from llm_wire.contract._keywords import KEYWORDS
+from llm_wire.contract._load import Plan, _prepare_exactly, prepare_document
 from llm_wire.result import Err, Ok
+from llm_wire.schema import Schema
 from llm_wire.value import Value
 
 # Arbitrary documents ----------------------------------------------------------------------------------------
@@ -214,6 +217,127 @@ class TestOracle:
             assert (every == ()) == expected
             if isinstance(ours, Err):
                 assert every[0] == ours.error
+
+
+# The quick load path --------------------------------------------------------------------------------------
+
+_DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+_PREPARE: dict[str, Any] = {"supported": frozenset(KEYWORDS), "formats": contract.FORMATS}
+
+
+def _tree(node: Schema) -> Any:
+    """A node as nested plain data that keeps keyword order and every value's class (``1`` is not ``1.0``)."""
+    if node.boolean is not None:
+        return node.boolean
+    out = []
+    for name, value in node.keywords:
+        if isinstance(value, Schema):
+            out.append((name, _tree(value)))
+        elif isinstance(value, tuple):
+            out.append(
+                (name, tuple(_tree(x) if isinstance(x, Schema) else (x[0], _tree(x[1])) for x in value))
+            )
+        else:
+            out.append((name, repr(value)))
+    return tuple(out)
+
+
+def _nodes(plan: Plan) -> list[Any]:
+    return sorted(repr((info.path, info.resource, _tree(info.schema))) for info in plan.nodes.values())
+
+
+class TestQuickLoad:
+    """The one-walk load path reads every document it takes exactly as the exact path does."""
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        document=_SCHEMAS | _ROOTS | _documents(),
+        draft_07=st.booleans(),
+        annotations=st.sampled_from([frozenset(), frozenset({"nullable", "minLenght", "additionalItems"})]),
+        assert_formats=st.booleans(),
+        bounds=st.sampled_from([(10_000, 128, MAX_PATTERN_COST), (4, 3, 3)]),
+    )
+    def test_the_quick_path_agrees_with_the_exact_path(
+        self,
+        document: Value,
+        draft_07: bool,
+        annotations: frozenset[str],
+        assert_formats: bool,
+        bounds: tuple[int, int, int],
+    ) -> None:
+        """Same nodes, keyword order, values and paths; a document it does not take goes the exact way."""
+        dialect = contract.Dialect.DRAFT_2020_12
+        if isinstance(document, dict):  # the root's $schema is read before either path: one of two dialects
+            document = {name: value for name, value in document.items() if name != "$schema"}
+            if draft_07:
+                document = {"$schema": _DRAFT_07, **document}
+                dialect = contract.Dialect.DRAFT_07
+        max_nodes, max_depth, max_pattern_cost = bounds
+        options = {
+            **_PREPARE,
+            "annotations": annotations,
+            "assert_formats": assert_formats,
+            "max_nodes": max_nodes,
+            "max_depth": max_depth,
+            "max_pattern_cost": max_pattern_cost,
+        }
+        both = prepare_document(document, **options)
+        exact = _prepare_exactly(document, dialect, *(options[name] for name in _POSITIONAL))
+        match exact:
+            case Err(error):
+                assert both == Err(error)
+            case Ok(plan):
+                assert isinstance(both, Ok)
+                found_dialect, found = both.value
+                assert found_dialect is dialect
+                assert _tree(found.root) == _tree(plan.root)
+                assert _nodes(found) == _nodes(plan)
+                assert found.anchors.keys() == plan.anchors.keys()
+                if found.tree:
+                    assert plan.tree
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(schema=_ROOTS, values=st.lists(_JSON | _ODD, min_size=1, max_size=4))
+    def test_a_tree_compiles_as_a_graph_does(self, schema: Any, values: list[Any]) -> None:
+        """A tree's check (no search for loops, chains or sharing) answers as the graph compilation does."""
+        prepared = prepare_document(schema, **_PREPARE, **_DEFAULTS)
+        assert isinstance(prepared, Ok)
+        plan = prepared.value[1]
+        assume(plan.tree)
+        as_graph = Plan(plan.root, plan.nodes, plan.anchors, tree=False)
+        checks = []
+        for each in (plan, as_graph):
+            compiled = compile_plan(each, KEYWORDS, assert_formats=False, max_nodes=10_000, max_ref_depth=32)
+            assert isinstance(compiled, Ok)
+            checks.append(compiled.value[0])
+        tree, graph = checks
+        for value in values:
+            assert _outcome(tree(value, None)) == _outcome(graph(value, None))
+            assert _outcome(tree(value, Budget(5))) == _outcome(graph(value, Budget(5)))
+
+
+def _outcome(found: Any) -> list[tuple[Any, Any]]:
+    """A check's result as ``(path, reason)`` pairs: none, one, or (with a budget) several."""
+    fails = [] if found is None else found if isinstance(found, list) else [found]
+    return [(fail.path, fail.reason) for fail in fails]
+
+
+_POSITIONAL = (
+    "supported",
+    "annotations",
+    "assert_formats",
+    "formats",
+    "max_nodes",
+    "max_depth",
+    "max_pattern_cost",
+)
+_DEFAULTS: dict[str, Any] = {
+    "annotations": frozenset(),
+    "assert_formats": False,
+    "max_nodes": 10_000,
+    "max_depth": 128,
+    "max_pattern_cost": MAX_PATTERN_COST,
+}
 
 
 # The fast pattern path ------------------------------------------------------------------------------------
