@@ -394,15 +394,17 @@ def _warming(contract: Contract, check: Check) -> Check:
     ``check``, counting its uses: at the ``WARM_UP``-th it writes the contract's fast path (``_quick``) and
     puts it in place of itself, or puts ``check`` back when the schema has none.
     """
-    owner = weakref.ref(contract)
+    owner = weakref.ref(contract)  # no reference cycle: a dropped contract is freed at once
     uses = 0
+    written = False
 
     def warming(v: Any, out: Out) -> Res:
-        nonlocal uses
+        nonlocal uses, written
         uses += 1
-        if uses >= WARM_UP:  # not ``==``: threads may count past it together
+        if uses >= WARM_UP and not written:  # not ``==``: threads may count past it together
+            written = True
             made = owner()
-            if made is not None and made._check is warming:
+            if made is not None:
                 _set_check(made, quickened(made.schema, made.assert_formats, check) or check)
         return check(v, out)
 

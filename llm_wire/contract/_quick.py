@@ -22,7 +22,7 @@ from llm_wire._fast import generated
 from llm_wire._regex import compile_pattern
 from llm_wire.contract._compile import Check, is_integral, json_key
 from llm_wire.contract._formats import FORMATS
-from llm_wire.contract._keywords import KEYWORDS, _annotation
+from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.result import Ok
 from llm_wire.schema import Schema
 
@@ -70,8 +70,14 @@ def quickened(root: Schema, assert_formats: bool, full: Check) -> Check | None:
     except _Unsupported:
         return None
     writer.namespace["_full"] = full
-    source = "\n".join([*writer.helpers, "def check(v, out):", *_padded(lines, 1), "    return None", ""])
-    return generated(source, "check", writer.namespace)
+    # Helpers and the check are written inside a factory, so they reach each other through closure cells:
+    # a function held by its own globals would be a reference cycle, and a dropped contract would wait for
+    # the collector.
+    check = ["def check(v, out):", *_padded(lines, 1), "    return None"]
+    source = "\n".join(["def make():", *_padded([*writer.helpers, *check], 1), "    return check", ""])
+    make = generated(source, "make", writer.namespace)
+    del writer.namespace["make"]
+    return make()  # type: ignore[no-any-return]
 
 
 def _padded(lines: list[str], levels: int) -> list[str]:
@@ -113,7 +119,7 @@ class _Writer:
         if self.nodes > MAX_NODES:
             raise _Unsupported
         for name, _ in schema.keywords:
-            if name not in _KNOWN and KEYWORDS.get(name, _annotation) is not _annotation:
+            if name not in _KNOWN and KEYWORDS.get(name) is not None:  # ``None``: an annotation
                 raise _Unsupported
         declared = schema.get("type")
         types: tuple[str, ...] = ()

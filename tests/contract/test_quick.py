@@ -7,6 +7,7 @@ tool schemas of the corpora, where most calls must take the fast path.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -188,6 +189,27 @@ class TestWhatGetsAFastPath:
         assert loaded.value._check is not first
         assert contract.first_failure(loaded.value, {"a": 1}) is not None
         assert contract.first_failure(loaded.value, {"a": "x"}) is None
+
+    def test_a_dropped_contract_with_its_fast_path_leaves_no_garbage(self) -> None:
+        """The generated functions hold no reference cycle: dropping the contract frees it, no collector."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            gc.collect()
+            schema: Any = {
+                "type": "object",
+                "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "array"}]}},
+            }
+            loaded = contract.load(schema)
+            assert isinstance(loaded, Ok)
+            for _ in range(_quick.WARM_UP + 1):
+                assert contract.first_failure(loaded.value, {"a": []}) is None
+            assert loaded.value._check.__name__ == "check"
+            del loaded
+            assert gc.collect() == 0
+        finally:
+            if was_enabled:
+                gc.enable()
 
     def test_threads_warming_one_contract_together_agree_and_land_the_fast_path(self) -> None:
         loaded = contract.load({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}})
