@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._request import Prepared
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -58,6 +57,9 @@ from llm_wire.providers.response import (
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
+
+if TYPE_CHECKING:
+    from llm_wire._request import Prepared
 
 __all__ = [
     "Answer",
@@ -400,6 +402,10 @@ def _check_decoded(decoded: object) -> None:
 
 
 def _check_prepared(prepared: object) -> None:
+    # Loaded here, not at import: the requests and every provider wire stand behind it, and a caller
+    # holding a ``Prepared`` has loaded them already.
+    from llm_wire._request import Prepared
+
     if not isinstance(prepared, Prepared):
         msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
         raise TypeError(msg)
