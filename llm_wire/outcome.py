@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -90,7 +91,7 @@ class Sent(enum.Enum):
 
 
 @frozen
-class Answer:
+class Answer(Lean):
     """
     The model answered. ``output`` is the decoded structured output, or ``None`` without an output codec.
     """
@@ -103,7 +104,7 @@ class Answer:
 
 
 @frozen
-class NeedsTools:
+class NeedsTools(Lean):
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
     lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
@@ -121,7 +122,7 @@ class NeedsTools:
 
 
 @frozen
-class OutputLimited:
+class OutputLimited(Lean):
     """
     The response was cut for length. Its calls were never admitted: they are evidence, never dispatch them.
     """
@@ -133,7 +134,7 @@ class OutputLimited:
 
 
 @frozen
-class Refused:
+class Refused(Lean):
     """
     The model refused (``FinishReason.REFUSAL``) or a content filter stopped it (``CONTENT_FILTER``).
     """
@@ -147,7 +148,7 @@ class Refused:
 
 
 @frozen
-class InvalidOutput:
+class InvalidOutput(Lean):
     """
     The structured output is not valid JSON, breaks its schema, or is refused by its codec.
     """
@@ -188,7 +189,7 @@ class TransportProblem(enum.Enum):
 
 
 @frozen
-class TransportError:
+class TransportError(Lean):
     """
     The call failed below HTTP; ``seconds`` is the bound that fired, for a timeout.
     """
@@ -214,7 +215,7 @@ FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | Trans
 
 
 @frozen
-class Failure:
+class Failure(Lean):
     """
     The response is unusable. ``sent`` says what it cost; ``text`` is whatever answer text arrived.
     """
