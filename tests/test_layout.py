@@ -257,7 +257,7 @@ def _error_records() -> list[type]:
         if module.startswith("llm_wire.demo") or module == "llm_wire.__main__":
             continue
         loaded = importlib.import_module(module)
-        for obj in vars(loaded).values():
+        for obj in (getattr(loaded, name) for name in dir(loaded)):
             if not inspect.isclass(obj) or obj.__module__ != module or "describe" not in vars(obj):
                 continue
             describe = vars(obj)["describe"]

@@ -181,19 +181,21 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)
-    found = getattr(importlib.import_module(home), name)
-    # Every class loaded so far prints this face as its home, whichever path loaded its module.
-    for each, where in _HOMES.items():
-        namespace = vars(sys.modules[where]) if where in sys.modules else {}
-        if each in namespace:
-            rehome(__name__, (each,), namespace)
-    globals()[name] = found
-    return found
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        found = getattr(importlib.import_module(home), name)
+        # Every class loaded so far prints this face as its home, whichever path loaded its module.
+        for each, where in _HOMES.items():
+            namespace = vars(sys.modules[where]) if where in sys.modules else {}
+            if each in namespace:
+                rehome(__name__, (each,), namespace)
+        globals()[name] = found
+        return found
 
 
 def __dir__() -> list[str]:

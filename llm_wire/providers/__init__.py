@@ -17,6 +17,7 @@ schema projection in ``projection`` (``Profile``, ``Projection``, ``Loss``) with
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +72,8 @@ class _Wires(Mapping[Provider, "Wire"]):
     __slots__ = ()
 
     def __getitem__(self, provider: Provider) -> Wire:
-        wire: Wire = importlib.import_module(_MODULES[provider]).WIRE
+        name = _MODULES[provider]
+        wire: Wire = (sys.modules.get(name) or importlib.import_module(name)).WIRE
         return wire
 
     def __iter__(self) -> Iterator[Provider]:
@@ -106,16 +108,18 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        if name in ("anthropic", "google", "openai_chat", "openai_responses"):
-            return importlib.import_module(f"{__name__}.{name}")
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)
-    found = getattr(importlib.import_module(home), name)
-    globals()[name] = found
-    return found
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            if name in ("anthropic", "google", "openai_chat", "openai_responses"):
+                return importlib.import_module(f"{__name__}.{name}")
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        found = getattr(importlib.import_module(home), name)
+        globals()[name] = found
+        return found
 
 
 def __dir__() -> list[str]:
