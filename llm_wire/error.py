@@ -1,5 +1,5 @@
 """
-The two failures every layer shares; this module imports nothing of ours but ``result``.
+The two failures every layer shares; this module imports nothing of ours but ``_lean``.
 
 ::
 
@@ -18,11 +18,13 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._lean import Lean
+
 __all__ = ["Error", "LimitExceeded", "ProtocolError"]
 
 
 @frozen
-class ProtocolError:
+class ProtocolError(Lean):
     """
     The provider or the model broke the protocol; ``detail`` is a diagnostic written by us, not an API.
     """
@@ -43,7 +45,7 @@ class ProtocolError:
 
 
 @frozen
-class LimitExceeded:
+class LimitExceeded(Lean):
     """
     A bound was reached.
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import Attribute, field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
 
@@ -56,7 +57,7 @@ def _text(instance: object, attribute: Attribute[str], value: object) -> None:
 
 
 @frozen
-class ToolCall:
+class ToolCall(Lean):
     """
     One call a model made: its id, the tool name, and the argument text exactly as the provider sent it.
     """
@@ -80,21 +81,21 @@ def tool_call(id: str, name: str, arguments_json: str) -> ToolCall:
 
 
 @frozen
-class SystemMessage:
+class SystemMessage(Lean):
     """Instructions for the model."""
 
     text: str
 
 
 @frozen
-class UserMessage:
+class UserMessage(Lean):
     """What the user said."""
 
     text: str
 
 
 @frozen
-class AssistantTurn:
+class AssistantTurn(Lean):
     """
     What the model said in one response: its text and every call it made, in provider order.
     """
@@ -110,7 +111,7 @@ class AssistantTurn:
 
 
 @frozen
-class ToolResult:
+class ToolResult(Lean):
     """
     The answer to one call: text for the model, and whether it reports an error.
     """
@@ -134,7 +135,7 @@ _BY_ROLE = {role: cls for cls, role in _ROLES.items()}
 
 
 @frozen
-class ConversationError:
+class ConversationError(Lean):
     """
     A persisted conversation that ``loads`` refused: not JSON, another format, or a malformed message.
     """

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._request import Prepared
+from llm_wire._lean import Lean
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -58,6 +58,9 @@ from llm_wire.providers.response import (
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
+
+if TYPE_CHECKING:
+    from llm_wire._request import Prepared
 
 __all__ = [
     "Answer",
@@ -88,7 +91,7 @@ class Sent(enum.Enum):
 
 
 @frozen
-class Answer:
+class Answer(Lean):
     """
     The model answered. ``output`` is the decoded structured output, or ``None`` without an output codec.
     """
@@ -101,7 +104,7 @@ class Answer:
 
 
 @frozen
-class NeedsTools:
+class NeedsTools(Lean):
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
     lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
@@ -119,7 +122,7 @@ class NeedsTools:
 
 
 @frozen
-class OutputLimited:
+class OutputLimited(Lean):
     """
     The response was cut for length. Its calls were never admitted: they are evidence, never dispatch them.
     """
@@ -131,7 +134,7 @@ class OutputLimited:
 
 
 @frozen
-class Refused:
+class Refused(Lean):
     """
     The model refused (``FinishReason.REFUSAL``) or a content filter stopped it (``CONTENT_FILTER``).
     """
@@ -145,7 +148,7 @@ class Refused:
 
 
 @frozen
-class InvalidOutput:
+class InvalidOutput(Lean):
     """
     The structured output is not valid JSON, breaks its schema, or is refused by its codec.
     """
@@ -186,7 +189,7 @@ class TransportProblem(enum.Enum):
 
 
 @frozen
-class TransportError:
+class TransportError(Lean):
     """
     The call failed below HTTP; ``seconds`` is the bound that fired, for a timeout.
     """
@@ -212,7 +215,7 @@ FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | Trans
 
 
 @frozen
-class Failure:
+class Failure(Lean):
     """
     The response is unusable. ``sent`` says what it cost; ``text`` is whatever answer text arrived.
     """
@@ -400,6 +403,10 @@ def _check_decoded(decoded: object) -> None:
 
 
 def _check_prepared(prepared: object) -> None:
+    # Loaded here, not at import: the requests and every provider wire stand behind it, and a caller
+    # holding a ``Prepared`` has loaded them already.
+    from llm_wire._request import Prepared
+
     if not isinstance(prepared, Prepared):
         msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
         raise TypeError(msg)

@@ -36,6 +36,7 @@ from decimal import Decimal
 
 from attrs import frozen
 
+from llm_wire._lean import Lean
 from llm_wire.value import ParseError, Path, render_path
 
 __all__ = [
@@ -59,8 +60,11 @@ __all__ = [
 ]
 
 
-class Described:
-    """Base of every reason and error record: its ``str()`` is its ``describe()``, a text without input."""
+class Described(Lean):
+    """
+    Base of every reason and error record: its ``str()`` is its ``describe()``, a text without input. Its
+    ``repr``, ``==`` and hash are ``Lean``'s (the same as attrs', built once, not once per record).
+    """
 
     __slots__ = ()
 

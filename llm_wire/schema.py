@@ -20,6 +20,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Path, Value, render_path
 
@@ -85,7 +86,7 @@ class Shape(enum.Enum):
 
 
 @frozen
-class Keyword:
+class Keyword(Lean):
     """The role and value shape of one vocabulary keyword."""
 
     role: Role
@@ -237,7 +238,7 @@ FALSE = Schema(boolean=False)
 
 
 @frozen
-class SchemaProblem:
+class SchemaProblem(Lean):
     """
     A keyword whose value does not have its shape, or a document too large; texts carry no input values.
     """

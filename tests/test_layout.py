@@ -29,7 +29,7 @@ REPO = ROOT.parent
 
 #: Bottom to top. A module belongs to the first entry that is its name or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("llm_wire.result", "llm_wire.error", "llm_wire._fast", "llm_wire._public"),
+    ("llm_wire.result", "llm_wire.error", "llm_wire._fast", "llm_wire._public", "llm_wire._lean"),
     ("llm_wire.value",),
     ("llm_wire.schema", "llm_wire.reasons", "llm_wire._regex"),
     ("llm_wire.codec",),
@@ -257,7 +257,7 @@ def _error_records() -> list[type]:
         if module.startswith("llm_wire.demo") or module == "llm_wire.__main__":
             continue
         loaded = importlib.import_module(module)
-        for obj in vars(loaded).values():
+        for obj in (getattr(loaded, name) for name in dir(loaded)):
             if not inspect.isclass(obj) or obj.__module__ != module or "describe" not in vars(obj):
                 continue
             describe = vars(obj)["describe"]

@@ -13,6 +13,7 @@ import enum
 
 from attrs import evolve, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
@@ -52,7 +53,7 @@ class GoogleSchema(enum.Enum):
 
 
 @frozen
-class Config:
+class Config(Lean):
     """
     How to talk to one provider: tool-call checks, limits, strict tools, and provider choices.
 

@@ -11,6 +11,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._lean import Lean
 from llm_wire._request._config import Limit
 from llm_wire.providers.projection import ProjectionError
 from llm_wire.providers.wire import EncodeError
@@ -35,7 +36,7 @@ __all__ = [
 
 
 @frozen
-class InvalidSetting:
+class InvalidSetting(Lean):
     """A setting out of range: an empty model, a limit or ``max_tokens`` not positive, and so on."""
 
     setting: str
@@ -50,7 +51,7 @@ class InvalidSetting:
 
 
 @frozen
-class EmptyConversation:
+class EmptyConversation(Lean):
     """The request holds no message: there is nothing for the model to answer."""
 
     def describe(self) -> str:
@@ -62,7 +63,7 @@ class EmptyConversation:
 
 
 @frozen
-class UnknownToolChoice:
+class UnknownToolChoice(Lean):
     """The tool choice names a tool that is not declared."""
 
     name: str
@@ -76,7 +77,7 @@ class UnknownToolChoice:
 
 
 @frozen
-class UnsupportedSchema:
+class UnsupportedSchema(Lean):
     """A tool whose schema the provider cannot take, even after projection."""
 
     tool: str
@@ -91,7 +92,7 @@ class UnsupportedSchema:
 
 
 @frozen
-class UnsupportedOutput:
+class UnsupportedOutput(Lean):
     """Structured output the provider cannot take: a codec without a schema, or a schema it refuses."""
 
     name: str
@@ -108,7 +109,7 @@ class UnsupportedOutput:
 
 
 @frozen
-class OrphanResult:
+class OrphanResult(Lean):
     """A tool result that answers no call of the assistant turn directly before it."""
 
     index: int
@@ -123,7 +124,7 @@ class OrphanResult:
 
 
 @frozen
-class DuplicateResult:
+class DuplicateResult(Lean):
     """A call answered twice."""
 
     index: int
@@ -138,7 +139,7 @@ class DuplicateResult:
 
 
 @frozen
-class MissingResult:
+class MissingResult(Lean):
     """A call of the assistant turn at ``index`` with no result after it."""
 
     index: int
@@ -154,7 +155,7 @@ class MissingResult:
 
 
 @frozen
-class DuplicateCallId:
+class DuplicateCallId(Lean):
     """Two calls of one assistant turn share an id."""
 
     index: int
@@ -169,7 +170,7 @@ class DuplicateCallId:
 
 
 @frozen
-class RequestTooLarge:
+class RequestTooLarge(Lean):
     """The request (or one part of its history) is over a limit."""
 
     limit: Limit
@@ -188,7 +189,7 @@ class RequestTooLarge:
 
 
 @frozen
-class NotEncodable:
+class NotEncodable(Lean):
     """The body would hold something JSON cannot carry (a string with an unpaired surrogate, a NaN)."""
 
     path: Path

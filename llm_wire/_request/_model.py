@@ -14,6 +14,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.codec import Codec
 from llm_wire.message import AssistantTurn, Message, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers.wire import Choice, Number
@@ -23,7 +24,7 @@ __all__ = ["Output", "Request", "assistant", "request", "system", "tool_result",
 
 
 @frozen
-class Output:
+class Output(Lean):
     """Structured output: the reply must be JSON of ``codec``'s schema, named ``name`` on the wire."""
 
     name: str
@@ -31,7 +32,7 @@ class Output:
 
 
 @frozen
-class Request:
+class Request(Lean):
     """
     A conversation to send: model, messages, tools, tool choice, structured output and settings.
     """

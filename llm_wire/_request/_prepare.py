@@ -18,6 +18,7 @@ from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness
 from llm_wire._request._errors import (
     DuplicateCallId,
@@ -53,7 +54,7 @@ Adjust: TypeAlias = Mapping[str, Callable[[Value], Value]]
 
 
 @frozen
-class Prepared:
+class Prepared(Lean):
     """
     A request checked and encoded for one provider: the exact body, and everything its response needs (the
     wire, the bounds, the declared tools by name, the checks, the restore functions, the output tool).

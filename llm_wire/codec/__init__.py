@@ -11,45 +11,51 @@ with a typed reason and a text that never contains input; the reasons a codec sh
 
 from __future__ import annotations
 
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any
+
 from llm_wire._public import rehome
-from llm_wire.codec._choices import enum_of, literal
-from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
-from llm_wire.codec._core import Codec, custom, lazy, map, try_map
-from llm_wire.codec._derive import Meta, dataclass_field, derive, field, meta
-from llm_wire.codec._errors import (
-    ContractMismatch,
-    ConversionRefused,
-    Custom,
-    DecodeError,
-    DecodeReason,
-    EncodeError,
-    EncodeReason,
-    FloatOutOfRange,
-    IntegerTooLarge,
-    NonFiniteNumber,
-    NullInsideNullable,
-    UnexpectedType,
-    UnknownEnumValue,
-    UnknownTag,
-    UnknownVariant,
-)
-from llm_wire.codec._formats import date, date_time, uuid
-from llm_wire.codec._records import (
-    ABSENT,
-    Absent,
-    Field,
-    Variant,
-    internal_union,
-    optional,
-    record,
-    required,
-    union,
-    unit,
-    variant,
-)
-from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, number, string
-from llm_wire.codec._untagged import untagged
 from llm_wire.schema import DefinitionError
+
+if TYPE_CHECKING:
+    from llm_wire.codec._choices import enum_of, literal
+    from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
+    from llm_wire.codec._core import Codec, custom, lazy, map, try_map
+    from llm_wire.codec._derive import Meta, dataclass_field, derive, field, meta
+    from llm_wire.codec._errors import (
+        ContractMismatch,
+        ConversionRefused,
+        Custom,
+        DecodeError,
+        DecodeReason,
+        EncodeError,
+        EncodeReason,
+        FloatOutOfRange,
+        IntegerTooLarge,
+        NonFiniteNumber,
+        NullInsideNullable,
+        UnexpectedType,
+        UnknownEnumValue,
+        UnknownTag,
+        UnknownVariant,
+    )
+    from llm_wire.codec._formats import date, date_time, uuid
+    from llm_wire.codec._records import (
+        ABSENT,
+        Absent,
+        Field,
+        Variant,
+        internal_union,
+        optional,
+        record,
+        required,
+        union,
+        unit,
+        variant,
+    )
+    from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, number, string
+    from llm_wire.codec._untagged import untagged
 
 __all__ = [
     # the codec
@@ -116,4 +122,81 @@ __all__ = [
     "UnknownVariant",
 ]
 
-rehome(__name__, __all__, globals())
+#: Where each name of this face lives. The names load on first use, as the package's facade does: a
+#: contract or a tool needs only ``Codec`` and the errors, not every combinator and ``derive``.
+_HOMES = {
+    "ABSENT": "llm_wire.codec._records",
+    "Absent": "llm_wire.codec._records",
+    "boolean": "llm_wire.codec._scalars",
+    "Codec": "llm_wire.codec._core",
+    "ContractMismatch": "llm_wire.codec._errors",
+    "ConversionRefused": "llm_wire.codec._errors",
+    "custom": "llm_wire.codec._core",
+    "Custom": "llm_wire.codec._errors",
+    "dataclass_field": "llm_wire.codec._derive",
+    "date": "llm_wire.codec._formats",
+    "date_time": "llm_wire.codec._formats",
+    "decimal": "llm_wire.codec._scalars",
+    "DecodeError": "llm_wire.codec._errors",
+    "DecodeReason": "llm_wire.codec._errors",
+    "derive": "llm_wire.codec._derive",
+    "dict_of": "llm_wire.codec._containers",
+    "EncodeError": "llm_wire.codec._errors",
+    "EncodeReason": "llm_wire.codec._errors",
+    "enum_of": "llm_wire.codec._choices",
+    "field": "llm_wire.codec._derive",
+    "Field": "llm_wire.codec._records",
+    "floating": "llm_wire.codec._scalars",
+    "FloatOutOfRange": "llm_wire.codec._errors",
+    "integer": "llm_wire.codec._scalars",
+    "IntegerTooLarge": "llm_wire.codec._errors",
+    "internal_union": "llm_wire.codec._records",
+    "json_value": "llm_wire.codec._scalars",
+    "lazy": "llm_wire.codec._core",
+    "list_of": "llm_wire.codec._containers",
+    "literal": "llm_wire.codec._choices",
+    "map": "llm_wire.codec._core",
+    "Meta": "llm_wire.codec._derive",
+    "meta": "llm_wire.codec._derive",
+    "NonFiniteNumber": "llm_wire.codec._errors",
+    "nullable": "llm_wire.codec._containers",
+    "NullInsideNullable": "llm_wire.codec._errors",
+    "number": "llm_wire.codec._scalars",
+    "optional": "llm_wire.codec._records",
+    "record": "llm_wire.codec._records",
+    "required": "llm_wire.codec._records",
+    "string": "llm_wire.codec._scalars",
+    "try_map": "llm_wire.codec._core",
+    "tuple_of": "llm_wire.codec._containers",
+    "UnexpectedType": "llm_wire.codec._errors",
+    "union": "llm_wire.codec._records",
+    "unit": "llm_wire.codec._records",
+    "UnknownEnumValue": "llm_wire.codec._errors",
+    "UnknownTag": "llm_wire.codec._errors",
+    "UnknownVariant": "llm_wire.codec._errors",
+    "untagged": "llm_wire.codec._untagged",
+    "uuid": "llm_wire.codec._formats",
+    "Variant": "llm_wire.codec._records",
+    "variant": "llm_wire.codec._records",
+}
+
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        found = getattr(importlib.import_module(home), name)
+        # Every class loaded so far prints this face as its home, whichever path loaded its module.
+        for each, where in _HOMES.items():
+            namespace = vars(sys.modules[where]) if where in sys.modules else {}
+            if each in namespace:
+                rehome(__name__, (each,), namespace)
+        globals()[name] = found
+        return found
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

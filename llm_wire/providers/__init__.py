@@ -16,26 +16,29 @@ schema projection in ``projection`` (``Profile``, ``Projection``, ``Loss``) with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+import importlib
+import sys
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from llm_wire.message import Provider
-from llm_wire.providers import anthropic, google, openai_chat, openai_responses
-from llm_wire.providers._project import project
-from llm_wire.providers.wire import (
-    Choice,
-    Declared,
-    EncodeError,
-    Http,
-    InvalidReplay,
-    Number,
-    Outgoing,
-    OutputSpec,
-    ToolChoice,
-    UnsupportedSetting,
-    UseTool,
-    Wire,
-)
+
+if TYPE_CHECKING:
+    from llm_wire.providers._project import project
+    from llm_wire.providers.wire import (
+        Choice,
+        Declared,
+        EncodeError,
+        Http,
+        InvalidReplay,
+        Number,
+        Outgoing,
+        OutputSpec,
+        ToolChoice,
+        UnsupportedSetting,
+        UseTool,
+        Wire,
+    )
 
 __all__ = [
     "WIRES",
@@ -54,7 +57,70 @@ __all__ = [
     "project",
 ]
 
+#: The module of each provider's wire, in the registry's order.
+_MODULES = {
+    Provider.OPENAI_RESPONSES: "llm_wire.providers.openai_responses",
+    Provider.OPENAI_CHAT: "llm_wire.providers.openai_chat",
+    Provider.ANTHROPIC: "llm_wire.providers.anthropic",
+    Provider.GOOGLE: "llm_wire.providers.google",
+}
+
+
+class _Wires(Mapping[Provider, "Wire"]):
+    """The registry: a provider's wire module loads on the first look-up of that provider."""
+
+    __slots__ = ()
+
+    def __getitem__(self, provider: Provider) -> Wire:
+        name = _MODULES[provider]
+        wire: Wire = (sys.modules.get(name) or importlib.import_module(name)).WIRE
+        return wire
+
+    def __iter__(self) -> Iterator[Provider]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+    def __repr__(self) -> str:
+        return f"WIRES({', '.join(provider.name for provider in _MODULES)})"
+
+
 #: Every provider's wire.
-WIRES: Mapping[Provider, Wire] = MappingProxyType(
-    {wire.provider: wire for wire in (openai_responses.WIRE, openai_chat.WIRE, anthropic.WIRE, google.WIRE)}
-)
+WIRES: Mapping[Provider, Wire] = _Wires()
+
+#: Where each name of this face lives: the names load on first use, so ``providers.response`` (which
+#: outcomes need) loads without every provider's wire.
+_HOMES = {
+    "Choice": "llm_wire.providers.wire",
+    "Declared": "llm_wire.providers.wire",
+    "EncodeError": "llm_wire.providers.wire",
+    "Http": "llm_wire.providers.wire",
+    "InvalidReplay": "llm_wire.providers.wire",
+    "Number": "llm_wire.providers.wire",
+    "Outgoing": "llm_wire.providers.wire",
+    "OutputSpec": "llm_wire.providers.wire",
+    "ToolChoice": "llm_wire.providers.wire",
+    "UnsupportedSetting": "llm_wire.providers.wire",
+    "UseTool": "llm_wire.providers.wire",
+    "Wire": "llm_wire.providers.wire",
+    "project": "llm_wire.providers._project",
+}
+
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            if name in ("anthropic", "google", "openai_chat", "openai_responses"):
+                return importlib.import_module(f"{__name__}.{name}")
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        found = getattr(importlib.import_module(home), name)
+        globals()[name] = found
+        return found
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from attrs import frozen
 
+from llm_wire._lean import Lean
 from llm_wire.message import AssistantTurn, Message, Provider, SystemMessage, ToolCall
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse
@@ -41,7 +42,7 @@ def not_a(what: str, where: str, value: object) -> NoReturn:
 
 
 @frozen
-class Kind:
+class Kind(Lean):
     """How one provider marks call and text items in its replay data."""
 
     is_call: Callable[[dict[str, Value]], bool]

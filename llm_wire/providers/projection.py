@@ -16,6 +16,7 @@ import enum
 
 from attrs import field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.providers._restore import restore
 from llm_wire.schema import Role, keyword
 from llm_wire.value import Path, Value, render_path
@@ -64,7 +65,7 @@ class Values(enum.Enum):
 
 
 @frozen
-class Profile:
+class Profile(Lean):
     """
     The rules of one provider dialect. Unset fields leave a schema as it is.
     """
@@ -118,7 +119,7 @@ class Action(enum.Enum):
 
 
 @frozen
-class Loss:
+class Loss(Lean):
     """One keyword a projection dropped or rewrote, at ``path`` in the original schema."""
 
     path: Path
@@ -135,7 +136,7 @@ class Loss:
 
 
 @frozen
-class ProjectionError:
+class ProjectionError(Lean):
     """A schema the provider cannot take at all, with the path and keyword that stop it."""
 
     path: Path
@@ -154,7 +155,7 @@ class ProjectionError:
 
 
 @frozen
-class Projection:
+class Projection(Lean):
     """
     A schema as sent to one provider: the wire schema, every loss, and the nullable rewrites to undo.
     """

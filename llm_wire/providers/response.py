@@ -27,6 +27,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
+from llm_wire._lean import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Result
@@ -79,7 +80,7 @@ class FinishReason(enum.Enum):
 
 
 @frozen
-class Usage:
+class Usage(Lean):
     """
     Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
     """
@@ -91,7 +92,7 @@ class Usage:
 
 
 @frozen
-class PartialCall:
+class PartialCall(Lean):
     """
     A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
     """
@@ -103,7 +104,7 @@ class PartialCall:
 
 
 @frozen
-class Terminal:
+class Terminal(Lean):
     """
     A finished response from any provider, before admission.
     """
@@ -130,14 +131,14 @@ class Terminal:
 
 
 @frozen
-class TextDelta:
+class TextDelta(Lean):
     """A piece of answer text."""
 
     text: str
 
 
 @frozen
-class ToolCallStarted:
+class ToolCallStarted(Lean):
     """The model started a call; arguments follow as ``ArgumentsDelta``."""
 
     call_id: str
@@ -145,7 +146,7 @@ class ToolCallStarted:
 
 
 @frozen
-class ArgumentsDelta:
+class ArgumentsDelta(Lean):
     """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
 
     call_id: str
@@ -165,7 +166,7 @@ _MIB = 1024 * 1024
 
 
 @frozen
-class ResponseLimits:
+class ResponseLimits(Lean):
     """
     Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
     """
@@ -211,7 +212,7 @@ class ErrorKind(enum.Enum):
 
 
 @frozen
-class RetryAdvice:
+class RetryAdvice(Lean):
     """
     Whether sending the same request again may succeed, and when the provider asked to be tried again.
     """
@@ -224,7 +225,7 @@ class RetryAdvice:
 
 
 @frozen
-class ProviderError:
+class ProviderError(Lean):
     """
     The provider refused the request or failed the response: an HTTP error body or an error event.
 

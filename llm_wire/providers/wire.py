@@ -19,6 +19,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._lean import Lean
 from llm_wire.message import Message, Provider
 from llm_wire.providers import _project
 from llm_wire.providers.projection import Profile, Projection, ProjectionError
@@ -63,7 +64,7 @@ class ToolChoice(enum.Enum):
 
 
 @frozen
-class UseTool:
+class UseTool(Lean):
     """The model must call this one tool."""
 
     name: str
@@ -73,7 +74,7 @@ Choice: TypeAlias = ToolChoice | UseTool
 
 
 @frozen
-class Declared:
+class Declared(Lean):
     """A tool as one provider receives it: its wire schema, and whether it is sent strict."""
 
     name: str
@@ -83,7 +84,7 @@ class Declared:
 
 
 @frozen
-class OutputSpec:
+class OutputSpec(Lean):
     """Structured output as one provider receives it."""
 
     name: str
@@ -92,7 +93,7 @@ class OutputSpec:
 
 
 @frozen
-class Outgoing:
+class Outgoing(Lean):
     """
     A checked request for one provider: results follow their turn in call order, each with its tool name.
     """
@@ -111,7 +112,7 @@ class Outgoing:
 
 
 @frozen
-class UnsupportedSetting:
+class UnsupportedSetting(Lean):
     """A request setting this provider's API cannot express."""
 
     setting: str
@@ -127,7 +128,7 @@ class UnsupportedSetting:
 
 
 @frozen
-class InvalidReplay:
+class InvalidReplay(Lean):
     """An assistant turn whose replay data does not fit its provider or its calls."""
 
     index: int
@@ -145,7 +146,7 @@ EncodeError: TypeAlias = UnsupportedSetting | InvalidReplay
 
 
 @frozen
-class Http:
+class Http(Lean):
     """
     Where an API lives and how it is authenticated: what the transport needs beside ``Wire.path``.
     """
@@ -167,7 +168,7 @@ def _within_budget(strict: Sequence[Projection]) -> str | None:
 
 
 @frozen
-class Wire:
+class Wire(Lean):
     """
     One API's wire: its projection profiles, request encoder, endpoint, response and error decoders, budgets.
     """

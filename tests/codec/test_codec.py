@@ -4,6 +4,8 @@ Codec combinators: decode, encode and the rendered schema of each, their errors 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -1287,3 +1289,40 @@ class TestUntagged:
         """Members that cannot be told apart by JSON type are refused when the codec is built."""
         with pytest.raises(c.DefinitionError, match=message):
             c.untagged(*members)
+
+
+def _run(statement: str) -> list[str]:
+    """What a fresh interpreter prints after ``statement``, split at spaces."""
+    out = subprocess.run([sys.executable, "-c", statement], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+_CODEC_MODULES = "print(*sorted(m for m in sys.modules if m.startswith('llm_wire.codec')))"
+
+
+class TestLoadedOnUse:
+    """The face loads each part on first use of one of its names, and its classes print the face."""
+
+    def test_a_contract_loads_only_the_core(self) -> None:
+        """A contract, a tool and admission need ``Codec`` and the errors: no combinator or ``derive``."""
+        loaded = _run(f"import sys, llm_wire.codec, llm_wire.contract, llm_wire.admission; {_CODEC_MODULES}")
+        assert loaded == ["llm_wire.codec", "llm_wire.codec._core", "llm_wire.codec._errors"]
+
+    def test_a_name_loads_its_part(self) -> None:
+        """``codec.derive`` loads ``derive`` and what it stands on, and the face lists every name."""
+        loaded = _run(f"import sys; from llm_wire.codec import derive; {_CODEC_MODULES}")
+        assert {"llm_wire.codec._derive", "llm_wire.codec._records", "llm_wire.codec._scalars"} <= set(loaded)
+        assert set(c.__all__) <= set(dir(c))
+        with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+            c.nothing  # type: ignore[attr-defined]  # noqa: B018
+
+    def test_classes_print_the_face(self) -> None:
+        """A class prints ``llm_wire.codec`` even when its part was loaded by another part."""
+        homes = _run(
+            "import llm_wire.admission; from llm_wire.codec import derive; "
+            "import llm_wire.codec._records as r, llm_wire.codec._errors as e; "
+            "print(r.Field.__module__, e.UnexpectedType.__module__)"
+        )
+        assert homes == ["llm_wire.codec", "llm_wire.codec"]
+        for name in ("Codec", "DecodeError", "UnexpectedType", "Field", "Variant", "Meta"):
+            assert getattr(c, name).__module__ == "llm_wire.codec"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import llm_wire as rq
@@ -20,6 +23,52 @@ WEATHER = unwrap(
     )
 )
 TIME = unwrap(tool.from_json_schema("convert_time", "Time", {"type": "object"}))
+
+
+def _loaded_by(statement: str) -> set[str]:
+    """The ``llm_wire`` modules a fresh interpreter holds after ``statement``."""
+    code = f"import sys; {statement}; print(' '.join(m for m in sys.modules if m.startswith('llm_wire')))"
+    return set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+
+
+WIRE_MODULES = {
+    f"llm_wire.providers.{name}" for name in ("anthropic", "google", "openai_chat", "openai_responses")
+}
+
+
+class TestLoadedOnUse:
+    """A provider's wire module loads on the first look-up of that provider, not with the package."""
+
+    def test_the_response_shapes_load_no_wire(self) -> None:
+        """``providers.response`` (what outcomes need) loads no wire, no requests and no projection."""
+        loaded = _loaded_by("import llm_wire.outcome, llm_wire.providers.response")
+        assert loaded & WIRE_MODULES == set()
+        assert {
+            "llm_wire._request",
+            "llm_wire.providers.wire",
+            "llm_wire.providers.projection",
+        } & loaded == set()
+
+    def test_a_look_up_loads_its_wire(self) -> None:
+        """``WIRES[Provider.ANTHROPIC]`` loads the Anthropic wire and no other; a name loads its home."""
+        statement = "from llm_wire.providers import WIRES; from llm_wire.message import Provider"
+        loaded = _loaded_by(f"{statement}; WIRES[Provider.ANTHROPIC]")
+        assert loaded & WIRE_MODULES == {"llm_wire.providers.anthropic"}
+        assert "llm_wire.providers.wire" in _loaded_by("from llm_wire.providers import UseTool")
+
+    def test_the_registry_reads_as_a_mapping(self) -> None:
+        """``WIRES`` is a read-only mapping in provider order that refuses an unknown key."""
+        assert list(WIRES) == list(Provider)
+        assert len(WIRES) == len(Provider)
+        assert repr(WIRES) == "WIRES(OPENAI_RESPONSES, OPENAI_CHAT, ANTHROPIC, GOOGLE)"
+        with pytest.raises(KeyError):
+            WIRES["anthropic"]  # type: ignore[index]
+        with pytest.raises(TypeError):
+            WIRES[Provider.GOOGLE] = google.WIRE  # type: ignore[index]
 
 
 class TestRegistry:
