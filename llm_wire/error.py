@@ -1,5 +1,5 @@
 """
-The two failures every layer shares; this module imports nothing of ours but ``_lean``.
+The two failures every layer shares; this module imports nothing of ours but ``_fast``.
 
 ::
 
@@ -18,7 +18,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 
 __all__ = ["Error", "LimitExceeded", "ProtocolError"]
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import Attribute, field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
 

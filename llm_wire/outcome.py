@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,

@@ -36,7 +36,7 @@ from decimal import Decimal
 
 from attrs import frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.value import ParseError, Path, render_path
 
 __all__ = [

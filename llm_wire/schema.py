@@ -20,7 +20,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Path, Value, render_path
 

@@ -13,7 +13,7 @@ import enum
 
 from attrs import evolve, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES

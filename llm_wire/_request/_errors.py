@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire._request._config import Limit
 from llm_wire.providers.projection import ProjectionError
 from llm_wire.providers.wire import EncodeError

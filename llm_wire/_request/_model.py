@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.codec import Codec
 from llm_wire.message import AssistantTurn, Message, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers.wire import Choice, Number

@@ -18,7 +18,7 @@ from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness
 from llm_wire._request._errors import (
     DuplicateCallId,

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from attrs import frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.message import AssistantTurn, Message, Provider, SystemMessage, ToolCall
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse

@@ -16,7 +16,7 @@ import enum
 
 from attrs import field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.providers._restore import restore
 from llm_wire.schema import Role, keyword
 from llm_wire.value import Path, Value, render_path

@@ -27,7 +27,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Result

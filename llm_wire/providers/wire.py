@@ -19,7 +19,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.message import Message, Provider
 from llm_wire.providers import _project
 from llm_wire.providers.projection import Profile, Projection, ProjectionError

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llm_wire import codec, contract, reasons
-from llm_wire._lean import Lean
+from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded
 from llm_wire.message import ToolCall
 
