@@ -399,7 +399,12 @@ def admit(
         isinstance(calls, str | bytes) or not isinstance(calls, Sequence)
     ):
         raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
-    by_name = tools if type(tools) is dict else _by_name(tools)
+    by_name: dict[str, Tool] | DuplicateToolName
+    if type(tools) is dict:
+        _expect_tools(tools.values())
+        by_name = tools
+    else:
+        by_name = _by_name(tools)
     if isinstance(by_name, DuplicateToolName):
         return Err(by_name)
     count = len(calls)
@@ -464,13 +469,33 @@ _REJECT = ToolCallChecks.REJECT
 def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool] | DuplicateToolName:
     # Tools usually come as a list or tuple: skip the costlier ``Mapping`` check (an ABC) for those.
     if type(tools) is not list and type(tools) is not tuple and isinstance(tools, Mapping):
-        return dict(tools)
-    listed = tools if type(tools) is list or type(tools) is tuple else list(tools)
+        by_name = dict(tools)
+        _expect_tools(by_name.values())
+        return by_name
+    if type(tools) is list or type(tools) is tuple:
+        listed = tools
+    elif isinstance(tools, Iterable) and not isinstance(tools, str | bytes):
+        listed = list(tools)
+    else:
+        raise TypeError(f"tools must be an iterable of Tool or a mapping to Tool, not {type(tools).__name__}")
+    _expect_tools(listed)
     by_name = {declared.name: declared for declared in listed}
     if len(by_name) == len(listed):
         return by_name
     names = [declared.name for declared in listed]  # fewer names than tools: say which one came twice
     return DuplicateToolName(next(name for n, name in enumerate(names) if name in names[:n]))
+
+
+_ONLY_TOOLS = {Tool}
+
+
+def _expect_tools(tools: Iterable[object]) -> None:
+    """Raise ``TypeError`` naming ``tools`` when one of them is not a ``Tool`` (one C pass for the usual)."""
+    kinds = set(map(type, tools))
+    if kinds and kinds != _ONLY_TOOLS:
+        wrong = next((tool for tool in tools if not isinstance(tool, Tool)), None)
+        if wrong is not None:
+            raise TypeError(f"tools must hold Tool objects, not {type(wrong).__name__}")
 
 
 def _check_arguments(

@@ -338,6 +338,11 @@ class TestBoundary:
             ({"calls": [{"id": "a"}]}, "calls"),
             ({"checks": "report"}, "checks"),
             ({"limits": {"calls_per_turn": 1}}, "limits"),
+            ({"tools": None}, "tools"),
+            ({"tools": "search"}, "tools"),
+            ({"tools": [1]}, "tools"),
+            ({"tools": {"search": "not a tool"}}, "tools"),
+            ({"tools": (t for t in [SEARCH, object()])}, "tools"),
         ],
     )
     def test_wrong_types_name_the_parameter(self, arguments: dict[str, Any], parameter: str) -> None:
