@@ -387,6 +387,8 @@ def from_value(
         if not isinstance(raw, dict):
             return Err(SchemaProblem(path, None, "a schema must be an object or a boolean"))
         if not expanded:
+            if not all(isinstance(name, str) for name in raw):
+                return Err(SchemaProblem(path, None, "a schema's keyword names must be strings"))
             nodes += 1
             if nodes > max_nodes:
                 return Err(SchemaProblem(path, None, f"more than {max_nodes} schema nodes", "max_nodes"))
@@ -433,7 +435,7 @@ def _assemble(raw: dict[str, Value], path: Path, built: dict[Path, Schema]) -> R
                 return Err(SchemaProblem(path, name, f"must be {shape.value}"))
             pairs.append((name, tuple(child(item, (*here, n)) for n, item in enumerate(value))))
         elif shape is Shape.SCHEMA_MAP:
-            if not isinstance(value, dict):
+            if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
                 return Err(SchemaProblem(path, name, f"must be {shape.value}"))
             pairs.append((name, tuple((key, child(item, (*here, key))) for key, item in value.items())))
         else:

@@ -190,6 +190,8 @@ class _Reader(Generic[N]):
                     for source in value:
                         _plain_pattern(source, self.max_pattern_cost)
                 value = tuple([(k, sub(item, (*path, name, k), depth + 1)) for k, item in value.items()])
+                if not all(k.__class__ is str for k, _ in value):
+                    raise _Bail  # a member name that is not a string: the exact way refuses it
             elif not tests[name](value):
                 raise _Bail
             elif name == "pattern":

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from llm_wire import contract
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok
@@ -98,3 +100,21 @@ class TestRefused:
         assert isinstance(found, Err)
         assert isinstance(found.error.reason, LimitExceeded)
         assert found.error.reason.setting == "contract.load(max_nodes=)"
+
+    @pytest.mark.parametrize(
+        ("document", "path", "keyword"),
+        [
+            ({1: {}}, (), None),
+            ({"properties": {1: {}}}, (), "properties"),
+            ({"$defs": {("a",): {}}}, (), "$defs"),
+            ({"type": "object", "properties": {"a": {2: "x"}}}, ("properties", "a"), None),
+        ],
+    )
+    def test_a_member_name_that_is_not_a_string(
+        self, document: Any, path: tuple[str, ...], keyword: str | None
+    ) -> None:
+        """A document built in code with a non-string key: a typed ``InvalidShape``, no ``AttributeError``."""
+        loaded = contract.load(document)
+        assert isinstance(loaded, Err)
+        assert (loaded.error.path, loaded.error.keyword) == (path, keyword)
+        assert isinstance(loaded.error.reason, contract.InvalidShape)
