@@ -478,6 +478,10 @@ def _by_name(tools: Iterable[Tool] | Mapping[str, Tool]) -> dict[str, Tool] | Du
         listed = list(tools)
     else:
         raise TypeError(f"tools must be an iterable of Tool or a mapping to Tool, not {type(tools).__name__}")
+    # One pass for the usual: distinct names, each a ``Tool``. Anything else is told apart after it.
+    by_name = {declared.name: declared for declared in listed if declared.__class__ is Tool}
+    if len(by_name) == len(listed):
+        return by_name
     _expect_tools(listed)
     by_name = {declared.name: declared for declared in listed}
     if len(by_name) == len(listed):
