@@ -447,7 +447,7 @@ class _FastEngine:
             ends = [end for end in map(shapes.find, ".e+[", repeat(at)) if end >= 0]
             at = shapes.find(run, min(ends)) if ends else -1
         if self.exponent_digits in shapes and (
-            len(shapes) > _SHORT or self.bare_exponent in shapes or self.signed_exponent in shapes
+            len(shapes) > _FEW_BYTES or self.bare_exponent in shapes or self.signed_exponent in shapes
         ):
             # A regular expression, not ``find``: ``find`` of "e0000" is slow in a long run of zeros.
             for match in self.long_exponent.finditer(shapes):
@@ -484,7 +484,7 @@ _DIGIT_BYTES = tuple(bytes((digit,)) for digit in b"0123456789")
 #: A document with more places to check than this goes to the careful scan without checking them.
 _SUSPECTS = 8
 #: Up to this many bytes, two substring tests are cheaper than the regular expression for exponents.
-_SHORT = 4096
+_FEW_BYTES = 4096
 
 
 def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value] | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from llm_wire._fast import generated
 from llm_wire._regex import compile_pattern
-from llm_wire.contract._compile import Check, is_integral, json_key
+from llm_wire.contract._compile import _CLASSES, _NONE_TYPE, _NUMBERS, Check, is_integral, json_key
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.result import Ok
@@ -33,16 +33,7 @@ MAX_NODES = 128
 #: Validations a contract runs on its compiled check alone before its fast path is written.
 WARM_UP = 4
 
-_NONE_TYPE = type(None)
-_CLASSES: dict[str, tuple[type, ...]] = {
-    "null": (_NONE_TYPE,),
-    "boolean": (bool,),
-    "string": (str,),
-    "array": (list,),
-    "object": (dict,),
-    "number": (int, Decimal),
-    "integer": (int, Decimal),
-}
+#: Every JSON class, the likeliest first: the order of a node's class tests (any order gives one verdict).
 _ALL_CLASSES = (dict, str, int, Decimal, list, bool, _NONE_TYPE)
 _STRING = frozenset({"minLength", "maxLength", "pattern", "format"})
 _NUMBER = {"minimum": "<", "exclusiveMinimum": "<=", "maximum": ">", "exclusiveMaximum": ">="}
@@ -306,9 +297,6 @@ def _number(limit: object) -> int | Decimal:
 def _same_kind(cls: type, member: object) -> bool:
     kind = member.__class__
     return kind is cls or (kind in _NUMBERS and cls in _NUMBERS)
-
-
-_NUMBERS = (int, Decimal)
 
 
 def _is_container(schema: Schema) -> bool:
