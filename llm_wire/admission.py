@@ -33,7 +33,7 @@ from typing import Any, TypeAlias, TypeVar
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire._fast import new, slot_setters
+from llm_wire._fast import builder, new, slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -305,8 +305,14 @@ class AdmissionLimits:
         object.__setattr__(self, "_parse_limits", DEFAULT if parse_limits == DEFAULT else parse_limits)
 
 
+class _AdmittedCallSlots:
+    """``AdmittedCall``'s slots in a plain class, so ``admit`` fills them cheaply (``_fast.builder``)."""
+
+    __slots__ = ("__weakref__", "arguments", "call", "decoded", "tool")
+
+
 @frozen(init=False)
-class AdmittedCall:
+class AdmittedCall(_AdmittedCallSlots):
     """
     A call that passed admission: its tool, its arguments as a validated JSON value, and the decoded value
     (the codec's native value for tools from ``new``, the JSON value otherwise).
@@ -337,12 +343,19 @@ class AdmittedCall:
 
 
 _set_call, _set_tool, _set_arguments, _set_decoded = slot_setters(
-    AdmittedCall, "call", "tool", "arguments", "decoded"
+    _AdmittedCallSlots, "call", "tool", "arguments", "decoded"
 )
+_admitted_call = builder(AdmittedCall, _AdmittedCallSlots, "call", "tool", "arguments", "decoded")
+
+
+class _AdmittedSlots:
+    """The slots of ``Admitted``, for ``_fast.builder`` as ``_AdmittedCallSlots``."""
+
+    __slots__ = ("__weakref__", "admitted", "calls", "issues")
 
 
 @frozen(init=False)
-class Admitted:
+class Admitted(_AdmittedSlots):
     """
     An admitted batch: every call in provider order, the issues of failing calls (``REPORT`` only), and
     the calls that passed with their decoded arguments.
@@ -371,7 +384,8 @@ class Admitted:
         return None
 
 
-_set_calls, _set_issues, _set_admitted = slot_setters(Admitted, "calls", "issues", "admitted")
+_set_calls, _set_issues, _set_admitted = slot_setters(_AdmittedSlots, "calls", "issues", "admitted")
+_admitted = builder(Admitted, _AdmittedSlots, "calls", "issues", "admitted")
 
 
 def admit(
@@ -400,7 +414,12 @@ def admit(
     ):
         raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
     by_name: dict[str, Tool] | DuplicateToolName
-    if type(tools) is dict:
+    if type(tools) is list or type(tools) is tuple:
+        # The usual: distinct names, each a ``Tool``, in one comprehension; anything else is told apart after.
+        by_name = {declared.name: declared for declared in tools if declared.__class__ is Tool}
+        if len(by_name) != len(tools):
+            by_name = _by_name(tools)
+    elif type(tools) is dict:
         _expect_tools(tools.values())
         by_name = tools
     else:
@@ -416,17 +435,21 @@ def admit(
     per_call = limits.argument_bytes_per_call
     most = limits.total_argument_bytes
     failures = limits.failures_per_call
-    ids: set[str] = set()
+    # One call needs no set to find a repeated id.
+    ids: set[str] | None = set() if count > 1 else None
     total = 0
     issues: list[ToolCallIssue] = []
     admitted: list[AdmittedCall] = []
+    # The hot path of every response: plain class tests instead of ``isinstance`` or ``match``, the unwrapped
+    # parse and check, and a schema-only tool checked inline, so no ``Ok``/``Err`` or frame is made only to be
+    # taken apart.
     for call in calls:
-        if type(call) is not ToolCall and not isinstance(call, ToolCall):
+        if call.__class__ is not ToolCall and not isinstance(call, ToolCall):
             raise TypeError(f"calls must hold ToolCall objects, not {type(call).__name__}")
-        call_id = call.id
-        if call_id in ids:
-            return Err(_duplicate_id(calls, call_id))
-        ids.add(call_id)
+        if ids is not None:
+            if call.id in ids:
+                return Err(_duplicate_id(calls, call.id))
+            ids.add(call.id)
         text = call.arguments_json
         size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if size > per_call:
@@ -436,28 +459,37 @@ def admit(
             return Err(_over("total_argument_bytes", most, total))
         tool = by_name.get(call.name)
         if tool is None:
-            issue: ToolCallIssue = UnknownTool(call_id, call.name, tuple(by_name))
+            issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
-            checked = _check_arguments(tool, text, parse_limits, adjust, failures)
-            if type(checked) is tuple:
-                # Made once per admitted call: the slots set here, without a frame for ``__init__``.
-                passed = _new(AdmittedCall)
-                _set_call(passed, call)
-                _set_tool(passed, tool)
-                _set_arguments(passed, checked[0])
-                _set_decoded(passed, checked[1])
-                admitted.append(passed)
-                continue
-            issue = InvalidArguments(call_id, tool.name, checked)  # type: ignore[arg-type]
+            parsed = parse_value(text, parse_limits)
+            failure: ValueFailure
+            if type(parsed) is ParseError:
+                failure = InvalidJson(parsed)
+            else:
+                arguments: Value = parsed  # type: ignore[assignment]  # ``type() is`` leaves subclasses in
+                if adjust is not None and tool.name in adjust:
+                    arguments = adjust[tool.name](arguments)
+                if tool.decode is None:  # a schema-only tool: its contract decides
+                    try:
+                        found = tool.contract._check(arguments, None)  # ``first_failure``, one frame less
+                    except RecursionError:
+                        found = _contract.first_failure(tool.contract, arguments)
+                    if found is None:
+                        admitted.append(_admitted_call(call, tool, arguments, arguments))
+                        continue
+                    failure = _schema_rejected(tool.contract, arguments, failures, found)  # type: ignore[arg-type]
+                else:
+                    decoded = _decode(tool, arguments, failures)
+                    if decoded.__class__ is tuple:
+                        admitted.append(_admitted_call(call, tool, arguments, decoded[1]))
+                        continue
+                    failure = decoded  # type: ignore[assignment]
+            issue = InvalidArguments(call.id, tool.name, failure)
         if checks is _REJECT:
-            return Err(InvalidToolCall(issue, len(ids) - 1))
+            return Err(InvalidToolCall(issue, len(admitted)))  # no issue came before it
         issues.append(issue)
-    batch = _new(Admitted)
-    _set_calls(batch, tuple(calls))
-    _set_issues(batch, tuple(issues))
-    _set_admitted(batch, tuple(admitted))
     ok: Ok[Admitted] = _new(Ok)
-    _set_ok_value(ok, batch)
+    _set_ok_value(ok, _admitted(tuple(calls), tuple(issues), tuple(admitted)))
     return ok
 
 
@@ -502,20 +534,8 @@ def _expect_tools(tools: Iterable[object]) -> None:
             raise TypeError(f"tools must hold Tool objects, not {type(wrong).__name__}")
 
 
-def _check_arguments(
-    tool: Tool,
-    arguments_json: str,
-    limits: Limits,
-    adjust: Mapping[str, Callable[[Value], Value]] | None,
-    failures: int,
-) -> tuple[Value, Any] | InvalidJson | SchemaRejected | DecodeRejected:
-    # The hot path of every response: plain type tests instead of ``match`` class patterns, and the
-    # unwrapped parse and validation, so no ``Ok``/``Err`` or witness is made only to be taken apart.
-    arguments = parse_value(arguments_json, limits)
-    if isinstance(arguments, ParseError):
-        return InvalidJson(arguments)
-    if adjust is not None and tool.name in adjust:
-        arguments = adjust[tool.name](arguments)
+def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | ValueFailure:
+    """A tool declared in source: its arguments decoded natively, or why they fail."""
     decode_first = tool._decode_first
     if decode_first is not None:
         # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
@@ -523,28 +543,24 @@ def _check_arguments(
         pair = decode_first(arguments)
         if type(pair) is tuple:
             return pair
-        return _schema_rejected(tool.contract, arguments, failures) or DecodeRejected(pair)  # type: ignore[arg-type]
-    try:
-        failure = tool.contract._check(arguments, None)  # ``first_failure``, one frame less
-    except RecursionError:
-        failure = _contract.first_failure(tool.contract, arguments)
-    if failure is not None:
-        return SchemaRejected(_contract.validate_all(tool.contract, arguments, limit=failures) or (failure,))  # type: ignore[arg-type]
-    decode = tool.decode
-    if decode is None:
-        return arguments, arguments
-    decoded = decode(arguments)
+        found = _contract.first_failure(tool.contract, arguments)
+        if found is None:
+            return DecodeRejected(pair)  # type: ignore[arg-type]
+        return _schema_rejected(tool.contract, arguments, failures, found)
+    found = _contract.first_failure(tool.contract, arguments)
+    if found is not None:
+        return _schema_rejected(tool.contract, arguments, failures, found)
+    decoded = tool.decode(arguments)  # type: ignore[misc]
     if isinstance(decoded, Err):
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
 
 
-def _schema_rejected(compiled: Contract, arguments: Value, failures: int) -> SchemaRejected | None:
-    failure = _contract.first_failure(compiled, arguments)
-    if failure is None:
-        return None
+def _schema_rejected(
+    compiled: Contract, arguments: Value, failures: int, first: ValidationError
+) -> SchemaRejected:
     # The rare path: collect the call's other failures too, so one answer can fix them all.
-    return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (failure,))
+    return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (first,))
 
 
 def _duplicate_id(calls: Sequence[ToolCall], call_id: str) -> ProtocolError:

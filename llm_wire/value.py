@@ -275,9 +275,43 @@ def parse_value(text: str | bytes, limits: Limits = DEFAULT) -> Value | ParseErr
     else:
         msg = "parse takes str or bytes"
         raise TypeError(msg)
-    fast = _fast(source, limits, data)
-    if fast is not None:
-        return fast[0]
+    # The fast engines first, inline: every call's arguments come this way. ``data`` is ``source`` in UTF-8:
+    # the text above encoded what is not ASCII already, and ASCII encodes as a plain copy.
+    if data is None:
+        data = source.encode()
+    engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
+    # jiter keeps every number but checks no number limit. A token that may break one holds a run of at
+    # least ``long_run`` digits, or an exponent of ``exponent_digits`` (see ``_FastEngine``): look for
+    # those in the document's number shapes (one ``translate``, then a few ``memmem``).
+    # A large document with no digit at all is common (prose, code): ten ``memchr`` rule it out cheaply.
+    shapes = None
+    fast: tuple[Value] | None
+    if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
+        # Searched as ``str``: ``in`` on ``bytes`` tries its operand as an int first, several times slower.
+        shapes = data.translate(_SHAPES).decode("ascii")
+        if engine.shortest_run in shapes:
+            if len(data) < engine.long_int_from:  # no integer token is that long: only an exponent may be
+                if engine.bare_exponent in shapes or engine.signed_exponent in shapes:
+                    fast = _short(source, engine, limits)
+                    return _exact(source, limits) if fast is None else fast[0]
+            else:
+                suspects = engine.suspects(shapes)
+                if suspects is None or (suspects and not _inside_strings(data, suspects)):
+                    fast = _scanned(source, engine, limits)
+                    return _exact(source, limits) if fast is None else fast[0]
+    if len(data) <= engine.small:  # as ``_native`` reads it, with nothing to count
+        try:
+            return _from_json(  # type: ignore[no-any-return]
+                data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+            )
+        except ValueError:
+            return _exact(source, limits)
+    fast = _native(data, engine, limits, shapes)
+    return _exact(source, limits) if fast is None else fast[0]
+
+
+def _exact(source: str, limits: Limits) -> Value | ParseError:
+    """The exact engine: the value, or the error located and explained."""
     try:
         return _Parser(source, limits).run()
     except _Fail as fail:
@@ -485,41 +519,6 @@ _DIGIT_BYTES = tuple(bytes((digit,)) for digit in b"0123456789")
 _SUSPECTS = 8
 #: Up to this many bytes, two substring tests are cheaper than the regular expression for exponents.
 _FEW_BYTES = 4096
-
-
-def _fast(source: str, limits: Limits, data: bytes | None = None) -> tuple[Value] | None:
-    """
-    The value in a 1-tuple (``None`` is a JSON value; a tuple costs far less than an ``Ok``), or ``None``
-    when the exact parser must decide. ``data``: ``source`` in UTF-8, if known.
-    """
-    engine = _DEFAULT_ENGINE if limits is DEFAULT else _fast_engine(limits)
-    if data is None:
-        data = source.encode("utf-8")  # ``parse`` encodes non-ASCII text already; ASCII is a plain copy
-    # jiter keeps every number but checks no number limit. A token that may break one holds a run of at
-    # least ``long_run`` digits, or an exponent of ``exponent_digits`` (see ``_FastEngine``): look for
-    # those in the document's number shapes (one ``translate``, then a few ``memmem``).
-    # A large document with no digit at all is common (prose, code): ten ``memchr`` rule it out cheaply.
-    shapes = None
-    if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
-        # Searched as ``str``: ``in`` on ``bytes`` tries its operand as an int first, several times slower.
-        shapes = data.translate(_SHAPES).decode("ascii")
-        if engine.shortest_run in shapes:
-            if len(data) < engine.long_int_from:  # no integer token is that long: only an exponent may be
-                if engine.bare_exponent in shapes or engine.signed_exponent in shapes:
-                    return _short(source, engine, limits)
-            else:
-                suspects = engine.suspects(shapes)
-                if suspects is None or (suspects and not _inside_strings(data, suspects)):
-                    return _scanned(source, engine, limits)
-    if len(data) <= engine.small:  # as ``_native`` reads it, with nothing to count
-        try:
-            value = _from_json(
-                data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
-            )
-        except ValueError:
-            return None
-        return (value,)
-    return _native(data, engine, limits, shapes)
 
 
 def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:

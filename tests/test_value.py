@@ -8,10 +8,12 @@ scanner first, the exact parser when it declines), ``exact`` is ``parse`` with t
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import json
 import re
 import sys
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, Literal, Protocol, TypeAlias
 from unittest import mock
@@ -63,16 +65,34 @@ class Parse(Protocol):
     def __call__(self, text: str, limits: Limits = ..., /) -> Parsed: ...
 
 
-def _no_fast_engine(source: str, limits: Limits, data: bytes | None = None) -> None:
-    return None
+@contextlib.contextmanager
+def fast_engines_off() -> Iterator[None]:
+    """Every fast engine declines (jiter and the hooked C scanner), so ``parse`` takes the exact engine."""
+    with (
+        mock.patch.object(value, "_from_json", side_effect=ValueError),
+        mock.patch.object(value, "_short", return_value=None),
+        mock.patch.object(value, "_scanned", return_value=None),
+        mock.patch.object(value, "_native", return_value=None),
+    ):
+        yield
 
 
 def parse_with(text: str | bytes, limits: Limits = DEFAULT, *, engine: Engine = "fast") -> Parsed:
-    """``parse`` on one engine: ``exact`` switches the C-scanner fast path off."""
+    """``parse`` on one engine: ``exact`` switches the fast engines off."""
     if engine == "exact":
-        with mock.patch.object(value, "_fast", _no_fast_engine):
+        with fast_engines_off():
             return parse(text, limits)
     return parse(text, limits)
+
+
+_DECLINED = ParseError(Location(0, 1, 1), Syntax.EXPECTED_VALUE)
+
+
+def fast_engine(text: str, limits: Limits = DEFAULT) -> tuple[Value] | None:
+    """The fast engines' answer: the value in a 1-tuple, or ``None`` when they leave it to the exact one."""
+    with mock.patch.object(value, "_exact", return_value=_DECLINED):
+        parsed = value.parse_value(text, limits)
+    return None if isinstance(parsed, ParseError) else (parsed,)
 
 
 @pytest.fixture(params=["str", "bytes"])
@@ -709,7 +729,8 @@ class TestHostileInput:
     def test_the_byte_limit_comes_before_any_parsing_work(self) -> None:
         """Neither engine runs on an oversized document."""
         with (
-            mock.patch.object(value, "_fast", side_effect=AssertionError("fast engine ran")),
+            mock.patch.object(value, "_from_json", side_effect=AssertionError("fast engine ran")),
+            mock.patch.object(value, "_native", side_effect=AssertionError("fast engine ran")),
             mock.patch.object(value, "_Parser", side_effect=AssertionError("exact engine ran")),
         ):
             for source in ("[" * (2 * MIB), b"[" * (2 * MIB)):
@@ -984,12 +1005,12 @@ class TestEngineChoice:
     def test_a_long_digit_run_inside_a_string_stays_fast(self) -> None:
         """A 1,000-digit id inside a string breaks no number limit: the C scanner parses it."""
         source = '{"id": "' + "7" * 1000 + '", "n": 12}'
-        assert value._fast(source, DEFAULT) == ({"id": "7" * 1000, "n": 12},)
+        assert fast_engine(source) == ({"id": "7" * 1000, "n": 12},)
 
     def test_a_long_integer_token_still_goes_to_the_exact_engine(self) -> None:
         """An integer token over the digit limit is refused by the exact engine, with its location."""
         source = '{"id": "' + "7" * 1000 + '", "n": ' + "1" * 900 + "}"
-        assert value._fast(source, DEFAULT) is None
+        assert fast_engine(source) is None
         error = error_of(parse(source))
         assert error.reason == LimitExceeded("Limits.with_max_number_digits", 800)
         assert error.location.byte_offset == source.index('"n"') + 5
@@ -1086,10 +1107,10 @@ class TestEnginesAgree:
         """Where the fast engine gives a value, the exact engine gives that value with the same types."""
         exact = parse_with(text, limits, engine="exact")
         try:
-            encoded = text.encode("utf-8")
+            text.encode("utf-8")
         except UnicodeEncodeError:
             return  # ``parse`` refuses a lone surrogate before any engine runs
-        fast = value._fast(text, limits, encoded)
+        fast = fast_engine(text, limits)
         if fast is not None:
             assert isinstance(exact, Ok), "the fast engine accepted what the exact engine refuses"
             assert _typed(fast[0]) == _typed(exact.value)
@@ -1100,7 +1121,7 @@ class TestEnginesAgree:
         """On documents ``json.dumps`` writes, under tight limits: refused by one, declined by the other."""
         text = json.dumps(doc)
         exact = parse_with(text, limits, engine="exact")
-        fast = value._fast(text, limits, text.encode("utf-8"))
+        fast = fast_engine(text, limits)
         if isinstance(exact, Err):
             assert fast is None
         elif fast is not None:  # it may decline (at exactly ``max_depth``): the exact engine reads it
@@ -1120,17 +1141,17 @@ class TestNumberShapes:
         """``fc_68ebe7381`` holds "e7381"; inside a string (next to ``\\"``) it costs no careful scan."""
         source = '{"item_id": "fc_68ebe7381", "delta": "{\\"city\\": \\"Par"}'
         with mock.patch.object(value, "_scanned", side_effect=AssertionError("careful scan ran")):
-            assert value._fast(source, DEFAULT) == ({"item_id": "fc_68ebe7381", "delta": '{"city": "Par'},)
+            assert fast_engine(source) == ({"item_id": "fc_68ebe7381", "delta": '{"city": "Par'},)
 
     def test_a_big_exponent_after_an_escaped_quote_is_still_refused(self) -> None:
         """An exponent outside strings is found whatever escapes come before it."""
         source = '{"s": "a\\"b", "n": 1e9999}'
-        assert value._fast(source, DEFAULT) is None
+        assert fast_engine(source) is None
         assert error_of(parse(source)).reason == LimitExceeded("Limits.with_max_exponent", 1200)
 
     def test_an_escaped_backslash_sends_suspects_to_the_careful_scan(self) -> None:
         """After ``\\\\`` a quote may be real or not: the careful scan decides, and agrees."""
         source = '{"s": "a\\\\", "id": "1e12345", "pad": "' + "x" * 900 + '"}'
         with mock.patch.object(value, "_scanned", wraps=value._scanned) as scanned:
-            assert value._fast(source, DEFAULT) == ({"s": "a\\", "id": "1e12345", "pad": "x" * 900},)
+            assert fast_engine(source) == ({"s": "a\\", "id": "1e12345", "pad": "x" * 900},)
         assert scanned.called
