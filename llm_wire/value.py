@@ -287,6 +287,10 @@ def parse_value(text: str | bytes, limits: Limits = DEFAULT) -> Value | ParseErr
     shapes = None
     fast: tuple[Value] | None
     if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
+        if len(data) >= engine.long_int_from and data.count(b",") < _FEW_COMMAS:
+            fast = _few_values(data, engine, limits)
+            if fast is not None:
+                return fast[0]
         # Searched as ``str``: ``in`` on ``bytes`` tries its operand as an int first, several times slower.
         shapes = data.translate(_SHAPES).decode("ascii")
         if engine.shortest_run in shapes:
@@ -438,6 +442,9 @@ class _FastEngine:
         self.shortest_run = "0" * min(long_run, exponent_digits)
         # An integer token with fewer digits than this is within the byte and digit limits.
         self.long_int_from = max(1, min(digits + 1, size))
+        # An integer of at most this many bits has few enough digits for the digit and byte limits: its
+        # digits are at most ``floor(bits * log10(2)) + 1``, and 0.30103 is just over log10(2).
+        self.int_bits = (min(digits, size - 1) - 1) * 100_000 // 30_103
         # ``max_depth`` for jiter: extra arrays around the document that use up the rest of its own limit.
         self.padding = max(0, _JITER_DEPTH + 1 - limits.max_depth) if _JITER_DEPTH else 0
         # Without padding, jiter's own limit is enough when ``max_depth`` is at least one more.
@@ -478,8 +485,10 @@ class _FastEngine:
             found.append(at)
             if len(found) > _SUSPECTS:
                 return None
-            ends = [end for end in map(shapes.find, ".e+[", repeat(at)) if end >= 0]
-            at = shapes.find(run, min(ends)) if ends else -1
+            # Go on after the next byte that is no digit, exponent mark, sign or bracket. What lies before it
+            # shares the place found: inside the same string, or in a token the careful scan reads anyway.
+            end = shapes.find(".", at)
+            at = shapes.find(run, end) if end >= 0 else -1
         if self.exponent_digits in shapes and (
             len(shapes) > _FEW_BYTES or self.bare_exponent in shapes or self.signed_exponent in shapes
         ):
@@ -489,6 +498,25 @@ class _FastEngine:
                 if len(found) > _SUSPECTS:
                     return None
         return found
+
+    def decimal_within(self, number: Decimal) -> bool:
+        """
+        Whether any token jiter could have read as ``number`` is within the number limits, in a document
+        with no run of ``len(_ZEROS)`` zeros. jiter keeps every digit of the token but its leading zeros,
+        which are then fewer than ``len(_ZEROS)`` in the fraction and in the exponent: a token of ``d`` kept
+        digits has at most ``d + 8`` in its mantissa, so its written exponent is at most ``|e| + d + 8``.
+        """
+        _, kept, exponent = number.as_tuple()
+        count = len(kept)
+        written = abs(exponent) + count + len(_ZEROS)  # type: ignore[arg-type]
+        limits = self.limits
+        # sign, mantissa with its zeros, point, "e" and sign, exponent digits with their zeros
+        size = 1 + count + len(_ZEROS) + 1 + 2 + len(str(written)) + len(_ZEROS) - 1
+        return (
+            count <= limits.max_number_digits
+            and written <= limits.max_exponent
+            and size <= limits.max_number_bytes
+        )
 
     def number(self, token: str) -> Decimal:
         """Every non-integer number token: a ``Decimal`` when it is within the limits."""
@@ -547,6 +575,54 @@ def _short(source: str, engine: _FastEngine, limits: Limits) -> tuple[Value] | N
     except (_Fallback, StopIteration, ValueError, ArithmeticError, RecursionError):
         return None
     return _scanned_whole(source, value, end, limits)
+
+
+#: A long document with fewer commas than this holds few values: ``_few_values`` checks them one by one.
+_FEW_COMMAS = 16
+#: The most values ``_few_values`` looks at before it leaves the document to the pre-scan.
+_FEW = 64
+#: With no run of this many "0" bytes, a number's leading zeros (of its fraction or exponent) are fewer.
+_ZEROS = b"0" * 8
+
+
+def _few_values(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value] | None:
+    """
+    A long document of few values (a long text and a few scalars, as tool arguments often are) through
+    jiter, then each value checked against the limits: cheaper than a pre-scan of every byte. ``None`` when
+    jiter refuses it, it holds more than ``_FEW`` values, nests deeper than ``max_depth``, or has a number
+    that may break a number limit: the pre-scan and the exact engine decide those.
+    """
+    try:
+        value = _from_json(
+            data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+        )
+    except ValueError:
+        return None
+    pending: list[tuple[Value, int]] = [(value, 1)]
+    most = min(_FEW, limits.max_values)
+    seen = 0
+    zeros: bool | None = None
+    while pending:
+        item, depth = pending.pop()
+        seen += 1
+        if seen > most:
+            return None
+        kind = item.__class__
+        if kind is dict or kind is list:
+            if depth > limits.max_depth:
+                return None
+            children = item.values() if kind is dict else item  # type: ignore[union-attr]
+            pending.extend(zip(children, repeat(depth + 1)))  # type: ignore[arg-type]
+        elif kind is int:
+            # JSON writes an integer without leading zeros: its digits follow from its size.
+            if item.bit_length() > engine.int_bits:  # type: ignore[union-attr]
+                return None
+        elif kind is Decimal:
+            if zeros is None:
+                zeros = data.find(_ZEROS) >= 0
+            if zeros or not engine.decimal_within(item):  # type: ignore[arg-type]
+                return None
+    return (value,)
 
 
 def _inside_strings(data: bytes, positions: list[int]) -> bool:

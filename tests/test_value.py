@@ -1151,7 +1151,82 @@ class TestNumberShapes:
 
     def test_an_escaped_backslash_sends_suspects_to_the_careful_scan(self) -> None:
         """After ``\\\\`` a quote may be real or not: the careful scan decides, and agrees."""
-        source = '{"s": "a\\\\", "id": "1e12345", "pad": "' + "x" * 900 + '"}'
+        many = [1] * value._FEW_COMMAS  # more values than ``_few_values`` reads: the pre-scan decides
+        source = (
+            '{"s": "a\\\\", "id": "1e12345", "many": ' + json.dumps(many) + ', "pad": "' + "x" * 900 + '"}'
+        )
         with mock.patch.object(value, "_scanned", wraps=value._scanned) as scanned:
-            assert fast_engine(source) == ({"s": "a\\", "id": "1e12345", "pad": "x" * 900},)
+            assert fast_engine(source) == ({"s": "a\\", "id": "1e12345", "many": many, "pad": "x" * 900},)
         assert scanned.called
+
+
+#: A text long enough that no integer token next to it can be over the limits by length alone.
+_PAD = "x" * 1000
+
+
+def _number_tokens() -> st.SearchStrategy[str]:
+    """Number tokens with the zeros a value does not keep: leading zeros of the fraction and the exponent."""
+    return st.builds(
+        lambda sign, whole, zeros, fraction, mark, exp_zeros, exponent: (
+            sign
+            + whole
+            + ("." + "0" * zeros + fraction if fraction is not None else "")
+            + (mark + "0" * exp_zeros + exponent if exponent is not None else "")
+        ),
+        st.sampled_from(["", "-"]),
+        st.sampled_from(["0", "1", "12", "9" * 5]),
+        st.integers(0, 12),
+        st.none() | st.sampled_from(["0", "5", "25", "1" * 4]),
+        st.sampled_from(["e", "E+", "e-"]),
+        st.integers(0, 12),
+        st.none() | st.sampled_from(["0", "3", "9", "10", "1200", "1201"]),
+    )
+
+
+class TestFewValues:
+    """A long document of few values is read by jiter and checked value by value, and agrees with the exact
+    engine on every number limit, leading zeros included."""
+
+    def test_a_long_text_with_a_few_scalars_skips_the_pre_scan(self) -> None:
+        """A 2,000-digit id, a long text and two numbers: no pre-scan of the bytes, no careful scan."""
+        doc = {"id": "7" * 2000, "text": "x" * 8000, "n": 12, "t": Decimal("0.5")}
+        with (
+            mock.patch.object(value._FastEngine, "suspects", side_effect=AssertionError("pre-scan ran")),
+            mock.patch.object(value, "_scanned", side_effect=AssertionError("careful scan ran")),
+        ):
+            assert fast_engine(json.dumps(doc, default=str).replace('"0.5"', "0.5")) == (doc,)
+
+    @pytest.mark.parametrize(
+        ("number", "reason"),
+        [
+            ("1e" + "0" * 1100 + "5", LimitExceeded("Limits.with_max_number_bytes", 1024)),
+            ("0." + "0" * 1100 + "1", LimitExceeded("Limits.with_max_number_bytes", 1024)),
+            ("1e1201", LimitExceeded("Limits.with_max_exponent", 1200)),
+            ("1" * 801, LimitExceeded("Limits.with_max_number_digits", 800)),
+            ("0." + "1" * 801, LimitExceeded("Limits.with_max_number_digits", 800)),
+        ],
+        ids=["exponent-zeros", "fraction-zeros", "exponent", "integer-digits", "fraction-digits"],
+    )
+    def test_numbers_over_a_limit_are_still_refused(self, number: str, reason: LimitExceeded) -> None:
+        """Zeros the value drops still count: the document goes to the engines that see its bytes."""
+        source = '{"text": "' + _PAD + '", "n": ' + number + "}"
+        assert fast_engine(source) is None
+        assert error_of(parse(source)).reason == reason
+
+    def test_a_deep_document_of_few_values_is_refused(self) -> None:
+        """Nesting past ``max_depth`` is found by the walk, whatever the byte count."""
+        source = "[" * 65 + '"' + _PAD + '"' + "]" * 65
+        assert is_limit_exceeded(error_of(parse(source)))
+        assert isinstance(parse(source[1:-1]), Ok)
+
+    @settings(max_examples=PARSER_EXAMPLES)
+    @given(st.lists(_number_tokens(), min_size=1, max_size=4), st.sampled_from(_TIGHT))
+    def test_agrees_with_the_exact_engine(self, numbers: list[str], limits: Limits) -> None:
+        """Whatever its zeros and limits, a number is read as the exact engine reads it, or refused alike."""
+        source = '{"text": "' + _PAD + '", "n": [' + ", ".join(numbers) + "]}"
+        exact = parse_with(source, limits, engine="exact")
+        assert parse(source, limits) == exact
+        fast = fast_engine(source, limits)
+        if fast is not None:
+            assert isinstance(exact, Ok)
+            assert _typed(fast[0]) == _typed(exact.value)
