@@ -287,7 +287,12 @@ def parse_value(text: str | bytes, limits: Limits = DEFAULT) -> Value | ParseErr
     shapes = None
     fast: tuple[Value] | None
     if len(data) <= _COUNTED or any(digit in data for digit in _DIGIT_BYTES):
-        if len(data) >= engine.long_int_from and data.count(b",") < _FEW_COMMAS:
+        # Commas bound the values; a document of many shows it in its first kibibyte, for a short count.
+        if (
+            len(data) >= engine.long_int_from
+            and data.count(b",", 0, 1024) < _FEW_COMMAS
+            and data.count(b",") < _FEW_COMMAS
+        ):
             fast = _few_values(data, engine, limits)
             if fast is not None:
                 return fast[0]
@@ -434,7 +439,7 @@ class _FastEngine:
         exponent_digits = len(str(limits.max_exponent))
         zeros = "0" * exponent_digits
         self.exponent_digits = zeros
-        self.long_exponent = re.compile(r"e\+?" + zeros)
+        self.long_exponent = re.compile(r"0e\+?" + zeros)  # a digit comes first: a faster search
         # An exponent that long as a number writes it: after a digit, with or without a sign. (An id such
         # as "fc_68ebe7381" has a letter before its "e".)
         self.bare_exponent, self.signed_exponent = "0e" + zeros, "0e+" + zeros
