@@ -153,6 +153,7 @@ class LazyPattern:
 
 
 _FIELD_SPEC = type(attrs.field())
+_FACTORY: type = type(attrs.Factory(list))
 _HOOKS = ("__attrs_pre_init__", "__attrs_post_init__", "__attrs_init_subclass__")
 #: What a class may not define itself for the quick build (attrs would keep or refuse it).
 _OWN = frozenset(
@@ -180,51 +181,100 @@ _SHARED = {
     for name in ("__setattr__", "__delattr__", "__attrs_props__", "__replace__")
     if name in _TEMPLATE.__dict__
 }
-_ATTRIBUTE: attrs.Attribute[object] = _TEMPLATE.__dict__["__attrs_attrs__"][0]
+_ATTRIBUTE: Any = _TEMPLATE.__dict__["__attrs_attrs__"][0]
 _HOLDER_MODULE = type(_TEMPLATE.__dict__["__attrs_attrs__"]).__module__
 
 
-def _alias(name: str) -> dict[str, str]:
-    """The alias a field gets: attrs 26.1 and later derive it from the new name, earlier ones take it here."""
-    return {} if getattr(_ATTRIBUTE, "alias_is_default", False) else {"alias": name}
+#: The template's field in pickle's form (a value per slot of ``Attribute``): a quick field is a copy with
+#: its own name, type and options put in.
+_ATTRIBUTE_CLASS: Any = type(_ATTRIBUTE)
+_STATE: tuple[Any, ...] = _ATTRIBUTE.__getstate__()
+_SLOT = {name: n for n, name in enumerate(_ATTRIBUTE_CLASS.__slots__)}
 
 
-def _init_code(count: int) -> CodeType:
-    """attrs' ``__init__`` of a frozen slotted record of ``count`` fields named ``_f0``, ``_f1``..."""
-    names = [f"_f{n}" for n in range(count)]
-    lines = [f"        _setattr('{name}', {name})" for name in names]
+def _attribute(name: str, kind: Any, options: dict[str, Any]) -> Any:
+    """The ``Attribute`` attrs makes of a field of this name, type and ``attrs.field`` options."""
+    state = list(_STATE)
+    state[_SLOT["name"]] = state[_SLOT["alias"]] = name
+    state[_SLOT["type"]] = kind
+    for option, value in options.items():
+        state[_SLOT[option]] = value
+    made = _ATTRIBUTE_CLASS.__new__(_ATTRIBUTE_CLASS)
+    made.__setstate__(tuple(state))
+    return made
+
+
+def _field_options(spec: Any) -> dict[str, Any] | None:
+    """The options of an ``attrs.field`` the quick build honours, or ``None`` when it needs attrs' builder."""
+    if (
+        spec._validator is not None
+        or spec.converter is not None
+        or spec.init is not True
+        or spec.on_setattr is not None
+        or spec.alias is not None
+        or spec.metadata
+        or spec.type is not None
+        or isinstance(spec._default, _FACTORY)
+    ):
+        return None
+    return {
+        "default": spec._default,
+        "repr": spec.repr,
+        "eq": spec.eq,
+        "eq_key": spec.eq_key,
+        "order": spec.order,
+        "order_key": spec.order_key,
+        "hash": spec.hash,
+        "kw_only": bool(spec.kw_only),
+    }
+
+
+def _init_code(keyword_only: tuple[bool, ...]) -> CodeType:
+    """
+    attrs' ``__init__`` of a frozen slotted record whose fields are ``_f0``, ``_f1``... (keyword-only where
+    ``keyword_only`` says), in a closure over ``_cached_setattr_get``.
+    """
+    names = [f"_f{n}" for n in range(len(keyword_only))]
+    positional = [name for name, only in zip(names, keyword_only, strict=True) if not only]
+    keywords = [name for name, only in zip(names, keyword_only, strict=True) if only]
+    parameters = ", ".join(["self", *positional, *(["*", *keywords] if keywords else [])])
+    lines = "".join(f"        _setattr('{name}', {name})\n" for name in names)
     source = (
         "def factory(_cached_setattr_get):\n"
-        f"    def __init__(self{''.join(', ' + name for name in names)}):\n"
-        "        _setattr = _cached_setattr_get(self)\n" + "\n".join(lines) + "\n    return __init__\n"
+        f"    def __init__({parameters}):\n"
+        "        _setattr = _cached_setattr_get(self)\n" + lines + "    return __init__\n"
     )
     namespace: dict[str, Any] = {}
     exec(compile(source, "<llm_wire: quick record __init__>", "exec"), namespace)
     return namespace["factory"].__code__.co_consts[1]  # type: ignore[no-any-return]
 
 
-_INIT_CODES: dict[int, CodeType] = {}
+_INIT_CODES: dict[tuple[bool, ...], CodeType] = {}
 _SETATTR_CELL = CellType(_OBJECT_SETATTR.__get__)
 
 
-def _make_init(cls: type, names: tuple[str, ...], types: tuple[Any, ...], defaults: tuple[Any, ...]) -> Any:
+def _make_init(cls: type, fields: tuple[Any, ...]) -> Any:
     """The ``__init__`` attrs would generate for ``cls``: same parameters, defaults, names and annotations."""
-    count = len(names)
-    code = _INIT_CODES.get(count)
+    shape = tuple(a.kw_only for a in fields)
+    code = _INIT_CODES.get(shape)
     if code is None:
-        # Two threads meeting a new count both build the same code; either serves.
-        code = _INIT_CODES[count] = _init_code(count)
-    rename = {f"_f{n}": name for n, name in enumerate(names)}
+        # Two threads meeting a new shape both build the same code; either serves.
+        code = _INIT_CODES[shape] = _init_code(shape)
+    rename = {f"_f{n}": a.name for n, a in enumerate(fields)}
     code = code.replace(
         co_varnames=tuple(rename.get(name, name) for name in code.co_varnames),
         co_consts=tuple(rename.get(c, c) if isinstance(c, str) else c for c in code.co_consts),
     )
     module = sys.modules.get(cls.__module__)
     namespace = vars(module) if module is not None else {"__builtins__": builtins}
+    defaults = tuple(a.default for a in fields if not a.kw_only and a.default is not NOTHING)
     init = FunctionType(code, namespace, "__init__", defaults or None, (_SETATTR_CELL,))
+    init.__kwdefaults__ = {
+        a.name: a.default for a in fields if a.kw_only and a.default is not NOTHING
+    } or None
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = _INIT_DOC.format(cls.__qualname__)
-    init.__annotations__ = {"return": None, **dict(zip(names, types, strict=True))}
+    init.__annotations__ = {"return": None, **{a.name: a.type for a in fields}}
     return init
 
 
@@ -245,8 +295,8 @@ def _setstate(self: Any, state: Any) -> None:
                 set_slot(a.name, state[a.name])
 
 
-def _plan(cls: type) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[Any, ...]] | None:
-    """The fields, types and trailing defaults of a record the quick build can make, or ``None``."""
+def _plan(cls: type) -> tuple[Any, ...] | None:
+    """The fields (``Attribute``s) of a record the quick build can make, or ``None``."""
     own = cls.__dict__
     if not issubclass(cls, Lean) or issubclass(cls, BaseException) or not _OWN.isdisjoint(own):
         return None
@@ -260,38 +310,35 @@ def _plan(cls: type) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[Any, ...]]
         code = getattr(getattr(function, "fget", function), "__code__", None)
         if isinstance(value, cached_property) or (code is not None and "__class__" in code.co_freevars):
             return None
-    names: list[str] = []
-    types: list[Any] = []
-    defaults: list[Any] = []
+    fields: list[Any] = []
+    had_default = False
     for name, kind in own.get("__annotations__", {}).items():
         if name.startswith("_") or "ClassVar" in str(kind):
             return None
-        default = own.get(name, NOTHING)
-        if isinstance(default, _FIELD_SPEC | attrs.Factory) or (defaults and default is NOTHING):
+        value = own.get(name, NOTHING)
+        if isinstance(value, _FIELD_SPEC):
+            options = _field_options(value)
+            if options is None:
+                return None
+        elif isinstance(value, _FACTORY):
             return None
-        names.append(name)
-        types.append(kind)
-        if default is not NOTHING:
-            defaults.append(default)
-    return tuple(names), tuple(types), tuple(defaults)
+        else:
+            options = {} if value is NOTHING else {"default": value}
+        if not options.get("kw_only"):
+            # attrs refuses a mandatory field after one with a default: its builder says so.
+            if had_default and options.get("default", NOTHING) is NOTHING:
+                return None
+            had_default = options.get("default", NOTHING) is not NOTHING
+        fields.append(_attribute(name, kind, options))
+    return tuple(fields)
 
 
 def _quick(cls: type) -> type:
-    """The record ``attrs.frozen`` makes of ``cls``, built without attrs' builder; ``cls`` fits ``_plan``."""
-    plan = _plan(cls)
-    if plan is None:
+    """The record ``attrs.frozen`` makes of ``cls``: built here when ``_plan`` allows, else by attrs."""
+    fields = _plan(cls)
+    if fields is None:
         return attrs.frozen(cls)
-    names, types, defaults = plan
-    first_default = len(names) - len(defaults)
-    fields = tuple(
-        _ATTRIBUTE.evolve(
-            name=name,
-            type=kind,
-            default=defaults[n - first_default] if n >= first_default else NOTHING,
-            **_alias(name),
-        )
-        for n, (name, kind) in enumerate(zip(names, types, strict=True))
-    )
+    names = tuple(a.name for a in fields)
     holder = type(
         f"{cls.__name__}Attributes",
         (tuple,),
@@ -306,8 +353,8 @@ def _quick(cls: type) -> type:
     namespace["__attrs_attrs__"] = holder(fields)
     namespace["__getstate__"] = _getstate
     namespace["__setstate__"] = _setstate
-    namespace["__match_args__"] = names
-    namespace["__init__"] = _make_init(cls, names, types, defaults)
+    namespace["__match_args__"] = tuple(a.name for a in fields if not a.kw_only)
+    namespace["__init__"] = _make_init(cls, fields)
     return type(cls)(cls.__name__, cls.__bases__, namespace)
 
 
@@ -317,11 +364,12 @@ else:
 
     def frozen(maybe_cls: type | None = None, /, **options: Any) -> Any:
         """
-        ``attrs.frozen``, cheaper for a plain ``Lean`` record: its fields annotated, with plain defaults or
-        none, no ``attrs.field``, no hooks, no fields of its bases. Such a record gets the class
-        ``attrs.frozen`` would make (the same fields, ``__init__`` signature and text, slots, pickling,
-        ``__match_args__``, frozen ``setattr``), built in a fifth of the time; any other class, or any
-        option, goes to ``attrs.frozen`` itself.
+        ``attrs.frozen``, cheaper for a plain ``Lean`` record: public fields with plain defaults or
+        ``attrs.field`` options that leave ``__init__`` plain (``default``, ``repr``, ``eq``, ``hash``,
+        ``kw_only``), no validators, converters or factories, no hooks, no fields of its bases. Such a
+        record gets the class ``attrs.frozen`` would make (the same fields, ``__init__`` signature and
+        text, slots, pickling, ``__match_args__``, frozen ``setattr``) in a third of the time; any other
+        class, or any option, goes to ``attrs.frozen`` itself.
         """
         if maybe_cls is None or options:
             return attrs.frozen(maybe_cls, **options)
