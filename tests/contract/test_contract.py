@@ -1029,11 +1029,13 @@ def _modules_after(statement: str) -> set[str]:
     return set(out.stdout.split())
 
 
-_COMPILER = frozenset(f"llm_wire.contract.{name}" for name in ("_compile", "_keywords", "_quick"))
+_COMPILER = frozenset(
+    f"llm_wire.contract.{name}" for name in ("_compile", "_keywords", "_quick", "_fastload")
+)
 
 
 class TestCompilerLoadsOnUse:
-    """The contract face imports without its compiler; the first contract loads it."""
+    """The contract face imports without its compiler and one-walk reader; the first contract loads them."""
 
     def test_import_loads_no_compiler(self) -> None:
         """``import llm_wire.contract`` leaves the compiler, the keywords and the fast path unloaded."""
