@@ -23,6 +23,13 @@ itself keeps its own. For ``@frozen`` records only: a mutable class would wrongl
 exception compares by identity (``Lean`` leaves exceptions alone). Records made or compared on a hot path
 keep attrs' generated methods, which run faster.
 
+Records built without attrs' builder (``frozen``, which modules import in place of ``attrs.frozen``): even
+a ``Lean`` record costs attrs a second class, a compiled ``__init__`` and its bookkeeping. For a plain
+``Lean`` record ``frozen`` makes the class attrs would, from one record attrs builds here (the template):
+its fields are copies of the template's field, its ``__init__`` is attrs' code for the same shape of
+parameters with the names put in (compiled once per shape), the rest is the template's or shared. Any
+other class, or any option, goes to ``attrs.frozen``; ``tests/test_fast.py`` checks the two builds agree.
+
 Regular expressions a module needs only on some paths (``LazyPattern``) compile on first use, not at import.
 """
 
