@@ -30,10 +30,10 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar
 
-from attrs import field, frozen
+from attrs import field
 
 from llm_wire import contract as _contract
-from llm_wire._fast import builder, new, slot_setters
+from llm_wire._fast import Lean, builder, frozen, new, slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -87,7 +87,7 @@ _FAILURES_PER_CALL = 8
 
 
 @frozen
-class SchemaRejected:
+class SchemaRejected(Lean):
     """
     The value is JSON but does not satisfy the schema: ``errors`` holds its failures in the contract's
     order (at least one, at most ``AdmissionLimits.failures_per_call``), so one answer can fix them all.
@@ -112,7 +112,7 @@ class SchemaRejected:
 
 
 @frozen
-class DecodeRejected:
+class DecodeRejected(Lean):
     """The value satisfies the schema but the native codec refuses it."""
 
     decode_error: DecodeError
@@ -145,7 +145,7 @@ def describe_value_failure(failure: ValueFailure) -> str:
 
 
 @frozen
-class UnknownTool:
+class UnknownTool(Lean):
     """The call names a tool the request did not declare. ``name`` never reaches a text."""
 
     call_id: str
@@ -162,7 +162,7 @@ class UnknownTool:
 
 
 @frozen
-class InvalidArguments:
+class InvalidArguments(Lean):
     """The arguments are not JSON, fail the schema, or fail native decoding."""
 
     call_id: str
@@ -181,7 +181,7 @@ ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments
 
 
 @frozen
-class InvalidToolCall:
+class InvalidToolCall(Lean):
     """
     Under ``ToolCallChecks.REJECT``: the response fails on its first bad call, whose typed ``issue`` (with its
     call id) is kept; ``index`` is the call's position in the response, from 0.
@@ -281,7 +281,7 @@ _BOUNDS = ("calls_per_turn", "argument_bytes_per_call", "total_argument_bytes", 
 
 
 @frozen
-class AdmissionLimits:
+class AdmissionLimits(Lean):
     """
     Bounds admission enforces on a batch of calls whatever the policy.
     """

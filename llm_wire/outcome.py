@@ -29,9 +29,9 @@ import enum
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from attrs import field, frozen
+from attrs import field
 
-from llm_wire._fast import Lean
+from llm_wire._fast import Lean, frozen
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -45,22 +45,20 @@ from llm_wire.admission import (
 from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
-from llm_wire.providers.response import (
-    ErrorKind,
-    FinishReason,
-    PartialCall,
-    ProviderError,
-    ResponseError,
-    StreamDecoder,
-    Terminal,
-    Usage,
-)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
 
 if TYPE_CHECKING:
     from llm_wire._request import Prepared
+    from llm_wire.providers.response import (
+        FinishReason,
+        PartialCall,
+        ResponseError,
+        StreamDecoder,
+        Terminal,
+        Usage,
+    )
 
 __all__ = [
     "Answer",
@@ -211,7 +209,20 @@ class TransportError(Lean):
         return self.describe()
 
 
-FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
+if TYPE_CHECKING:
+    FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
+else:
+
+    def __getattr__(name: str) -> Any:
+        # The response shapes load with the first decoder or the first resolve, not with this module: a
+        # caller holding a decoded response has them already. ``FailureError`` names one of them.
+        if name != "FailureError":
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        from llm_wire.providers.response import ResponseError
+
+        alias = globals()["FailureError"] = ResponseError | AdmissionError | InvalidOutput | TransportError
+        return alias
 
 
 @frozen
@@ -239,17 +250,6 @@ class Failure(Lean):
 Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
 
 _LIMITS = AdmissionLimits()
-_NOT_SENT = frozenset(
-    {
-        ErrorKind.INVALID_REQUEST,
-        ErrorKind.AUTHENTICATION,
-        ErrorKind.PERMISSION,
-        ErrorKind.NOT_FOUND,
-        ErrorKind.REQUEST_TOO_LARGE,
-        ErrorKind.RATE_LIMITED,
-        ErrorKind.OVERLOADED,
-    }
-)
 
 
 def sent_for(error: ResponseError) -> Sent:
@@ -257,10 +257,21 @@ def sent_for(error: ResponseError) -> Sent:
     What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
     whole response, a server error or an error met mid-response possibly a response.
     """
+    from llm_wire.providers.response import ErrorKind, ProviderError
+
+    not_sent = (
+        ErrorKind.INVALID_REQUEST,
+        ErrorKind.AUTHENTICATION,
+        ErrorKind.PERMISSION,
+        ErrorKind.NOT_FOUND,
+        ErrorKind.REQUEST_TOO_LARGE,
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.OVERLOADED,
+    )
     match error:
         case ProviderError(kind=ErrorKind.RESPONSE_FAILED):
             return Sent.COMPLETED
-        case ProviderError(kind=kind, status=int()) if kind in _NOT_SENT:
+        case ProviderError(kind=kind, status=int()) if kind in not_sent:
             return Sent.NOT_SENT
         case ProviderError():
             return Sent.MAYBE_SENT
@@ -332,6 +343,8 @@ def resolve_with(
     codec, declared on the spot under the name ``output``. A decode error is a
     ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
     """
+    from llm_wire.providers.response import FinishReason
+
     _check_decoded(decoded)
     match decoded:
         case Err(error):
@@ -374,6 +387,8 @@ def resolve_stream_with(
     ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
     whether the stream completed and whether progress reached the caller.
     """
+    from llm_wire.providers.response import ProviderError
+
     _check_stream(stream)
     decoded = stream.finish()
     completed = Sent.COMPLETED if stream.completed else Sent.MAYBE_SENT
@@ -394,6 +409,8 @@ def resolve_stream_with(
 
 
 def _check_decoded(decoded: object) -> None:
+    from llm_wire.providers.response import Terminal
+
     if not isinstance(decoded, Ok | Err):
         msg = f"decoded must be an Ok or Err, not {type(decoded).__name__}"
         raise TypeError(msg)
@@ -413,6 +430,8 @@ def _check_prepared(prepared: object) -> None:
 
 
 def _check_stream(stream: object) -> None:
+    from llm_wire.providers.response import StreamDecoder
+
     if not isinstance(stream, StreamDecoder):
         msg = f"stream must be a StreamDecoder, not {type(stream).__name__}"
         raise TypeError(msg)

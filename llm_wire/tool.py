@@ -12,9 +12,10 @@ import enum
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from attrs import field, frozen
+from attrs import field
 
 from llm_wire import contract as _contract
+from llm_wire._fast import Lean, frozen
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, LoadError
 from llm_wire.result import Err, Ok, Result
@@ -55,7 +56,7 @@ _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX
 
 
 @frozen
-class EmptyName:
+class EmptyName(Lean):
     """The name is empty."""
 
     def describe(self) -> str:
@@ -67,7 +68,7 @@ class EmptyName:
 
 
 @frozen
-class InvalidCharacter:
+class InvalidCharacter(Lean):
     """The first character outside ASCII letters, digits, ``_`` and ``-``."""
 
     character: str
@@ -81,7 +82,7 @@ class InvalidCharacter:
 
 
 @frozen
-class NameTooLong:
+class NameTooLong(Lean):
     """The name has more than 64 bytes."""
 
     length: int
@@ -116,7 +117,7 @@ def check_name(name: str) -> Result[None, NameProblem]:
 
 
 @frozen
-class InvalidName:
+class InvalidName(Lean):
     """A runtime declaration whose name breaks the rule."""
 
     name: str
@@ -131,7 +132,7 @@ class InvalidName:
 
 
 @frozen
-class InvalidSchema:
+class InvalidSchema(Lean):
     """A runtime declaration whose JSON Schema cannot be loaded and honoured."""
 
     load_error: LoadError
@@ -145,7 +146,7 @@ class InvalidSchema:
 
 
 @frozen
-class InputNotObject:
+class InputNotObject(Lean):
     """A runtime declaration whose schema does not describe a JSON object at its root."""
 
     name: str
@@ -162,7 +163,7 @@ ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
 
 
 @frozen
-class DuplicateToolName:
+class DuplicateToolName(Lean):
     """Two declared tools share a name: which one a call means would be a guess."""
 
     name: str

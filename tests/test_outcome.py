@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import typing
 from typing import Any
 
 import attrs
@@ -485,3 +488,28 @@ class TestBoundedTexts:
         assert "\x1b" not in got.describe()
         assert "\x07" not in got.describe()
         assert len(got.describe()) < 200
+
+
+class TestResponseShapesLoadOnUse:
+    """``outcome`` imports without the response shapes; ``FailureError`` and the first resolve load them."""
+
+    @staticmethod
+    def _modules_after(statement: str) -> set[str]:
+        code = f"import sys; {statement}; print(' '.join(sys.modules))"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        return set(out.stdout.split())
+
+    def test_import_loads_no_response(self) -> None:
+        """``import llm_wire.outcome`` leaves ``providers.response`` unloaded."""
+        loaded = self._modules_after("import llm_wire.outcome")
+        assert "llm_wire.providers.response" not in loaded
+
+    def test_failure_error_is_the_union(self) -> None:
+        """``FailureError`` names every error a ``Failure`` carries, the response errors among them."""
+        from llm_wire import outcome
+        from llm_wire.providers.response import ProviderError
+
+        assert ProviderError in typing.get_args(outcome.FailureError)
+        assert outcome.InvalidOutput in typing.get_args(outcome.FailureError)
+        loaded = self._modules_after("from llm_wire.outcome import FailureError")
+        assert "llm_wire.providers.response" in loaded

@@ -25,11 +25,12 @@ own failures), other required names, other members in input order (``patternProp
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from attrs import frozen
 
@@ -38,7 +39,6 @@ from llm_wire._fast import new, slot_setters
 from llm_wire._public import rehome
 from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import ContractMismatch, DecodeError
-from llm_wire.contract._compile import Budget, Check, Memo, Out, Res, compile_plan
 from llm_wire.contract._errors import (
     DuplicateItems,
     InvalidPropertyName,
@@ -68,13 +68,14 @@ from llm_wire.contract._errors import (
     ValidationError,
 )
 from llm_wire.contract._formats import FORMATS
-from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_schema
-from llm_wire.contract._quick import WARM_UP, quickened
 from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Path, Value
+
+if TYPE_CHECKING:
+    from llm_wire.contract._compile import Check, Memo, Out, Res
 
 __all__ = [
     # loading
@@ -120,7 +121,16 @@ __all__ = [
 ]
 
 T = TypeVar("T", covariant=True)
-_SUPPORTED = frozenset(KEYWORDS)
+
+
+# The compiler (``_compile``, ``_keywords`` and the fast path ``_quick``) loads with the first contract,
+# not with this module: importing the stack needs only the face and its records.
+@functools.cache
+def _supported() -> frozenset[str]:
+    """The keywords a contract enforces."""
+    from llm_wire.contract._keywords import KEYWORDS
+
+    return frozenset(KEYWORDS)
 
 
 def _no_init(*_: object, **__: object) -> NoReturn:
@@ -295,7 +305,7 @@ def load(
             pass
     match prepare_document(
         document,
-        supported=_SUPPORTED,
+        supported=_supported(),
         annotations=declared,
         assert_formats=assert_formats,
         formats=FORMATS,
@@ -352,7 +362,7 @@ def from_schema(
     )
     match prepare_schema(
         schema,
-        supported=_SUPPORTED,
+        supported=_supported(),
         annotations=declared,
         assert_formats=assert_formats,
         formats=FORMATS,
@@ -369,6 +379,9 @@ def from_schema(
 def _compiled(
     plan: Plan, dialect: Dialect, assert_formats: bool, max_nodes: int, max_ref_depth: int
 ) -> Result[Contract, LoadError]:
+    from llm_wire.contract._compile import compile_plan
+    from llm_wire.contract._keywords import KEYWORDS
+
     match compile_plan(
         plan, KEYWORDS, assert_formats=assert_formats, max_nodes=max_nodes, max_ref_depth=max_ref_depth
     ):
@@ -394,6 +407,8 @@ def _warming(contract: Contract, check: Check) -> Check:
     ``check``, counting its uses: at the ``WARM_UP``-th it writes the contract's fast path (``_quick``) and
     puts it in place of itself, or puts ``check`` back when the schema has none.
     """
+    from llm_wire.contract._quick import WARM_UP, quickened
+
     owner = weakref.ref(contract)  # no reference cycle: a dropped contract is freed at once
     uses = 0
     written = False
@@ -465,6 +480,8 @@ def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[
     _expect("limit", limit, int, "an int")
     if limit < 1:
         return ()
+    from llm_wire.contract._compile import Budget  # loaded with the contract's compiler
+
     try:
         found = contract._check(value, Budget(limit))
     except RecursionError:

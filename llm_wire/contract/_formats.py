@@ -9,14 +9,15 @@ checks are ASCII-only and run in time linear in the input.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Mapping
 
+from llm_wire._fast import LazyPattern
+
 __all__ = ["FORMATS"]
 
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[zZ]|([+-])([0-9]{2}):([0-9]{2}))")
+_DATE = LazyPattern(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_TIME = LazyPattern(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[zZ]|([+-])([0-9]{2}):([0-9]{2}))")
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -55,10 +56,10 @@ def _date_time(text: str) -> bool:
     return _date(text[:10]) and _time(text[11:])
 
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
-_HEXES = re.compile(r"[0-9a-fA-F]{1,4}")
+_IPV4 = LazyPattern(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
+_HEXES = LazyPattern(r"[0-9a-fA-F]{1,4}")
 
 
 def _uuid(text: str) -> bool:
@@ -92,7 +93,7 @@ def _ipv6(text: str) -> bool:
     return units < 8 if sep else units == 8
 
 
-_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+_LABEL = LazyPattern(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
 def _hostname(text: str) -> bool:
@@ -168,7 +169,7 @@ def _kana_or_han(c: str) -> bool:
 
 
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_LOCAL = re.compile(rf'{_ATEXT}(?:\.{_ATEXT})*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"')
+_LOCAL = LazyPattern(rf'{_ATEXT}(?:\.{_ATEXT})*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"')
 
 
 def _email(text: str) -> bool:
@@ -185,15 +186,15 @@ def _email(text: str) -> bool:
     return _hostname(domain)
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+_SCHEME = LazyPattern(r"[A-Za-z][A-Za-z0-9+.-]*")
 _PCT = r"%[0-9A-Fa-f]{2}"
 _UNRESERVED_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
-_USERINFO = re.compile(rf"(?:[{_UNRESERVED_SUB}:]|{_PCT})*")
-_REG_NAME = re.compile(rf"(?:[{_UNRESERVED_SUB}]|{_PCT})*")
-_PATH = re.compile(rf"(?:[{_UNRESERVED_SUB}:@/]|{_PCT})*")
-_QUERY = re.compile(rf"(?:[{_UNRESERVED_SUB}:@/?]|{_PCT})*")
-_PORT = re.compile(r"[0-9]*")
-_FUTURE = re.compile(rf"[vV][0-9A-Fa-f]+\.[{_UNRESERVED_SUB}:]+")
+_USERINFO = LazyPattern(rf"(?:[{_UNRESERVED_SUB}:]|{_PCT})*")
+_REG_NAME = LazyPattern(rf"(?:[{_UNRESERVED_SUB}]|{_PCT})*")
+_PATH = LazyPattern(rf"(?:[{_UNRESERVED_SUB}:@/]|{_PCT})*")
+_QUERY = LazyPattern(rf"(?:[{_UNRESERVED_SUB}:@/?]|{_PCT})*")
+_PORT = LazyPattern(r"[0-9]*")
+_FUTURE = LazyPattern(rf"[vV][0-9A-Fa-f]+\.[{_UNRESERVED_SUB}:]+")
 
 
 def _uri(text: str) -> bool:

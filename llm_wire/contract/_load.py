@@ -27,7 +27,6 @@ from llm_wire.contract._errors import (
     UnsupportedPattern,
     too_large,
 )
-from llm_wire.contract._fastload import quick_plan
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
 from llm_wire.value import Path, Value
@@ -137,6 +136,8 @@ def prepare_document(
         if found is None:
             return Err(LoadError((), "$schema", UnsupportedDialect()))
         dialect = found
+    from llm_wire.contract._fastload import quick_plan  # loaded with the first document, not at import
+
     quick = quick_plan(
         document,
         exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY,

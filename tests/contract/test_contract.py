@@ -9,6 +9,8 @@ import dataclasses
 import enum
 import gc
 import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from collections import OrderedDict
@@ -1018,3 +1020,29 @@ class TestDemoSection:
         assert "proj 123" not in printed
         assert "remote references are never fetched" in printed
         assert len(printed.splitlines()) <= 25
+
+
+def _modules_after(statement: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``statement``."""
+    code = f"import sys; {statement}; print(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+_COMPILER = frozenset(
+    f"llm_wire.contract.{name}" for name in ("_compile", "_keywords", "_quick", "_fastload")
+)
+
+
+class TestCompilerLoadsOnUse:
+    """The contract face imports without its compiler and one-walk reader; the first contract loads them."""
+
+    def test_import_loads_no_compiler(self) -> None:
+        """``import llm_wire.contract`` leaves the compiler, the keywords and the fast path unloaded."""
+        assert not _COMPILER & _modules_after("import llm_wire.contract")
+
+    def test_first_load_loads_it(self) -> None:
+        """Loading a schema and validating against it brings the compiler in."""
+        use = "from llm_wire import contract; made = contract.load({'type': 'integer'}).value"
+        use += "; contract.validate_all(made, 1)"
+        assert _modules_after(use) >= _COMPILER
