@@ -30,10 +30,10 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar
 
-from attrs import field
+from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire._fast import Lean, builder, frozen, new, slot_setters
+from llm_wire._fast import Lean, builder, new, slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError

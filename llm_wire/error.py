@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from attrs import field
+from attrs import field, frozen
 
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 
 __all__ = ["Error", "LimitExceeded", "ProtocolError"]
 

@@ -13,9 +13,9 @@ import enum
 from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when cattrs reads the hints
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from attrs import Attribute, field
+from attrs import Attribute, field, frozen
 
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
 

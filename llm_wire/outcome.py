@@ -29,9 +29,9 @@ import enum
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from attrs import field
+from attrs import field, frozen
 
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,

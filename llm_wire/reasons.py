@@ -34,7 +34,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from decimal import Decimal
 
-from llm_wire._fast import Lean, frozen
+from attrs import frozen
+
+from llm_wire._fast import Lean
 from llm_wire.value import ParseError, Path, render_path
 
 __all__ = [

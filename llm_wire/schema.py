@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import TypeAlias
 
-from attrs import field
+from attrs import field, frozen
 
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Path, Value, render_path
 

@@ -12,10 +12,10 @@ import enum
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from attrs import field
+from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, LoadError
 from llm_wire.result import Err, Ok, Result

@@ -29,6 +29,7 @@ from typing import Any, TypeAlias
 import jiter
 from attrs import evolve, frozen
 
+from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok, Result
 
@@ -154,7 +155,7 @@ class Syntax(enum.Enum):
 
 
 @frozen
-class DuplicateKey:
+class DuplicateKey(Lean):
     """
     An object names the same member twice (compared after unescaping). ``key`` never reaches the text.
     """
@@ -188,7 +189,7 @@ ParseReason: TypeAlias = Syntax | DuplicateKey | LimitExceeded
 
 
 @frozen
-class Location:
+class Location(Lean):
     """
     Where a problem starts: UTF-8 byte offset from 0, then line and column (code points) from 1.
     """
@@ -199,7 +200,7 @@ class Location:
 
 
 @frozen
-class ParseError:
+class ParseError(Lean):
     """
     A document that ``parse`` refused: where and why. Its text never contains input.
     """
@@ -1095,7 +1096,7 @@ def _render_str(s: str, link: _Link) -> str:
 
 
 @frozen
-class UnrepresentableNumber:
+class UnrepresentableNumber(Lean):
     """
     A number that no Python ``float`` holds (beyond about 1.8e308, or so small it would become 0); ``path``
     says where. The text shows neither the number nor the path, whose keys may come from the input.

@@ -1,15 +1,13 @@
 """
 ``Lean`` records: their shared ``repr``, ``==`` and hash behave as the methods attrs generates, and attrs
-generates none of the three for them. ``_fast.frozen`` builds the class ``attrs.frozen`` builds, and a
-``LazyPattern`` matches as its compiled pattern.
+generates none of the three for them; ``builder`` makes the records ``__init__`` makes; a ``LazyPattern``
+matches as its compiled pattern.
 """
 
 from __future__ import annotations
 
-import inspect
 import pickle
 import re
-import typing
 import weakref
 from decimal import Decimal
 from typing import Any
@@ -20,11 +18,12 @@ from attrs import field, frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_wire import codec, contract, reasons
-from llm_wire._fast import LazyPattern, Lean
-from llm_wire._fast import frozen as quick_frozen
+from llm_wire import admission, codec, contract, reasons, tool
+from llm_wire._fast import LazyPattern, Lean, builder
 from llm_wire.error import LimitExceeded
 from llm_wire.message import ToolCall
+from llm_wire.result import Ok
+from llm_wire.value import Location, ParseError
 
 
 def _upper(value: object) -> str:
@@ -109,7 +108,7 @@ class TestNothingGenerated:
     def test_methods_are_the_shared_ones(self) -> None:
         """Every ``Lean`` record of the package shares one ``__repr__``, ``__eq__`` and ``__hash__``."""
         records = [Lean3, LeanEmpty, reasons.WrongType, contract.NotConst, codec.DecodeError, LimitExceeded]
-        records.append(ToolCall)
+        records += [ToolCall, ParseError, Location]
         for name in ("__repr__", "__eq__", "__hash__"):
             assert len({vars(record)[name] for record in records}) == 1, name
             assert vars(Lean3)[name] is not vars(Plain3)[name]
@@ -186,186 +185,6 @@ class TestSameAsAttrs:
         assert repr(call).startswith("ToolCall(id='c', name='t'")
 
 
-class _Base(Lean):
-    """A slotted base with a method, as ``reasons.Described`` is."""
-
-    __slots__ = ()
-
-    def describe(self) -> str:
-        """A text."""
-        return "described"
-
-
-def _shapes(make: Any) -> list[type]:
-    """The record shapes the package builds through ``_fast.frozen``, made with ``make``."""
-
-    @make
-    class Empty(_Base):
-        """No fields."""
-
-    @make
-    class One(_Base):
-        """One field."""
-
-        minimum: int
-
-        @property
-        def name(self) -> str:
-            """A property, kept."""
-            return "one"
-
-    @make
-    class Defaults(Lean):
-        """Plain defaults after a mandatory field."""
-
-        limit: int
-        exclusive: bool = False
-        allowed: tuple[str, ...] = ()
-
-    @make
-    class Options(Lean):
-        """``attrs.field`` options that keep ``__init__`` plain, and keyword-only fields."""
-
-        path: tuple[str, ...]
-        turn: str = field(repr=False)
-        data: Any = field(default=None, eq=False, hash=False)
-        hidden: frozenset[int] = field(default=frozenset(), kw_only=True)
-        what: str = field(default="a bound", kw_only=True, eq=False)
-
-    return [Empty, One, Defaults, Options]
-
-
-_QUICK = _shapes(quick_frozen)
-_ATTRS = _shapes(frozen)
-_PAIRS = list(zip(_QUICK, _ATTRS, strict=True))
-_NAMES = [cls.__name__ for cls in _QUICK]
-_SAMPLES: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
-    "Empty": ((), {}),
-    "One": ((3,), {}),
-    "Defaults": ((Decimal("0.5"),), {"exclusive": True}),
-    "Options": ((("a",), "t"), {"hidden": frozenset({1}), "what": "x"}),
-}
-
-
-class TestQuickFrozen:
-    """``_fast.frozen`` makes the class ``attrs.frozen`` makes, for every shape it takes on."""
-
-    @pytest.mark.parametrize(("quick", "built"), _PAIRS, ids=_NAMES)
-    def test_same_class(self, quick: Any, built: Any) -> None:
-        """Fields, slots, ``__match_args__``, the namespace, the ``__init__`` signature and text."""
-        assert "<llm_wire: quick record" in vars(quick)["__init__"].__code__.co_filename
-        assert attrs.fields(quick) == attrs.fields(built)
-        assert quick.__slots__ == built.__slots__
-        assert quick.__match_args__ == built.__match_args__
-        assert set(vars(quick)) == set(vars(built))
-        assert getattr(quick, "__attrs_props__", None) == getattr(built, "__attrs_props__", None)
-        assert inspect.signature(quick) == inspect.signature(built)
-        for name in ("__qualname__", "__doc__", "__annotations__", "__defaults__", "__kwdefaults__"):
-            assert getattr(quick.__init__, name) == getattr(built.__init__, name), name
-        assert typing.get_type_hints(quick.__init__) == typing.get_type_hints(built.__init__)
-        assert quick.__mro__[1:] == built.__mro__[1:]
-
-    @pytest.mark.parametrize(("quick", "built"), _PAIRS, ids=_NAMES)
-    def test_same_records(self, quick: Any, built: Any) -> None:
-        """Instances print, compare, hash, evolve, pickle, match and refuse changes as attrs' do."""
-        args, kwargs = _SAMPLES[quick.__name__]
-        one: Any = quick(*args, **kwargs)
-        other: Any = built(*args, **kwargs)
-        assert repr(one) == repr(other)
-        assert one == quick(*args, **kwargs)
-        assert hash(one) == hash(quick(*args, **kwargs))
-        assert attrs.asdict(one) == attrs.asdict(other)
-        assert one.__getstate__() == other.__getstate__()
-        if attrs.fields(quick):
-            first = attrs.fields(quick)[0].name
-            assert attrs.evolve(one, **{first: args[0]}) == one
-            with pytest.raises(attrs.exceptions.FrozenInstanceError):
-                setattr(one, first, args[0])
-            with pytest.raises(attrs.exceptions.FrozenInstanceError):
-                delattr(one, first)
-        assert weakref.ref(one)() is one
-
-    @pytest.mark.parametrize(("quick", "built"), _PAIRS, ids=_NAMES)
-    def test_same_call_errors(self, quick: Any, built: Any) -> None:
-        """A wrong call is the ``TypeError`` attrs' ``__init__`` raises, word for word."""
-        wrong = [(1, 2, 3, 4), ()] if attrs.fields(quick) else [(1,)]
-        for args in wrong:
-            texts = []
-            for cls in (quick, built):
-                with pytest.raises(TypeError) as raised:
-                    cls(*args)
-                texts.append(str(raised.value))
-            assert texts[0] == texts[1]
-
-    def test_pickles(self) -> None:
-        """A quick record of the package pickles and comes back equal, from a dict or an old tuple state."""
-        reason = reasons.BelowMinimum(Decimal("1.5"), exclusive=True)
-        assert pickle.loads(pickle.dumps(reason)) == reason
-        restored: Any = object.__new__(reasons.BelowMinimum)
-        restored.__setstate__((Decimal("1.5"), True))
-        assert restored == reason
-
-    def test_matches(self) -> None:
-        """Positional ``match`` patterns follow ``__match_args__``, keyword-only fields left out."""
-        options: Any = _QUICK[3]
-        one = options((), "t", hidden=frozenset({2}))
-        match one:
-            case options(path, turn):
-                assert (path, turn) == ((), "t")
-            case _:
-                pytest.fail("no match")
-        assert options.__match_args__ == ("path", "turn", "data")
-
-    def test_other_classes_go_to_attrs(self) -> None:
-        """A validator, a factory, a hook, an option or a plain class get attrs' own build, unchanged."""
-
-        @quick_frozen
-        class Checked(Lean):
-            """A validated field."""
-
-            size: int = field(validator=attrs.validators.instance_of(int))
-
-        @quick_frozen
-        class Made(Lean):
-            """A factory."""
-
-            items: list[int] = field(factory=list)
-
-        @quick_frozen(eq=False)
-        class Optioned(Lean):
-            """An option."""
-
-            size: int
-
-        @quick_frozen
-        class Plain:
-            """Not ``Lean``."""
-
-            size: int
-
-        for cls in (Checked, Made, Optioned, Plain):
-            assert "quick record" not in vars(cls)["__init__"].__code__.co_filename
-        with pytest.raises(TypeError):
-            Checked("1")  # type: ignore[arg-type]
-        assert Made().items == []
-
-    def test_package_records(self) -> None:
-        """The vocabularies build quickly, and a record still has attrs' fields and text on a bad call."""
-        vocabularies = (
-            reasons.TooShort,
-            contract.NoMatch,
-            codec.UnknownTag,
-            codec.DecodeError,
-            LimitExceeded,
-        )
-        for record in vocabularies:
-            assert "quick record" in vars(record)["__init__"].__code__.co_filename, record
-        assert "quick record" in vars(LimitExceeded)["__init__"].__code__.co_filename
-        assert [a.name for a in attrs.fields(codec.DecodeError)] == ["path", "reason", "hidden"]
-        with pytest.raises(TypeError, match=r"TooShort.__init__\(\) missing 1 required positional argument"):
-            reasons.TooShort()  # type: ignore[call-arg]
-
-
 class TestLazyPattern:
     """A ``LazyPattern`` compiles on first use and then matches as the compiled pattern."""
 
@@ -382,3 +201,56 @@ class TestLazyPattern:
         assert pattern.fullmatch is first
         with pytest.raises(AttributeError):
             _ = pattern.search
+
+
+class _PairSlots:
+    __slots__ = ("__weakref__", "left", "right")
+
+
+@frozen(init=False)
+class _Pair(_PairSlots):
+    left: int
+    right: str
+
+
+class _Wide(_PairSlots):
+    __slots__ = ("extra",)
+
+
+class TestBuilder:
+    """``builder`` makes the frozen record its fields describe, from a plain base that holds its slots."""
+
+    def test_makes_the_record(self) -> None:
+        """The record is of the frozen class, with each field in its place, and stays frozen."""
+        pair = builder(_Pair, _PairSlots, "right", "left")("r", 1)
+        assert type(pair) is _Pair
+        assert (pair.left, pair.right) == (1, "r")
+        assert pair == builder(_Pair, _PairSlots, "left", "right")(1, "r")
+        assert repr(pair) == "_Pair(left=1, right='r')"
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            pair.left = 2  # type: ignore[misc]
+
+    @pytest.mark.parametrize(
+        ("cls", "names"),
+        [(_Pair, ("left",)), (_Pair, ("left", "right", "other")), (_Wide, ("left", "right"))],
+        ids=["a-slot-missing", "a-slot-too-many", "a-class-that-adds-slots"],
+    )
+    def test_refuses_what_it_cannot_build(self, cls: type, names: tuple[str, ...]) -> None:
+        """Every slot, no other, and a class that adds none: otherwise a ``TypeError`` at import."""
+        with pytest.raises(TypeError, match="must subclass"):
+            builder(cls, _PairSlots, *names)
+
+    def test_admission_records_are_built_so(self) -> None:
+        """``admit`` makes ``AdmittedCall`` and ``Admitted`` with it: the same records ``__init__`` makes."""
+        declared = tool.from_json_schema("t", "d", {"type": "object"})
+        assert isinstance(declared, Ok)
+        call = ToolCall(id="c", name="t", arguments_json='{"a": 1}')
+        made = admission.admit([call], [declared.value])
+        assert isinstance(made, Ok)
+        batch = made.value
+        (passed,) = batch.admitted
+        assert type(batch) is admission.Admitted
+        assert type(passed) is admission.AdmittedCall
+        assert passed == admission.AdmittedCall(call, declared.value, {"a": 1}, {"a": 1})
+        assert batch == admission.Admitted((call,), (), (passed,))
+        assert weakref.ref(passed)() is passed

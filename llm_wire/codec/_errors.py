@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from attrs import field
+from attrs import field, frozen
 
-from llm_wire._fast import frozen
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from attrs import frozen
 from attrs.exceptions import FrozenInstanceError
 
-from llm_wire._fast import frozen, new, slot_setters
+from llm_wire._fast import new, slot_setters
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,

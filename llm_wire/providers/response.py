@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Protocol, TypeAlias, runtime_checkable
 
-from attrs import field
+from attrs import field, frozen
 
-from llm_wire._fast import Lean, frozen
+from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Result
