@@ -1,15 +1,16 @@
 """
 Where the time of a missed summary row goes: each part timed alone, as a multiple of the row's peer.
 
-Admission cannot cost less than the strict parse, the contract or codec pass and the records it returns; the
-tables show each part against the same peer as the summary row, so a reader sees which part is the floor.
+Admission cannot cost less than the strict parse, the contract or codec pass and the records it returns
+("lean admission" is exactly that, without ``admit``'s checks of its arguments and limits); the tables show
+each part against the same peer as the summary row, so a reader sees which part is the floor.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import fastjsonschema
@@ -17,9 +18,10 @@ import pydantic
 
 from benchmarks import bench_admission, bench_codec
 from benchmarks._harness import CORPORA, interleaved, print_table
-from llm_wire import admission, codec, contract, tool, value
+from llm_wire import admission, codec, tool, value
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok, unwrap
+from llm_wire.tool import Tool
 
 __all__ = ["main"]
 
@@ -44,20 +46,52 @@ def _each(fn: Callable[[Any], object], items: Sequence[Any]) -> Callable[[], Non
 
 
 def _check(case: Any) -> object:
-    return contract.first_failure(case[0].contract, case[3])
+    return case[0].contract._check(case[3], None)  # as ``admit`` calls it
 
 
-def _schema_admission() -> None:
+def _lean(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
+    """
+    What admission cannot skip for schema-only calls: the tool lookup, the strict parse, the contract check
+    and the records the API returns (made as ``admit`` makes them); none of ``admit``'s checks of its
+    arguments, the byte limits, the call ids or the issue paths.
+    """
+    by_name = {declared.name: declared for declared in tools}
+    passed = []
+    for call in calls:
+        declared = by_name[call.name]
+        arguments = value.parse_value(call.arguments_json)
+        declared.contract._check(arguments, None)
+        passed.append(admission._admitted_call(call, declared, arguments, arguments))
+    return Ok(admission._admitted(tuple(calls), (), tuple(passed)))
+
+
+def _jiter(text: str) -> object:
+    """jiter as the strict parse calls it, on the bytes it reads."""
+    return value._from_json(
+        text.encode(), catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
+    )
+
+
+def _unrecorded(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
+    """``_lean`` without the records: the lookup, the parse and the check."""
+    by_name = {declared.name: declared for declared in tools}
+    for call in calls:
+        declared = by_name[call.name]
+        declared.contract._check(value.parse_value(call.arguments_json), None)
+    return None
+
+
+def _schema_admission(label: str, found: Iterable[tuple[dict[str, Any], str]]) -> None:
     cases = []
-    for n, (schema, arguments) in enumerate(list(bench_admission.bfcl_cases())[::8]):
+    for n, (schema, arguments) in enumerate(found):
         made = tool.from_json_schema("t", "bench", schema)
         if not isinstance(made, Ok):
             continue
         calls = [ToolCall(id=f"c{n}", name="t", arguments_json=arguments)]
         if not isinstance(admission.admit(calls, [made.value]), Ok):
             continue
-        validate = fastjsonschema.compile(schema)
         try:
+            validate = fastjsonschema.compile(schema)
             validate(json.loads(arguments))
         except (fastjsonschema.JsonSchemaException, ValueError, TypeError):
             continue  # as in the summary row: only calls the peer also accepts
@@ -65,17 +99,23 @@ def _schema_admission() -> None:
 
     def records(case: Any) -> object:
         made, calls, _, parsed, _ = case
-        admitted = admission.AdmittedCall(calls[0], made, parsed, parsed)
-        return Ok(admission.Admitted(tuple(calls), (), (admitted,)))
+        admitted = admission._admitted_call(calls[0], made, parsed, parsed)
+        return Ok(admission._admitted(tuple(calls), (), (admitted,)))
 
     _parts(
-        f"Admission of {len(cases)} BFCL calls (schema tools), by part",
+        f"Admission of {len(cases)} {label} calls (schema tools), by part",
         [
             ("json.loads (the peer)", _each(lambda c: json.loads(c[2]), cases)),
             ("json.loads + fastjsonschema", _each(lambda c: c[4](json.loads(c[2])), cases)),
+            (
+                "jiter alone (the parse's keywords)",
+                _each(lambda c: _jiter(c[2]), cases),
+            ),
             ("strict parse (value.parse_value)", _each(lambda c: value.parse_value(c[2]), cases)),
-            ("contract check (first_failure)", _each(_check, cases)),
+            ("contract check (its fast path)", _each(_check, cases)),
             ("result records (AdmittedCall, Admitted, Ok)", _each(records, cases)),
+            ("lookup, parse and check", _each(lambda c: _unrecorded(c[1], [c[0]]), cases)),
+            ("lean admission: lookup, parse, check, records", _each(lambda c: _lean(c[1], [c[0]]), cases)),
             ("admit, whole", _each(lambda c: admission.admit(c[1], [c[0]]), cases)),
         ],
     )
@@ -103,9 +143,13 @@ def _typed_admission() -> None:
 def main() -> None:
     """Print the tables; the admission ones need the BFCL corpus."""
     if (CORPORA / "bfcl").is_dir():
-        _schema_admission()
+        _schema_admission("BFCL", list(bench_admission.bfcl_cases())[::8])
     else:
-        print("\n(bench_floor: ../shared/corpora/bfcl is absent; the schema admission table is skipped)")
+        print("\n(bench_floor: ../shared/corpora/bfcl is absent; the BFCL admission table is skipped)")
+    if (CORPORA / "mcp-tools").is_dir():
+        _schema_admission("MCP", bench_admission.mcp_cases())
+    else:
+        print("\n(bench_floor: ../shared/corpora/mcp-tools is absent; the MCP admission table is skipped)")
     _typed_admission()
 
 
