@@ -12,8 +12,9 @@ it stands on.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from llm_wire._public import lazy_face
 
 if TYPE_CHECKING:
     from llm_wire._request import (
@@ -144,15 +145,5 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module 'llm_wire' has no attribute {name!r}"
-        raise AttributeError(msg)
-    found = getattr(importlib.import_module(home), name)
-    globals()[name] = found
-    return found
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+    __getattr__, __dir__ = lazy_face(__name__, _HOMES, globals())

@@ -1,13 +1,17 @@
 """
 Public faces name their types' public home: a class defined in a private module prints the face it is
 exported from (``llm_wire.codec.DecodeError``, not ``llm_wire.codec._errors.DecodeError``), as httpx does.
+A face whose names load on first use (``lazy_face``) keeps import cheap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import importlib
+import sys
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping
+from typing import Any
 
-__all__ = ["rehome"]
+__all__ = ["lazy_face", "rehome"]
 
 
 def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> None:
@@ -20,3 +24,41 @@ def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> 
         home = getattr(obj, "__module__", "")
         if isinstance(obj, type) and home.startswith("llm_wire") and "._" in home:
             obj.__module__ = face
+
+
+def lazy_face(
+    face: str,
+    homes: Mapping[str, str],
+    namespace: MutableMapping[str, Any],
+    *,
+    submodules: Collection[str] = (),
+    rehome_loaded: bool = False,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """
+    The module ``__getattr__`` and ``__dir__`` of the face ``face``, whose names load on first use: ``homes``
+    maps each name to the module that defines it, ``submodules`` are modules of the face found by name, and a
+    name once found is kept in ``namespace`` (the face's globals), so it costs a plain look-up after.
+    ``rehome_loaded``: every class of ``homes`` loaded so far prints the face as its home (``rehome``),
+    whichever path loaded its module.
+    """
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            if name in submodules:
+                return importlib.import_module(f"{face}.{name}")
+            msg = f"module {face!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        found = getattr(importlib.import_module(home), name)
+        if rehome_loaded:
+            for each, where in homes.items():
+                loaded = sys.modules.get(where)
+                if loaded is not None and each in vars(loaded):
+                    rehome(face, (each,), vars(loaded))
+        namespace[name] = found
+        return found
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(namespace["__all__"]))
+
+    return __getattr__, __dir__

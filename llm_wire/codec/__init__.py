@@ -11,11 +11,9 @@ with a typed reason and a text that never contains input; the reasons a codec sh
 
 from __future__ import annotations
 
-import importlib
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from llm_wire._public import rehome
+from llm_wire._public import lazy_face
 from llm_wire.schema import DefinitionError
 
 if TYPE_CHECKING:
@@ -182,21 +180,4 @@ _HOMES = {
 
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-
-    def __getattr__(name: str) -> Any:
-        home = _HOMES.get(name)
-        if home is None:
-            msg = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(msg)
-        found = getattr(importlib.import_module(home), name)
-        # Every class loaded so far prints this face as its home, whichever path loaded its module.
-        for each, where in _HOMES.items():
-            namespace = vars(sys.modules[where]) if where in sys.modules else {}
-            if each in namespace:
-                rehome(__name__, (each,), namespace)
-        globals()[name] = found
-        return found
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    __getattr__, __dir__ = lazy_face(__name__, _HOMES, globals(), rehome_loaded=True)

@@ -19,8 +19,9 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from llm_wire._public import lazy_face
 from llm_wire.message import Provider
 
 if TYPE_CHECKING:
@@ -109,18 +110,6 @@ _HOMES = {
 
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-
-    def __getattr__(name: str) -> Any:
-        home = _HOMES.get(name)
-        if home is None:
-            if name in ("anthropic", "google", "openai_chat", "openai_responses"):
-                return importlib.import_module(f"{__name__}.{name}")
-            msg = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(msg)
-        found = getattr(importlib.import_module(home), name)
-        globals()[name] = found
-        return found
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    __getattr__, __dir__ = lazy_face(
+        __name__, _HOMES, globals(), submodules=("anthropic", "google", "openai_chat", "openai_responses")
+    )
