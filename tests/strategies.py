@@ -4,8 +4,11 @@ Hypothesis strategies shared by the tests: JSON values, documents for the ``json
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import TypeAlias
 
@@ -17,6 +20,7 @@ from llm_wire.value import Value
 PARSER_EXAMPLES = 2000 if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else 200
 
 __all__ = [
+    "collector_paused",
     "JsonDoc",
     "arbitrary_bytes",
     "arbitrary_text",
@@ -189,3 +193,17 @@ def arbitrary_bytes() -> st.SearchStrategy[bytes]:
     return (
         st.binary() | _broken_utf8() | mutated_json().map(lambda text: text.encode("utf-8", "surrogatepass"))
     )
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off (after one collection) for the block, so ``gc.collect()`` then counts only
+    the cycles the block left behind."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 import pytest
+from strategies import collector_paused
 
 from llm_wire import codec, contract
 from llm_wire._regex import MAX_PATTERN_COST
@@ -501,18 +502,12 @@ class TestLoadPaths:
 
     def test_a_dropped_contract_leaves_no_garbage(self) -> None:
         """A contract without references holds no reference cycle: dropping it frees it, no collector."""
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            gc.collect()
+        with collector_paused():
             for document in (WEATHER, WEATHER_07, {"type": "string", "enum": ["a"]}):
                 compiled = loaded(document)
                 assert isinstance(contract.validate(compiled, {"city": "x"}), Ok | Err)
                 del compiled
             assert gc.collect() == 0
-        finally:
-            if was_enabled:
-                gc.enable()
 
     def test_shared_node_checks_still_normalise_subclasses(self) -> None:
         """The check shared by every ``{"type": "string"}`` node takes a ``str`` subclass as a ``str``."""

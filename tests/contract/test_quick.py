@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import collector_paused
 from test_differential import DRAFT_07, DRAFT_2020_12, _cases
 
 from llm_wire import contract
@@ -192,10 +193,7 @@ class TestWhatGetsAFastPath:
 
     def test_a_dropped_contract_with_its_fast_path_leaves_no_garbage(self) -> None:
         """The generated functions hold no reference cycle: dropping the contract frees it, no collector."""
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            gc.collect()
+        with collector_paused():
             schema: Any = {
                 "type": "object",
                 "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "array"}]}},
@@ -207,9 +205,6 @@ class TestWhatGetsAFastPath:
             assert loaded.value._check.__name__ == "check"
             del loaded
             assert gc.collect() == 0
-        finally:
-            if was_enabled:
-                gc.enable()
 
     def test_threads_warming_one_contract_together_agree_and_land_the_fast_path(self) -> None:
         loaded = contract.load({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}})
