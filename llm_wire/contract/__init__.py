@@ -68,7 +68,7 @@ from llm_wire.contract._errors import (
     ValidationError,
 )
 from llm_wire.contract._formats import FORMATS
-from llm_wire.contract._load import Dialect, Plan, prepare_document, prepare_schema
+from llm_wire.contract._load import Dialect, Plan, Rules, prepare_document, prepare_schema
 from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
@@ -303,16 +303,8 @@ def load(
             return Err(error)
         case Ok(document):
             pass
-    match prepare_document(
-        document,
-        supported=_supported(),
-        annotations=declared,
-        assert_formats=assert_formats,
-        formats=FORMATS,
-        max_nodes=max_nodes,
-        max_depth=max_depth,
-        max_pattern_cost=max_pattern_cost,
-    ):
+    rules = Rules(_supported(), declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    match prepare_document(document, rules):
         case Err(error):
             return Err(error)
         case Ok((dialect, plan)):
@@ -360,16 +352,8 @@ def from_schema(
         max_ref_depth=max_ref_depth,
         max_pattern_cost=max_pattern_cost,
     )
-    match prepare_schema(
-        schema,
-        supported=_supported(),
-        annotations=declared,
-        assert_formats=assert_formats,
-        formats=FORMATS,
-        max_nodes=max_nodes,
-        max_depth=max_depth,
-        max_pattern_cost=max_pattern_cost,
-    ):
+    rules = Rules(_supported(), declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    match prepare_schema(schema, rules):
         case Err(error):
             return Err(error)
         case Ok(plan):

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from decimal import Decimal
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from llm_wire._fast import new, slot_setters
 from llm_wire._regex import compile_pattern, pattern_cost
 from llm_wire.result import Ok
 from llm_wire.schema import FALSE, KEYWORDS, TRUE, Role, Schema, Shape
 from llm_wire.value import Path, Value
+
+if TYPE_CHECKING:
+    from llm_wire.contract._load import Rules
 
 __all__ = ["quick_plan"]
 
@@ -85,17 +88,7 @@ class _Bail(Exception):
 
 
 def quick_plan(
-    document: Value,
-    *,
-    exact_way: Collection[str],
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_nodes: int,
-    max_depth: int,
-    max_pattern_cost: int,
-    node: Callable[[Schema, Path, str], N],
+    document: Value, rules: Rules, *, exact_way: Collection[str], node: Callable[[Schema, Path, str], N]
 ) -> tuple[Schema, dict[int, N]] | None:
     """
     The root node and ``{id(node): node(schema, path, "")}`` of a plain document (see the module), else
@@ -104,10 +97,11 @@ def quick_plan(
     """
     if document.__class__ is not dict:
         return None
-    reader = _Reader(node, exact_way, supported, annotations, formats if assert_formats else None)
-    reader.max_nodes = max_nodes
-    reader.deepest = min(max_depth, _DEEPEST)
-    reader.max_pattern_cost = max_pattern_cost
+    formats = rules.formats if rules.assert_formats else None
+    reader = _Reader(node, exact_way, rules.supported, rules.annotations, formats)
+    reader.max_nodes = rules.max_nodes
+    reader.deepest = min(rules.max_depth, _DEEPEST)
+    reader.max_pattern_cost = rules.max_pattern_cost
     try:
         root = reader.read(document, (), 1)
     except (_Bail, RecursionError):

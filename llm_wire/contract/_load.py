@@ -14,6 +14,8 @@ import enum
 from collections.abc import Collection, Iterator
 from typing import TypeAlias
 
+from attrs import frozen
+
 from llm_wire import schema as _schema
 from llm_wire._regex import compile_pattern, pattern_cost
 from llm_wire.contract._errors import (
@@ -110,17 +112,22 @@ _07_MAP = frozenset({"definitions", "$defs", "properties", "patternProperties"})
 Renames: TypeAlias = dict[tuple[Path, str], str]
 
 
-def prepare_document(
-    document: Value,
-    *,
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_nodes: int,
-    max_depth: int,
-    max_pattern_cost: int,
-) -> Result[tuple[Dialect, Plan], LoadError]:
+@frozen
+class Rules:
+    """What one load honours and how far it reads: handed whole from ``contract``'s face to the readers."""
+
+    #: The keywords it asserts, and those it keeps as annotations.
+    supported: Collection[str]
+    annotations: Collection[str]
+    assert_formats: bool
+    #: The formats it can assert.
+    formats: Collection[str]
+    max_nodes: int
+    max_depth: int
+    max_pattern_cost: int
+
+
+def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Plan], LoadError]:
     """
     Check a schema document and resolve its references; ``Err(LoadError)`` names what cannot be honoured.
 
@@ -139,65 +146,34 @@ def prepare_document(
     from llm_wire.contract._fastload import quick_plan  # loaded with the first document, not at import
 
     quick = quick_plan(
-        document,
-        exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY,
-        supported=supported,
-        annotations=annotations,
-        assert_formats=assert_formats,
-        formats=formats,
-        max_nodes=max_nodes,
-        max_depth=max_depth,
-        max_pattern_cost=max_pattern_cost,
-        node=Node,
+        document, rules, exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY, node=Node
     )
     if quick is not None:
         root, nodes = quick
         return Ok((dialect, Plan(root, nodes, {}, tree=True)))
-    match _prepare_exactly(
-        document,
-        dialect,
-        supported,
-        annotations,
-        assert_formats,
-        formats,
-        max_nodes,
-        max_depth,
-        max_pattern_cost,
-    ):
+    match _prepare_exactly(document, dialect, rules):
         case Ok(plan):
             return Ok((dialect, plan))
         case Err(error):
             return Err(error)
 
 
-def _prepare_exactly(
-    document: Value,
-    dialect: Dialect,
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_nodes: int,
-    max_depth: int,
-    max_pattern_cost: int,
-) -> Result[Plan, LoadError]:
+def _prepare_exactly(document: Value, dialect: Dialect, rules: Rules) -> Result[Plan, LoadError]:
     """``prepare_document`` the exact way, past ``quick_plan``: every document, every refusal explained."""
     renames: Renames = {}
     if dialect is Dialect.DRAFT_07:
-        match _translate_07(document, annotations, renames):
+        match _translate_07(document, rules.annotations, renames):
             case Err(error):
                 return Err(error)
             case Ok(document):
                 pass
     elif isinstance(document, dict):
         document = {k: v for k, v in document.items() if k != "$schema"}
-    match _schema.from_value(document, max_nodes=max_nodes, max_depth=max_depth):
+    match _schema.from_value(document, max_nodes=rules.max_nodes, max_depth=rules.max_depth):
         case Err(problem):
-            error = _shape_error(problem, max_nodes, max_depth)
+            error = _shape_error(problem, rules.max_nodes, rules.max_depth)
         case Ok(root):
-            match _analyse(
-                document, root, dialect, supported, annotations, assert_formats, formats, max_pattern_cost
-            ):
+            match _analyse(document, root, dialect, rules):
                 case Ok(plan):
                     return Ok(plan)
                 case Err(error):
@@ -208,17 +184,7 @@ def _prepare_exactly(
     return Err(error)
 
 
-def prepare_schema(
-    root: Schema,
-    *,
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_nodes: int,
-    max_depth: int,
-    max_pattern_cost: int,
-) -> Result[Plan, LoadError]:
+def prepare_schema(root: Schema, rules: Rules) -> Result[Plan, LoadError]:
     """
     Check a ``Schema`` built in code (Draft 2020-12) as ``prepare_document`` checks a document.
     """
@@ -229,24 +195,15 @@ def prepare_schema(
         if node.boolean is not None:
             continue
         nodes += 1
-        if nodes > max_nodes:
-            return Err(LoadError(path, None, too_large("max_nodes", max_nodes)))
-        if depth > max_depth:
-            return Err(LoadError(path, None, too_large("max_depth", max_depth)))
+        if nodes > rules.max_nodes:
+            return Err(LoadError(path, None, too_large("max_nodes", rules.max_nodes)))
+        if depth > rules.max_depth:
+            return Err(LoadError(path, None, too_large("max_depth", rules.max_depth)))
         stack.extend((child, child_path, depth + 1) for child, child_path in _children(node, path))
     declared = root.get("$schema")
     if isinstance(declared, str) and _dialect_of(declared) is not Dialect.DRAFT_2020_12:
         return Err(LoadError((), "$schema", UnsupportedDialect()))
-    return _analyse(
-        _schema.to_value(root),
-        root,
-        Dialect.DRAFT_2020_12,
-        supported,
-        annotations,
-        assert_formats,
-        formats,
-        max_pattern_cost,
-    )
+    return _analyse(_schema.to_value(root), root, Dialect.DRAFT_2020_12, rules)
 
 
 def _shape_error(problem: _schema.SchemaProblem, max_nodes: int, max_depth: int) -> LoadError:
@@ -366,16 +323,7 @@ def _original(path: Path, keyword: str | None, renames: Renames) -> tuple[Path, 
 # One pass over every node: keyword policy, patterns, formats, resources; then the references.
 
 
-def _analyse(
-    document: Value,
-    root: Schema,
-    dialect: Dialect,
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_pattern_cost: int,
-) -> Result[Plan, LoadError]:
+def _analyse(document: Value, root: Schema, dialect: Dialect, rules: Rules) -> Result[Plan, LoadError]:
     nodes: dict[int, Node] = {}
     by_raw: dict[int, Schema] = {}
     refs: list[tuple[Node, str, str]] = []
@@ -403,9 +351,7 @@ def _analyse(
         nodes[id(node)] = info
         by_raw[id(raw)] = node
         for name, value in node.keywords:
-            problem = _policy(
-                name, value, path, supported, annotations, assert_formats, formats, max_pattern_cost
-            )
+            problem = _policy(name, value, path, rules)
             if problem is not None:
                 return Err(problem)
             if name in ("$ref", "$dynamicRef") and isinstance(value, str):
@@ -435,18 +381,9 @@ def _analyse(
     return Ok(Plan(root, nodes, anchors, tree=not refs and visits == len(nodes)))
 
 
-def _policy(
-    name: str,
-    value: object,
-    path: Path,
-    supported: Collection[str],
-    annotations: Collection[str],
-    assert_formats: bool,
-    formats: Collection[str],
-    max_pattern_cost: int,
-) -> LoadError | None:
-    if name not in supported:
-        if name in annotations or _schema.keyword(name).role is Role.ANNOTATION:
+def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | None:
+    if name not in rules.supported:
+        if name in rules.annotations or _schema.keyword(name).role is Role.ANNOTATION:
             return None
         return LoadError(
             path,
@@ -456,13 +393,13 @@ def _policy(
     if name == "$schema" and isinstance(value, str) and _dialect_of(value) is not Dialect.DRAFT_2020_12:
         return LoadError(path, name, UnsupportedDialect())
     if name == "pattern" and isinstance(value, str):
-        return _pattern_problem(value, path, name, max_pattern_cost)
+        return _pattern_problem(value, path, name, rules.max_pattern_cost)
     if name == "patternProperties" and isinstance(value, tuple):
         for pattern, _ in value:
-            problem = _pattern_problem(pattern, (*path, name, pattern), name, max_pattern_cost)
+            problem = _pattern_problem(pattern, (*path, name, pattern), name, rules.max_pattern_cost)
             if problem is not None:
                 return problem
-    if name == "format" and assert_formats and value not in formats:
+    if name == "format" and rules.assert_formats and value not in rules.formats:
         return LoadError(path, name, UnknownFormat())
     return None
 

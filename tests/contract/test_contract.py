@@ -440,7 +440,10 @@ def _quick(document: Value, **options: Any) -> object:
         **options,
     }
     return quick_plan(
-        document, exact_way=_load._EXACT_WAY_07 if draft_07 else _load._EXACT_WAY, node=_load.Node, **settings
+        document,
+        _load.Rules(**settings),
+        exact_way=_load._EXACT_WAY_07 if draft_07 else _load._EXACT_WAY,
+        node=_load.Node,
     )
 
 

@@ -24,7 +24,7 @@ from llm_wire import contract
 from llm_wire._regex import MAX_PATTERN_COST, _options, _searcher, compile_pattern, linear_python, translate
 from llm_wire.contract._compile import Budget, compile_plan
 from llm_wire.contract._keywords import KEYWORDS
-from llm_wire.contract._load import Plan, _prepare_exactly, prepare_document
+from llm_wire.contract._load import Plan, Rules, _prepare_exactly, prepare_document
 from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema
 from llm_wire.value import Value
@@ -281,8 +281,9 @@ class TestQuickLoad:
             "max_depth": max_depth,
             "max_pattern_cost": max_pattern_cost,
         }
-        both = prepare_document(document, **options)
-        exact = _prepare_exactly(document, dialect, *(options[name] for name in _POSITIONAL))
+        rules = Rules(**options)
+        both = prepare_document(document, rules)
+        exact = _prepare_exactly(document, dialect, rules)
         match exact:
             case Err(error):
                 assert both == Err(error)
@@ -300,7 +301,7 @@ class TestQuickLoad:
     @given(schema=_ROOTS, values=st.lists(_JSON | _ODD, min_size=1, max_size=4))
     def test_a_tree_compiles_as_a_graph_does(self, schema: Any, values: list[Any]) -> None:
         """A tree's check (no search for loops, chains or sharing) answers as the graph compilation does."""
-        prepared = prepare_document(schema, **_PREPARE, **_DEFAULTS)
+        prepared = prepare_document(schema, Rules(**_PREPARE, **_DEFAULTS))
         assert isinstance(prepared, Ok)
         plan = prepared.value[1]
         assume(plan.tree)
@@ -322,15 +323,6 @@ def _outcome(found: Any) -> list[tuple[Any, Any]]:
     return [(fail.path, fail.reason) for fail in fails]
 
 
-_POSITIONAL = (
-    "supported",
-    "annotations",
-    "assert_formats",
-    "formats",
-    "max_nodes",
-    "max_depth",
-    "max_pattern_cost",
-)
 _DEFAULTS: dict[str, Any] = {
     "annotations": frozenset(),
     "assert_formats": False,
