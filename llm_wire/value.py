@@ -599,9 +599,7 @@ def _few_values(data: bytes, engine: _FastEngine, limits: Limits) -> tuple[Value
     that may break a number limit: the pre-scan and the exact engine decide those.
     """
     try:
-        value = _from_json(
-            data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
-        )
+        value = _jiter(data)
     except ValueError:
         return None
     pending: list[tuple[Value, int]] = [(value, 1)]
