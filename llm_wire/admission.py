@@ -33,12 +33,12 @@ from typing import Any, TypeAlias, TypeVar
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
+from llm_wire._described import InvalidJson
 from llm_wire._fast import Lean, builder, new, slot_setters
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
-from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks
 from llm_wire.value import (

@@ -27,17 +27,20 @@ Bounds are ``llm_wire.error.LimitExceeded``. Codec-only reasons live in ``llm_wi
 Redaction: a path keeps every segment for code; its text (``render_redacted``) shows each segment taken from
 the input and not declared by the codec or schema (a map key, an unexpected member) as ``[*]``, so
 ``$["tags"][*]: expected a string``. ``DecodeError`` and ``ValidationError`` both render through it.
+
+The vocabulary loads with the first failure or the first compiled contract, not with the stack: the errors
+of each layer stand on ``llm_wire._described`` (``Described``, the redaction, ``InvalidJson`` and
+``TooDeep``), which this module re-exports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from decimal import Decimal
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
-from llm_wire.value import ParseError, Path, render_path
+from llm_wire._described import Described, InvalidJson, TooDeep, render_redacted
+from llm_wire.value import render_path
 
 __all__ = [
     "AboveMaximum",
@@ -60,31 +63,6 @@ __all__ = [
 ]
 
 
-class Described(Lean):
-    """
-    Base of every reason and error record: its ``str()`` is its ``describe()``, a text without input. Its
-    ``repr``, ``==`` and hash are ``Lean``'s (the same as attrs', built once, not once per record).
-    """
-
-    __slots__ = ()
-
-    def describe(self) -> str:
-        """The text; each record defines its own."""
-        raise NotImplementedError
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-def render_redacted(path: Path, hidden: Collection[int]) -> str:
-    """``$["tags"][*]``: the path as text, with the segments at the ``hidden`` positions shown as ``[*]``."""
-    if not hidden:
-        return render_path(path)
-    return "$" + "".join(
-        "[*]" if n in hidden else render_path((segment,))[1:] for n, segment in enumerate(path)
-    )
-
-
 def _quote(text: str) -> str:
     return render_path((text,))[2:-1]
 
@@ -102,22 +80,6 @@ _ARTICLES = {
     "string": "a string",
     "integer": "an integer",
 }
-
-
-@frozen
-class InvalidJson(Described):
-    """The text is not strict JSON within the limits."""
-
-    error: ParseError
-
-    @property
-    def name(self) -> str:
-        """``invalid_json``."""
-        return "invalid_json"
-
-    def describe(self) -> str:
-        """``invalid JSON at line L, column C: reason``."""
-        return self.error.describe()
 
 
 @frozen
@@ -273,12 +235,3 @@ class UnexpectedProperty(Described):
         if len(self.allowed) <= 12:
             return "unexpected property; the allowed properties are " + ", ".join(map(_quote, self.allowed))
         return f"unexpected property; {len(self.allowed)} properties are allowed"
-
-
-@frozen
-class TooDeep(Described):
-    """The value is nested too deeply to check (or, on encode, is cyclic)."""
-
-    def describe(self) -> str:
-        """``value nested too deeply``."""
-        return "value nested too deeply"

@@ -31,7 +31,7 @@ REPO = ROOT.parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_wire.result", "llm_wire.error", "llm_wire._fast", "llm_wire._public"),
     ("llm_wire.value",),
-    ("llm_wire.schema", "llm_wire.reasons", "llm_wire._regex"),
+    ("llm_wire.schema", "llm_wire.reasons", "llm_wire._described", "llm_wire._regex"),
     ("llm_wire.codec",),
     ("llm_wire.contract",),
     ("llm_wire.message",),

@@ -4,6 +4,9 @@ The shared vocabulary of value failures: its texts, its one redaction rule, and 
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -107,3 +110,79 @@ class TestRedaction:
             == str(validated.error)
             == '$[*]: unexpected property; the allowed properties are "a"'
         )
+
+
+_STACK = "import llm_wire, llm_wire.codec, llm_wire.contract, llm_wire.admission, llm_wire.outcome"
+_VOCABULARIES = {"llm_wire.reasons", "llm_wire.contract._reasons", "llm_wire.codec._reasons"}
+
+
+def _fresh(statement: str) -> list[str]:
+    """What a fresh interpreter prints after ``statement``, split at spaces."""
+    out = subprocess.run([sys.executable, "-c", statement], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+class TestVocabulariesLoadOnUse:
+    """The reasons load with the first failure or the first compiled contract, not with the stack."""
+
+    def test_the_stack_loads_no_vocabulary(self) -> None:
+        """Importing every layer of the wire builds the errors' envelopes only."""
+        loaded = _fresh(f"{_STACK}; import sys; print(*sys.modules)")
+        assert "llm_wire.contract._errors" in loaded
+        assert "llm_wire.codec._errors" in loaded
+        assert not _VOCABULARIES & set(loaded)
+
+    def test_a_refusal_loads_its_reasons(self) -> None:
+        """A refused schema and a refused value come back with their typed reasons, printed by their face."""
+        shown = _fresh(
+            f"{_STACK}; from llm_wire import contract; "
+            "error = contract.load({'type': 'integer', 'minimum': 'one'}).error; "
+            "print(type(error.reason).__module__, type(error.reason).__name__)"
+        )
+        assert shown == ["llm_wire.contract", "InvalidShape"]
+        decoded = _fresh(
+            f"{_STACK}; from llm_wire.codec import integer; "
+            "reason = integer().decode('7').error.reason; "
+            "print(type(reason).__module__, type(reason).__name__)"
+        )
+        assert decoded == ["llm_wire.reasons", "WrongType"]
+
+    @pytest.mark.parametrize(
+        ("face", "name"),
+        [
+            (contract, "NotConst"),
+            (contract, "UnsupportedKeyword"),
+            (contract, "Reason"),
+            (codec, "Custom"),
+            (codec, "DecodeReason"),
+            (reasons, "WrongType"),
+            (reasons, "InvalidJson"),
+            (reasons, "Described"),
+        ],
+    )
+    def test_every_name_is_on_its_face(self, face: Any, name: str) -> None:
+        """Each reason is found on its face, listed by ``dir``, and a class prints the face as its home."""
+        found = getattr(face, name)
+        assert name in dir(face)
+        assert name in face.__all__
+        if isinstance(found, type):
+            assert found.__module__ == face.__name__
+
+    @pytest.mark.parametrize(
+        "reason",
+        [
+            contract.NotConst("1"),
+            codec.Custom("no"),
+            reasons.WrongType(("string",)),
+            reasons.TooDeep(),
+            contract.UnsupportedPattern("lookahead"),
+        ],
+    )
+    def test_reasons_pickle_through_their_face(self, reason: object) -> None:
+        """A reason pickles by its face's name and comes back equal."""
+        assert pickle.loads(pickle.dumps(reason)) == reason
+
+    def test_an_unknown_name_is_an_attribute_error(self) -> None:
+        """The contract face's look-up refuses a name it does not have."""
+        with pytest.raises(AttributeError, match="no attribute 'NoSuchReason'"):
+            contract.NoSuchReason  # type: ignore[attr-defined]  # noqa: B018

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar, cast, overload
 
-from llm_wire.codec._core import EXPECTED_INTEGER, EXPECTED_STRING, MISSING, Codec, _codec, _Ctx, _fixed
-from llm_wire.codec._errors import UnknownEnumValue, _CodecFailure
+from llm_wire.codec._core import MISSING, Codec, _codec, _Ctx, _fixed
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import EXPECTED_INTEGER, EXPECTED_STRING, UnknownEnumValue
 from llm_wire.reasons import NotInEnum, WrongType
 from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value, render

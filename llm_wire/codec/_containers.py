@@ -8,8 +8,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from llm_wire.codec._core import EXPECTED_ARRAY, EXPECTED_OBJECT, Codec, _codec, _count_pair, _Ctx
-from llm_wire.codec._errors import NullInsideNullable, UnexpectedType, _CodecFailure
+from llm_wire.codec._core import Codec, _codec, _count_pair, _Ctx
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import EXPECTED_ARRAY, EXPECTED_OBJECT, NullInsideNullable, UnexpectedType
 from llm_wire.reasons import TooFewItems, TooManyItems, WrongType
 from llm_wire.schema import Schema, make
 from llm_wire.value import Value

@@ -1,5 +1,6 @@
 """
-The ``Codec`` type, schema rendering, and the wrapping combinators (re-exported by ``llm_wire.codec``).
+The ``Codec`` type, schema rendering, and ``lazy`` (re-exported by ``llm_wire.codec``; ``map``, ``try_map``
+and ``custom`` are in ``_wrap``).
 
 A codec is three things built once: a decode closure and an encode closure that raise an internal
 ``_CodecFailure`` (turned into ``Err`` at the entry points, so the happy path allocates no results), and a
@@ -11,36 +12,21 @@ schema builder. A codec without recursion renders its schema when it is built, s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 import attrs
 
-from llm_wire.codec._errors import (
-    ConversionRefused,
-    Custom,
-    DecodeError,
-    EncodeError,
-    _CodecFailure,
-    decode_error,
-    encode_error,
-)
-from llm_wire.reasons import InvalidJson, TooDeep, WrongType
+from llm_wire._described import InvalidJson, TooDeep
+from llm_wire.codec._errors import DecodeError, EncodeError, _CodecFailure, decode_error, encode_error
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import DefinitionError, Schema, make, walk
-from llm_wire.value import DEFAULT, LimitExceeded, Limits, Value, parse, pointer, render
+from llm_wire.schema import DefinitionError, Schema, make
+from llm_wire.value import DEFAULT, LimitExceeded, Limits, Value, parse, pointer
 
 T = TypeVar("T")
 U = TypeVar("U")
 
 #: Internal: a member that is not there.
 MISSING: Any = object()
-
-EXPECTED_BOOLEAN = WrongType(("boolean",))
-EXPECTED_STRING = WrongType(("string",))
-EXPECTED_INTEGER = WrongType(("integer",))
-EXPECTED_NUMBER = WrongType(("number",))
-EXPECTED_ARRAY = WrongType(("array",))
-EXPECTED_OBJECT = WrongType(("object",))
 
 #: What a constructor or conversion function raises for a value it cannot take: the value is refused. Any
 #: other exception is a bug in the function and propagates.
@@ -378,125 +364,7 @@ def _fixed(*pairs: tuple[str, object]) -> Callable[[_Ctx], Schema]:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Wrapping: map, try_map, custom, lazy.
-
-
-def _same_schema(codec: Codec[Any]) -> Callable[[_Ctx], Schema | None]:
-    return lambda ctx: ctx.node(codec)
-
-
-def _guarded(fn: Callable[[Any], U], role: str) -> Callable[[Any], U]:
-    """``fn``, whose ``REFUSALS`` become ``ConversionRefused`` at the codec's path."""
-    name = getattr(fn, "__name__", "")
-    refused = ConversionRefused(name if name.isidentifier() else f"the {role} function")
-
-    def call(x: Any) -> U:
-        try:
-            return fn(x)
-        except REFUSALS:
-            raise _CodecFailure(refused) from None
-
-    return call
-
-
-def map(codec: Codec[T], decode: Callable[[T], U], encode: Callable[[U], T]) -> Codec[U]:
-    """
-    ``codec`` seen through two conversions; the schema is unchanged.
-
-    A conversion raising ``TypeError``, ``ValueError`` and the like gives ``ConversionRefused`` at this path.
-    """
-    inner_dec, inner_enc = codec._dec, codec._enc
-    convert_in, convert_out = _guarded(decode, "decode"), _guarded(encode, "encode")
-
-    def dec(v: Any) -> U:
-        return convert_in(inner_dec(v))
-
-    def enc(x: Any) -> Value:
-        return inner_enc(convert_out(x))
-
-    return _codec(dec, enc, _same_schema(codec), f"map of {codec._kind}", codec)
-
-
-def _unwrap(result: Result[Any, str]) -> Any:
-    if isinstance(result, Ok):
-        return result.value
-    if isinstance(result, Err):
-        raise _CodecFailure(Custom(str(result.error)))
-    msg = f"a try_map function must return Ok or Err, not {type(result).__name__}"
-    raise TypeError(msg)
-
-
-def try_map(
-    codec: Codec[T], decode: Callable[[T], Result[U, str]], encode: Callable[[U], Result[T, str]]
-) -> Codec[U]:
-    """
-    ``codec`` seen through two fallible conversions; ``Err(message)`` becomes ``Custom(message)`` here.
-
-    The message is rendered verbatim, so keep input values out of it.
-    """
-    inner_dec, inner_enc = codec._dec, codec._enc
-    convert_in, convert_out = _guarded(decode, "decode"), _guarded(encode, "encode")
-
-    def dec(v: Any) -> U:
-        return cast(U, _unwrap(convert_in(inner_dec(v))))
-
-    def enc(x: Any) -> Value:
-        return inner_enc(_unwrap(convert_out(x)))
-
-    return _codec(dec, enc, _same_schema(codec), f"try_map of {codec._kind}", codec)
-
-
-def _lift(schema: Schema, ctx: _Ctx) -> Schema:
-    """A custom schema nested in another codec: its root ``$defs`` move to the document root."""
-    defs = dict(cast(tuple[tuple[str, Schema], ...], schema.get("$defs") or ()))
-    body = schema.without("$defs", "$schema")
-    for path, node in walk(body):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/$defs/"):
-            msg = (
-                f"custom: the $ref {render(ref)} at {pointer(path) or '/'} cannot be nested in another codec"
-            )
-            raise DefinitionError(msg)
-    return ctx.adopt(body, defs)
-
-
-def custom(
-    decode: Callable[[Value], Result[T, str | DecodeError]],
-    encode: Callable[[T], Result[Value, str | EncodeError]],
-    schema: Schema | None = None,
-) -> Codec[T]:
-    """
-    A codec from two functions over JSON values, trusted to match ``schema`` (``None``: no schema).
-
-    ``Err(message)`` becomes ``Custom(message)`` at this codec's path; an ``Err(DecodeError)`` keeps its
-    own path below it. Every codec that wraps one without a schema has no schema either.
-    """
-    if schema is not None and not isinstance(schema, Schema):
-        raise DefinitionError("custom: schema must be a Schema or None")
-    read, write = _guarded(decode, "decode"), _guarded(encode, "encode")
-
-    def dec(v: Any) -> T:
-        result = read(v)
-        if isinstance(result, Ok):
-            return result.value
-        error = result.error
-        if isinstance(error, DecodeError):
-            raise _CodecFailure.of(error.path, error.reason, error.hidden)
-        raise _CodecFailure(Custom(str(error)))
-
-    def enc(x: Any) -> Value:
-        result = write(x)
-        if isinstance(result, Ok):
-            return result.value
-        error = result.error
-        if isinstance(error, EncodeError):
-            raise _CodecFailure.of(error.path, error.reason, error.hidden)
-        raise _CodecFailure(Custom(str(error)))
-
-    if schema is None:
-        return Codec(dec=dec, enc=enc, node=None, kind="custom")
-    given = schema
-    return Codec(dec=dec, enc=enc, node=lambda ctx: _lift(given, ctx), kind="custom", root=given)
+# Recursion: lazy.
 
 
 def lazy(fn: Callable[[], Codec[T]], *, name: str | None = None) -> Codec[T]:

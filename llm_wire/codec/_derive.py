@@ -25,12 +25,13 @@ import attrs
 
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
-from llm_wire.codec._core import Codec, lazy, map
+from llm_wire.codec._core import Codec, lazy
 from llm_wire.codec._formats import date, date_time
 from llm_wire.codec._formats import uuid as uuid_codec
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
 from llm_wire.codec._scalars import boolean, decimal, floating, integer, string
 from llm_wire.codec._untagged import untagged
+from llm_wire.codec._wrap import map
 from llm_wire.schema import DefinitionError
 
 T = TypeVar("T")

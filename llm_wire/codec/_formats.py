@@ -14,8 +14,9 @@ import uuid as uuid_module
 from collections.abc import Callable
 from typing import Any
 
-from llm_wire.codec._core import EXPECTED_STRING, Codec, _codec, _fixed
-from llm_wire.codec._errors import UnexpectedType, _CodecFailure
+from llm_wire.codec._core import Codec, _codec, _fixed
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import EXPECTED_STRING, UnexpectedType
 from llm_wire.reasons import FormatMismatch
 from llm_wire.value import Value
 

@@ -18,24 +18,16 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 from attrs import frozen
 
 from llm_wire._fast import generated
-from llm_wire.codec._core import (
+from llm_wire.codec._core import MISSING, REFUSALS, Codec, _codec, _Ctx, described, tagged_node
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import (
     EXPECTED_OBJECT,
     EXPECTED_STRING,
-    MISSING,
-    REFUSALS,
-    Codec,
-    _codec,
-    _Ctx,
-    described,
-    tagged_node,
-)
-from llm_wire.codec._errors import (
     ConversionRefused,
     Custom,
     UnexpectedType,
     UnknownTag,
     UnknownVariant,
-    _CodecFailure,
 )
 from llm_wire.reasons import MissingProperty, UnexpectedProperty
 from llm_wire.schema import DefinitionError, Schema, make

@@ -13,24 +13,18 @@ from decimal import Decimal
 from typing import Any, NamedTuple, TypeVar, cast
 
 from llm_wire._regex import compile_pattern
-from llm_wire.codec._core import (
+from llm_wire.codec._core import Codec, _codec, _count_pair, _Ctx, _fixed
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import (
     EXPECTED_BOOLEAN,
     EXPECTED_INTEGER,
     EXPECTED_NUMBER,
     EXPECTED_OBJECT,
     EXPECTED_STRING,
-    Codec,
-    _codec,
-    _count_pair,
-    _Ctx,
-    _fixed,
-)
-from llm_wire.codec._errors import (
     FloatOutOfRange,
     IntegerTooLarge,
     NonFiniteNumber,
     UnexpectedType,
-    _CodecFailure,
 )
 from llm_wire.reasons import (
     AboveMaximum,

@@ -13,7 +13,8 @@ from decimal import Decimal
 from typing import Any, cast
 
 from llm_wire.codec._core import Codec, _codec, _Ctx
-from llm_wire.codec._errors import UnexpectedType, UnknownVariant, _CodecFailure
+from llm_wire.codec._errors import _CodecFailure
+from llm_wire.codec._reasons import UnexpectedType, UnknownVariant
 from llm_wire.reasons import WrongType
 from llm_wire.schema import DefinitionError, Schema, make
 from llm_wire.value import Value

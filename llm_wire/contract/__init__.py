@@ -35,47 +35,46 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import value as _value
+from llm_wire._described import InvalidJson, TooDeep
 from llm_wire._fast import new, slot_setters
-from llm_wire._public import rehome
+from llm_wire._public import lazy_face, rehome
 from llm_wire._regex import MAX_PATTERN_COST
-from llm_wire.codec import ContractMismatch, DecodeError
-from llm_wire.contract._errors import (
-    DuplicateItems,
-    InvalidPropertyName,
-    InvalidShape,
-    LoadError,
-    LoadReason,
-    MatchesNot,
-    MissingDependency,
-    NoMatch,
-    NotAllowed,
-    NotConst,
-    NotJsonValue,
-    Reason,
-    ReferenceLoop,
-    RemoteReference,
-    SeveralMatch,
-    TooFewMatches,
-    TooFewProperties,
-    TooManyMatches,
-    TooManyProperties,
-    UnexpectedItem,
-    UnknownFormat,
-    UnresolvableReference,
-    UnsupportedDialect,
-    UnsupportedKeyword,
-    UnsupportedPattern,
-    ValidationError,
-)
+from llm_wire.codec import DecodeError
+from llm_wire.contract._errors import LoadError, ValidationError
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._load import Dialect, Plan, Rules, prepare_document, prepare_schema
-from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Path, Value
 
 if TYPE_CHECKING:
     from llm_wire.contract._compile import Check, Memo, Out, Res
+    from llm_wire.contract._reasons import (
+        DuplicateItems,
+        InvalidPropertyName,
+        InvalidShape,
+        LoadReason,
+        MatchesNot,
+        MissingDependency,
+        NoMatch,
+        NotAllowed,
+        NotConst,
+        NotJsonValue,
+        Reason,
+        ReferenceLoop,
+        RemoteReference,
+        SeveralMatch,
+        TooFewMatches,
+        TooFewProperties,
+        TooManyMatches,
+        TooManyProperties,
+        UnexpectedItem,
+        UnknownFormat,
+        UnresolvableReference,
+        UnsupportedDialect,
+        UnsupportedKeyword,
+        UnsupportedPattern,
+    )
 
 __all__ = [
     # loading
@@ -247,6 +246,8 @@ def _exact(document: Value) -> Result[Value, LoadError]:
             keys = [n for n, segment in enumerate(at) if isinstance(segment, str)]
             cut = keys[-1] if keys else 0
             keyword = str(at[cut]) if keys else None
+            from llm_wire.contract._reasons import InvalidShape  # loaded with the first refusal
+
             return Err(LoadError(at[:cut], keyword, InvalidShape("must be a finite number")))
     return Ok(_copy_exact(document))
 
@@ -496,8 +497,44 @@ def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
     except RecursionError:  # schemas holding JSON values nested deeper than the stack: not comparable
         same = False
     if not same:
+        from llm_wire.codec._reasons import ContractMismatch  # loaded with the first mismatch
+
         return Err(DecodeError((), ContractMismatch()))
     return codec.decode(validated.value)
 
 
-rehome(__name__, __all__, globals())
+#: The reasons only contracts have load on first use (``_reasons``), not with the stack.
+_REASONS = dict.fromkeys(
+    (
+        "DuplicateItems",
+        "InvalidPropertyName",
+        "InvalidShape",
+        "LoadReason",
+        "MatchesNot",
+        "MissingDependency",
+        "NoMatch",
+        "NotAllowed",
+        "NotConst",
+        "NotJsonValue",
+        "Reason",
+        "ReferenceLoop",
+        "RemoteReference",
+        "SeveralMatch",
+        "TooFewMatches",
+        "TooFewProperties",
+        "TooManyMatches",
+        "TooManyProperties",
+        "UnexpectedItem",
+        "UnknownFormat",
+        "UnresolvableReference",
+        "UnsupportedDialect",
+        "UnsupportedKeyword",
+        "UnsupportedPattern",
+    ),
+    "llm_wire.contract._reasons",
+)
+
+rehome(__name__, [name for name in __all__ if name not in _REASONS], globals())
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+    __getattr__, __dir__ = lazy_face(__name__, _REASONS, globals())

@@ -27,18 +27,9 @@ from decimal import Decimal
 from operator import attrgetter
 from typing import Any, TypeAlias
 
-from llm_wire.contract._errors import (
-    Hidden,
-    InvalidShape,
-    LoadError,
-    NotAllowed,
-    NotJsonValue,
-    ReferenceLoop,
-    ValidationError,
-    failure,
-    too_large,
-)
+from llm_wire.contract._errors import Hidden, LoadError, ValidationError, failure, too_large
 from llm_wire.contract._load import Node, Plan
+from llm_wire.contract._reasons import InvalidShape, NotAllowed, NotJsonValue, ReferenceLoop
 from llm_wire.reasons import (
     WrongType,
 )

@@ -19,17 +19,7 @@ from llm_wire.contract._compile import (
     json_key,
     more,
 )
-from llm_wire.contract._errors import (
-    DuplicateItems,
-    InvalidShape,
-    MatchesNot,
-    NoMatch,
-    NotConst,
-    SeveralMatch,
-    TooFewMatches,
-    TooManyMatches,
-    failure,
-)
+from llm_wire.contract._errors import failure
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._object_keywords import (
     dependentRequired,
@@ -39,6 +29,16 @@ from llm_wire.contract._object_keywords import (
     predicate,
     properties,
     propertyNames,
+)
+from llm_wire.contract._reasons import (
+    DuplicateItems,
+    InvalidShape,
+    MatchesNot,
+    NoMatch,
+    NotConst,
+    SeveralMatch,
+    TooFewMatches,
+    TooManyMatches,
 )
 from llm_wire.contract._unevaluated import unevaluatedItems, unevaluatedProperties
 from llm_wire.reasons import (

@@ -18,17 +18,7 @@ from attrs import frozen
 
 from llm_wire import schema as _schema
 from llm_wire._regex import compile_pattern, pattern_cost
-from llm_wire.contract._errors import (
-    InvalidShape,
-    LoadError,
-    RemoteReference,
-    UnknownFormat,
-    UnresolvableReference,
-    UnsupportedDialect,
-    UnsupportedKeyword,
-    UnsupportedPattern,
-    too_large,
-)
+from llm_wire.contract._errors import LoadError, too_large  # the reasons, in ``_reasons``, load on a refusal
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
 from llm_wire.value import Path, Value
@@ -134,6 +124,8 @@ def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Pla
     A plain document (no reference, no resource, every keyword plainly shaped) is read in one walk
     (``quick_plan``); any other, and every refusal, the exact way, which gives the same plan where both do.
     """
+    from llm_wire.contract._reasons import InvalidShape, UnsupportedDialect
+
     dialect = Dialect.DRAFT_2020_12
     if isinstance(document, dict) and "$schema" in document:
         declared = document["$schema"]
@@ -188,6 +180,8 @@ def prepare_schema(root: Schema, rules: Rules) -> Result[Plan, LoadError]:
     """
     Check a ``Schema`` built in code (Draft 2020-12) as ``prepare_document`` checks a document.
     """
+    from llm_wire.contract._reasons import UnsupportedDialect
+
     nodes = 0
     stack: list[tuple[Schema, Path, int]] = [(root, (), 1)]
     while stack:
@@ -207,6 +201,8 @@ def prepare_schema(root: Schema, rules: Rules) -> Result[Plan, LoadError]:
 
 
 def _shape_error(problem: _schema.SchemaProblem, max_nodes: int, max_depth: int) -> LoadError:
+    from llm_wire.contract._reasons import InvalidShape
+
     if problem.limit == "max_nodes":
         return LoadError(problem.path, None, too_large("max_nodes", max_nodes))
     if problem.limit == "max_depth":
@@ -233,6 +229,8 @@ def _children(node: Schema, path: Path) -> Iterator[tuple[Schema, Path]]:
 def _translate_07(
     document: Value, annotations: Collection[str], renames: Renames
 ) -> Result[Value, LoadError]:
+    from llm_wire.contract._reasons import InvalidShape, UnsupportedDialect, UnsupportedKeyword
+
     if not isinstance(document, dict):
         return Ok(document)
     root: dict[str, Value] = {}
@@ -324,6 +322,8 @@ def _original(path: Path, keyword: str | None, renames: Renames) -> tuple[Path, 
 
 
 def _analyse(document: Value, root: Schema, dialect: Dialect, rules: Rules) -> Result[Plan, LoadError]:
+    from llm_wire.contract._reasons import InvalidShape
+
     nodes: dict[int, Node] = {}
     by_raw: dict[int, Schema] = {}
     refs: list[tuple[Node, str, str]] = []
@@ -385,12 +385,16 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
     if name not in rules.supported:
         if name in rules.annotations or _schema.keyword(name).role is Role.ANNOTATION:
             return None
+        from llm_wire.contract._reasons import UnsupportedKeyword
+
         return LoadError(
             path,
             name,
             UnsupportedKeyword("unknown keywords are refused, since one may be a misspelled assertion"),
         )
     if name == "$schema" and isinstance(value, str) and _dialect_of(value) is not Dialect.DRAFT_2020_12:
+        from llm_wire.contract._reasons import UnsupportedDialect
+
         return LoadError(path, name, UnsupportedDialect())
     if name == "pattern" and isinstance(value, str):
         return _pattern_problem(value, path, name, rules.max_pattern_cost)
@@ -400,6 +404,8 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
             if problem is not None:
                 return problem
     if name == "format" and rules.assert_formats and value not in rules.formats:
+        from llm_wire.contract._reasons import UnknownFormat
+
         return LoadError(path, name, UnknownFormat())
     return None
 
@@ -407,6 +413,8 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
 def _pattern_problem(pattern: str, path: Path, keyword: str, max_cost: int) -> LoadError | None:
     match compile_pattern(pattern):
         case Err(why):
+            from llm_wire.contract._reasons import UnsupportedPattern
+
             return LoadError(path, keyword, UnsupportedPattern(why))
     if pattern_cost(pattern) > max_cost:
         return LoadError(path, keyword, too_large("max_pattern_cost", max_cost))
@@ -423,6 +431,8 @@ def _resolve(
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012
+
+    from llm_wire.contract._reasons import RemoteReference, UnresolvableReference
 
     registry = Registry().with_resource("", DRAFT202012.create_resource(document)).crawl()
     dynamic: set[str] = set()

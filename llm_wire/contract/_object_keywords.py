@@ -11,13 +11,13 @@ from typing import Any
 
 from llm_wire._regex import compile_pattern
 from llm_wire.contract._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
-from llm_wire.contract._errors import (
+from llm_wire.contract._errors import failure
+from llm_wire.contract._reasons import (
     InvalidPropertyName,
     MissingDependency,
     TooFewProperties,
     TooManyProperties,
     UnsupportedPattern,
-    failure,
 )
 from llm_wire.reasons import (
     MissingProperty,

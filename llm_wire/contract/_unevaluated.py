@@ -23,10 +23,8 @@ from llm_wire.contract._compile import (
     more,
     reject,
 )
-from llm_wire.contract._errors import (
-    UnexpectedItem,
-    failure,
-)
+from llm_wire.contract._errors import failure
+from llm_wire.contract._reasons import UnexpectedItem
 from llm_wire.reasons import (
     UnexpectedProperty,
 )

@@ -1320,7 +1320,7 @@ class TestLoadedOnUse:
         """A class prints ``llm_wire.codec`` even when its part was loaded by another part."""
         homes = _run(
             "import llm_wire.admission; from llm_wire.codec import derive; "
-            "import llm_wire.codec._records as r, llm_wire.codec._errors as e; "
+            "import llm_wire.codec._records as r, llm_wire.codec._reasons as e; "
             "print(r.Field.__module__, e.UnexpectedType.__module__)"
         )
         assert homes == ["llm_wire.codec", "llm_wire.codec"]
