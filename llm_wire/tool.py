@@ -10,17 +10,31 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
 from llm_wire._fast import Lean
+from llm_wire._public import lazy_face
 from llm_wire.codec import Codec, DecodeError
-from llm_wire.contract import Contract, LoadError
+from llm_wire.contract import Contract
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value
+
+if TYPE_CHECKING:
+    from llm_wire._tool_errors import (
+        EmptyName,
+        InputNotObject,
+        InvalidCharacter,
+        InvalidName,
+        InvalidSchema,
+        NameProblem,
+        NameTooLong,
+        ToolError,
+        describe_error,
+    )
 
 __all__ = [
     "DuplicateToolName",
@@ -52,50 +66,7 @@ _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Names
-
-
-@frozen
-class EmptyName(Lean):
-    """The name is empty."""
-
-    def describe(self) -> str:
-        """The problem as text."""
-        return "the name is empty"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class InvalidCharacter(Lean):
-    """The first character outside ASCII letters, digits, ``_`` and ``-``."""
-
-    character: str
-
-    def describe(self) -> str:
-        """The problem as text."""
-        return "the name may only hold ASCII letters, digits, '_' and '-'"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class NameTooLong(Lean):
-    """The name has more than 64 bytes."""
-
-    length: int
-
-    def describe(self) -> str:
-        """The problem as text."""
-        return f"the name has {self.length} bytes; at most {MAX_NAME_BYTES} are allowed"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-NameProblem: TypeAlias = EmptyName | InvalidCharacter | NameTooLong
+# Names (the refusals, in ``_tool_errors``, load with the first one)
 
 
 def check_name(name: str) -> Result[None, NameProblem]:
@@ -103,63 +74,23 @@ def check_name(name: str) -> Result[None, NameProblem]:
     Check ``name`` against ``^[a-zA-Z0-9_-]{1,64}$``, the rule every built-in provider accepts.
     """
     if not name:
+        from llm_wire._tool_errors import EmptyName
+
         return Err(EmptyName())
     for character in name:
         if character not in _NAME_CHARACTERS:
+            from llm_wire._tool_errors import InvalidCharacter
+
             return Err(InvalidCharacter(character))
     if len(name) > MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
+        from llm_wire._tool_errors import NameTooLong
+
         return Err(NameTooLong(len(name)))
     return Ok(None)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Declarations
-
-
-@frozen
-class InvalidName(Lean):
-    """A runtime declaration whose name breaks the rule."""
-
-    name: str
-    problem: NameProblem
-
-    def describe(self) -> str:
-        """``invalid tool name: reason``; the name itself is not repeated."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class InvalidSchema(Lean):
-    """A runtime declaration whose JSON Schema cannot be loaded and honoured."""
-
-    load_error: LoadError
-
-    def describe(self) -> str:
-        """``invalid input schema: $["a"]: reason``."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class InputNotObject(Lean):
-    """A runtime declaration whose schema does not describe a JSON object at its root."""
-
-    name: str
-
-    def describe(self) -> str:
-        """``the input schema of tool NAME must describe an object``."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
 
 
 @frozen
@@ -174,19 +105,6 @@ class DuplicateToolName(Lean):
 
     def __str__(self) -> str:
         return self.describe()
-
-
-def describe_error(error: ToolError) -> str:
-    """
-    Why a declaration was refused, as text.
-    """
-    match error:
-        case InvalidName(problem=problem):
-            return f"invalid tool name: {problem.describe()}"
-        case InvalidSchema(load_error=load_error):
-            return f"invalid input schema: {load_error.describe()}"
-        case InputNotObject(name=tool_name):
-            return f"the input schema of tool {tool_name} must describe an object"
 
 
 _CONSTRUCTOR = object()
@@ -264,8 +182,12 @@ def from_contract(name: str, description: str, contract: Contract) -> Result[Too
     _expect("contract", contract, Contract)
     match check_name(name):
         case Err(problem):
+            from llm_wire._tool_errors import InvalidName
+
             return Err(InvalidName(name, problem))
     if not _is_object_schema(contract.schema):
+        from llm_wire._tool_errors import InputNotObject
+
         return Err(InputNotObject(name))
     return Ok(Tool(name, description, contract.schema, contract, None, _key=_CONSTRUCTOR))
 
@@ -279,10 +201,14 @@ def from_json_schema(name: str, description: str, schema: Value | str | bytes) -
     _expect("description", description, str)
     match check_name(name):
         case Err(problem):
+            from llm_wire._tool_errors import InvalidName
+
             return Err(InvalidName(name, problem))
     loaded = _contract.parse(schema) if isinstance(schema, str | bytes) else _contract.load(schema)
     match loaded:
         case Err(load_error):
+            from llm_wire._tool_errors import InvalidSchema
+
             return Err(InvalidSchema(load_error))
         case Ok(compiled):
             return from_contract(name, description, compiled)
@@ -330,3 +256,23 @@ class ToolCallChecks(enum.Enum):
 
 RejectInvalidToolCalls = ToolCallChecks.REJECT
 ReportInvalidToolCalls = ToolCallChecks.REPORT
+
+
+#: The refusals load with the first one (``_tool_errors``), not with the stack.
+_REFUSALS = dict.fromkeys(
+    (
+        "EmptyName",
+        "InputNotObject",
+        "InvalidCharacter",
+        "InvalidName",
+        "InvalidSchema",
+        "NameProblem",
+        "NameTooLong",
+        "ToolError",
+        "describe_error",
+    ),
+    "llm_wire._tool_errors",
+)
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+    __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())

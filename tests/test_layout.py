@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_wire.contract",),
     ("llm_wire.message",),
     ("llm_wire.sse",),
-    ("llm_wire.tool", "llm_wire.names", "llm_wire.admission"),
+    ("llm_wire.tool", "llm_wire._tool_errors", "llm_wire.names", "llm_wire.admission"),
     ("llm_wire.providers",),
     ("llm_wire._request",),
     ("llm_wire.outcome",),

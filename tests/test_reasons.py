@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llm_wire import codec, contract, reasons
+from llm_wire import codec, contract, reasons, tool
 from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, unwrap
 from llm_wire.schema import Schema
@@ -113,7 +113,12 @@ class TestRedaction:
 
 
 _STACK = "import llm_wire, llm_wire.codec, llm_wire.contract, llm_wire.admission, llm_wire.outcome"
-_VOCABULARIES = {"llm_wire.reasons", "llm_wire.contract._reasons", "llm_wire.codec._reasons"}
+_VOCABULARIES = {
+    "llm_wire.reasons",
+    "llm_wire.contract._reasons",
+    "llm_wire.codec._reasons",
+    "llm_wire._tool_errors",
+}
 
 
 def _fresh(statement: str) -> list[str]:
@@ -123,7 +128,10 @@ def _fresh(statement: str) -> list[str]:
 
 
 class TestVocabulariesLoadOnUse:
-    """The reasons load with the first failure or the first compiled contract, not with the stack."""
+    """
+    The reasons (and a tool declaration's refusals) load with the first failure or the first compiled
+    contract, not with the stack.
+    """
 
     def test_the_stack_loads_no_vocabulary(self) -> None:
         """Importing every layer of the wire builds the errors' envelopes only."""
@@ -146,6 +154,11 @@ class TestVocabulariesLoadOnUse:
             "print(type(reason).__module__, type(reason).__name__)"
         )
         assert decoded == ["llm_wire.reasons", "WrongType"]
+        named = _fresh(
+            f"{_STACK}; from llm_wire import tool; problem = tool.check_name('a b').error; "
+            "print(type(problem).__module__, type(problem).__name__)"
+        )
+        assert named == ["llm_wire.tool", "InvalidCharacter"]
 
     @pytest.mark.parametrize(
         ("face", "name"),
@@ -158,6 +171,9 @@ class TestVocabulariesLoadOnUse:
             (reasons, "WrongType"),
             (reasons, "InvalidJson"),
             (reasons, "Described"),
+            (tool, "InvalidName"),
+            (tool, "ToolError"),
+            (tool, "describe_error"),
         ],
     )
     def test_every_name_is_on_its_face(self, face: Any, name: str) -> None:
@@ -176,6 +192,7 @@ class TestVocabulariesLoadOnUse:
             reasons.WrongType(("string",)),
             reasons.TooDeep(),
             contract.UnsupportedPattern("lookahead"),
+            tool.InvalidName("", tool.EmptyName()),
         ],
     )
     def test_reasons_pickle_through_their_face(self, reason: object) -> None:

@@ -1,0 +1,132 @@
+"""
+Why a runtime tool declaration was refused, and why a name breaks the rule (``llm_wire.tool`` exports them).
+They load with the first refusal, not with the stack.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from attrs import frozen
+
+from llm_wire._fast import Lean
+from llm_wire._public import rehome
+from llm_wire.contract import LoadError
+from llm_wire.tool import MAX_NAME_BYTES
+
+__all__ = [
+    "EmptyName",
+    "InputNotObject",
+    "InvalidCharacter",
+    "InvalidName",
+    "InvalidSchema",
+    "NameProblem",
+    "NameTooLong",
+    "ToolError",
+    "describe_error",
+]
+
+
+@frozen
+class EmptyName(Lean):
+    """The name is empty."""
+
+    def describe(self) -> str:
+        """The problem as text."""
+        return "the name is empty"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class InvalidCharacter(Lean):
+    """The first character outside ASCII letters, digits, ``_`` and ``-``."""
+
+    character: str
+
+    def describe(self) -> str:
+        """The problem as text."""
+        return "the name may only hold ASCII letters, digits, '_' and '-'"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class NameTooLong(Lean):
+    """The name has more than 64 bytes."""
+
+    length: int
+
+    def describe(self) -> str:
+        """The problem as text."""
+        return f"the name has {self.length} bytes; at most {MAX_NAME_BYTES} are allowed"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+NameProblem: TypeAlias = EmptyName | InvalidCharacter | NameTooLong
+
+
+@frozen
+class InvalidName(Lean):
+    """A runtime declaration whose name breaks the rule."""
+
+    name: str
+    problem: NameProblem
+
+    def describe(self) -> str:
+        """``invalid tool name: reason``; the name itself is not repeated."""
+        return describe_error(self)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class InvalidSchema(Lean):
+    """A runtime declaration whose JSON Schema cannot be loaded and honoured."""
+
+    load_error: LoadError
+
+    def describe(self) -> str:
+        """``invalid input schema: $["a"]: reason``."""
+        return describe_error(self)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class InputNotObject(Lean):
+    """A runtime declaration whose schema does not describe a JSON object at its root."""
+
+    name: str
+
+    def describe(self) -> str:
+        """``the input schema of tool NAME must describe an object``."""
+        return describe_error(self)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
+
+
+def describe_error(error: ToolError) -> str:
+    """
+    Why a declaration was refused, as text.
+    """
+    match error:
+        case InvalidName(problem=problem):
+            return f"invalid tool name: {problem.describe()}"
+        case InvalidSchema(load_error=load_error):
+            return f"invalid input schema: {load_error.describe()}"
+        case InputNotObject(name=tool_name):
+            return f"the input schema of tool {tool_name} must describe an object"
+
+
+rehome("llm_wire.tool", __all__, globals())
