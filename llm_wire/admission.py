@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
 from llm_wire._described import InvalidJson
 from llm_wire._fast import Lean, builder, new, slot_setters
-from llm_wire.codec import Codec, DecodeError
+from llm_wire._public import lazy_face
+from llm_wire.codec import Codec
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
@@ -53,6 +54,20 @@ from llm_wire.value import (
     render,
     to_plain,
 )
+
+if TYPE_CHECKING:
+    from llm_wire._admission_issues import (
+        AdmissionError,
+        DecodeRejected,
+        InvalidArguments,
+        InvalidToolCall,
+        SchemaRejected,
+        ToolCallIssue,
+        UnknownTool,
+        ValueFailure,
+        describe_issue,
+        describe_value_failure,
+    )
 
 __all__ = [
     "AdmissionError",
@@ -83,147 +98,7 @@ _FAILURES_PER_CALL = 8
 
 
 # ---------------------------------------------------------------------------------------------------------
-# One value refused
-
-
-@frozen
-class SchemaRejected(Lean):
-    """
-    The value is JSON but does not satisfy the schema: ``errors`` holds its failures in the contract's
-    order (at least one, at most ``AdmissionLimits.failures_per_call``), so one answer can fix them all.
-    """
-
-    errors: tuple[ValidationError, ...]
-
-    @property
-    def name(self) -> str:
-        """``schema_rejected``."""
-        return "schema_rejected"
-
-    def describe(self) -> str:
-        """``schema validation failed: $["a"]: reason`` (several: ``2 problems: ...; ...``)."""
-        if len(self.errors) == 1:
-            return f"schema validation failed: {self.errors[0].describe()}"
-        listed = "; ".join(error.describe() for error in self.errors)
-        return f"schema validation failed: {len(self.errors)} problems: {listed}"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class DecodeRejected(Lean):
-    """The value satisfies the schema but the native codec refuses it."""
-
-    decode_error: DecodeError
-
-    @property
-    def name(self) -> str:
-        """``decode_rejected``."""
-        return "decode_rejected"
-
-    def describe(self) -> str:
-        """``decode failed: $["a"]: reason``."""
-        return f"decode failed: {self.decode_error.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-ValueFailure: TypeAlias = InvalidJson | SchemaRejected | DecodeRejected
-
-
-def describe_value_failure(failure: ValueFailure) -> str:
-    """
-    The failure as text: what was wrong and where, never the value itself.
-    """
-    return failure.describe()
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Calls
-
-
-@frozen
-class UnknownTool(Lean):
-    """The call names a tool the request did not declare. ``name`` never reaches a text."""
-
-    call_id: str
-    name: str
-    #: The declared tool names, for the text that answers the call.
-    declared: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        """The text that answers the call (``describe_issue``)."""
-        return describe_issue(self)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-@frozen
-class InvalidArguments(Lean):
-    """The arguments are not JSON, fail the schema, or fail native decoding."""
-
-    call_id: str
-    name: str
-    failure: ValueFailure
-
-    def describe(self) -> str:
-        """The text that answers the call (``describe_issue``)."""
-        return describe_issue(self)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments
-
-
-@frozen
-class InvalidToolCall(Lean):
-    """
-    Under ``ToolCallChecks.REJECT``: the response fails on its first bad call, whose typed ``issue`` (with its
-    call id) is kept; ``index`` is the call's position in the response, from 0.
-    """
-
-    issue: ToolCallIssue
-    index: int
-
-    @property
-    def name(self) -> str:
-        """``invalid_tool_call``."""
-        return "invalid_tool_call"
-
-    def describe(self) -> str:
-        """``call 1 to tool get_weather has invalid arguments: ...``."""
-        return _rejection(self.issue, self.index)
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-AdmissionError: TypeAlias = ProtocolError | LimitExceeded | InvalidToolCall | DuplicateToolName
-
-
-def describe_issue(issue: ToolCallIssue) -> str:
-    """
-    The tool result that answers a failing call, written for the model: what was wrong, where, and what
-    to do instead.
-    """
-    match issue:
-        case UnknownTool(declared=declared):
-            listed = ", ".join(declared[:MAX_LISTED_TOOLS])
-            more = len(declared) - MAX_LISTED_TOOLS
-            if more > 0:
-                listed += f" (and {more} more)"
-            tools = f"Call one of the declared tools: {listed}." if declared else "No tools are declared."
-            return f"Error: no tool with that name exists. {tools}"
-        case InvalidArguments(name=tool_name, failure=failure):
-            return (
-                f"Error: the arguments for tool {tool_name} were refused: {failure.describe()}. "
-                "Correct the arguments and call the tool again."
-            )
+# One value (the refusals, in ``_admission_issues``, load with the first one)
 
 
 def decode_arguments(
@@ -246,9 +121,13 @@ def decode_arguments(
     if compiled is not None:
         errors = _contract.validate_all(compiled, arguments, limit=max(failures, 1))
         if errors:
+            from llm_wire._admission_issues import SchemaRejected
+
             return Err(SchemaRejected(errors))
     match decoded or codec.decode(arguments):
         case Err(decode_error):
+            from llm_wire._admission_issues import DecodeRejected
+
             return Err(DecodeRejected(decode_error))
         case Ok(value):
             return Ok(value)
@@ -459,6 +338,8 @@ def admit(
             return Err(_over("total_argument_bytes", most, total))
         tool = by_name.get(call.name)
         if tool is None:
+            from llm_wire._admission_issues import UnknownTool
+
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
             parsed = parse_value(text, parse_limits)
@@ -484,8 +365,12 @@ def admit(
                         admitted.append(_admitted_call(call, tool, arguments, decoded[1]))
                         continue
                     failure = decoded  # type: ignore[assignment]
+            from llm_wire._admission_issues import InvalidArguments
+
             issue = InvalidArguments(call.id, tool.name, failure)
         if checks is _REJECT:
+            from llm_wire._admission_issues import InvalidToolCall
+
             return Err(InvalidToolCall(issue, len(admitted)))  # no issue came before it
         issues.append(issue)
     ok: Ok[Admitted] = _new(Ok)
@@ -545,6 +430,8 @@ def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | 
             return pair
         found = _contract.first_failure(tool.contract, arguments)
         if found is None:
+            from llm_wire._admission_issues import DecodeRejected
+
             return DecodeRejected(pair)  # type: ignore[arg-type]
         return _schema_rejected(tool.contract, arguments, failures, found)
     found = _contract.first_failure(tool.contract, arguments)
@@ -552,6 +439,8 @@ def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | 
         return _schema_rejected(tool.contract, arguments, failures, found)
     decoded = tool.decode(arguments)  # type: ignore[misc]
     if isinstance(decoded, Err):
+        from llm_wire._admission_issues import DecodeRejected
+
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
 
@@ -560,20 +449,14 @@ def _schema_rejected(
     compiled: Contract, arguments: Value, failures: int, first: ValidationError
 ) -> SchemaRejected:
     # The rare path: collect the call's other failures too, so one answer can fix them all.
+    from llm_wire._admission_issues import SchemaRejected
+
     return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (first,))
 
 
 def _duplicate_id(calls: Sequence[ToolCall], call_id: str) -> ProtocolError:
     first, second, *_ = (index for index, call in enumerate(calls) if call.id == call_id)
     return ProtocolError(f"calls {first} and {second} share one call id")
-
-
-def _rejection(issue: ToolCallIssue, index: int) -> str:
-    match issue:
-        case UnknownTool():
-            return f"call {index} names a tool that was not declared"
-        case InvalidArguments(name=tool_name, failure=failure):
-            return f"call {index} to tool {tool_name} has invalid arguments: {failure.describe()}"
 
 
 _LIMITS = {
@@ -586,3 +469,24 @@ _LIMITS = {
 def _over(limit: str, value: int, measured: int) -> LimitExceeded:
     member, what = _LIMITS[limit]
     return LimitExceeded(f"Config.with_limit(Limit.{member}, n)", value, measured, what=what)
+
+
+#: The refusals load with the first one (``_admission_issues``), not with the stack.
+_REFUSALS = dict.fromkeys(
+    (
+        "AdmissionError",
+        "DecodeRejected",
+        "InvalidArguments",
+        "InvalidToolCall",
+        "SchemaRejected",
+        "ToolCallIssue",
+        "UnknownTool",
+        "ValueFailure",
+        "describe_issue",
+        "describe_value_failure",
+    ),
+    "llm_wire._admission_issues",
+)
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+    __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())

@@ -32,16 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from attrs import field, frozen
 
 from llm_wire._fast import Lean
-from llm_wire.admission import (
-    AdmissionError,
-    AdmissionLimits,
-    AdmittedCall,
-    InvalidArguments,
-    InvalidToolCall,
-    ToolCallIssue,
-    ValueFailure,
-    admit,
-)
+from llm_wire.admission import AdmissionLimits, AdmittedCall, admit
 from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
@@ -50,6 +41,7 @@ from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
 
 if TYPE_CHECKING:
+    from llm_wire._admission_issues import AdmissionError, ToolCallIssue, ValueFailure
     from llm_wire._request import Prepared
     from llm_wire.providers.response import (
         FinishReason,
@@ -219,6 +211,7 @@ else:
         if name != "FailureError":
             msg = f"module {__name__!r} has no attribute {name!r}"
             raise AttributeError(msg)
+        from llm_wire._admission_issues import AdmissionError
         from llm_wire.providers.response import ResponseError
 
         alias = globals()["FailureError"] = ResponseError | AdmissionError | InvalidOutput | TransportError
@@ -257,6 +250,7 @@ def sent_for(error: ResponseError) -> Sent:
     What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
     whole response, a server error or an error met mid-response possibly a response.
     """
+    from llm_wire._admission_issues import InvalidToolCall
     from llm_wire.providers.response import ErrorKind, ProviderError
 
     not_sent = (
@@ -464,7 +458,10 @@ def _decode_output(
             return Err(error)
         case Ok(admitted):
             pass
-    for issue in admitted.issues:
-        if isinstance(issue, InvalidArguments):
-            return Err(InvalidOutput(issue.failure))
+    if admitted.issues:
+        from llm_wire._admission_issues import InvalidArguments
+
+        for issue in admitted.issues:
+            if isinstance(issue, InvalidArguments):
+                return Err(InvalidOutput(issue.failure))
     return Ok(admitted.admitted[0].decoded)

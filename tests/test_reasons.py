@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llm_wire import codec, contract, reasons, tool
+from llm_wire import admission, codec, contract, reasons, tool
 from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, unwrap
 from llm_wire.schema import Schema
@@ -118,6 +118,7 @@ _VOCABULARIES = {
     "llm_wire.contract._reasons",
     "llm_wire.codec._reasons",
     "llm_wire._tool_errors",
+    "llm_wire._admission_issues",
 }
 
 
@@ -129,8 +130,8 @@ def _fresh(statement: str) -> list[str]:
 
 class TestVocabulariesLoadOnUse:
     """
-    The reasons (and a tool declaration's refusals) load with the first failure or the first compiled
-    contract, not with the stack.
+    The reasons, and the refusals of tool declarations and of admission, load with the first failure or
+    the first compiled contract, not with the stack.
     """
 
     def test_the_stack_loads_no_vocabulary(self) -> None:
@@ -159,6 +160,12 @@ class TestVocabulariesLoadOnUse:
             "print(type(problem).__module__, type(problem).__name__)"
         )
         assert named == ["llm_wire.tool", "InvalidCharacter"]
+        refused = _fresh(
+            f"{_STACK}; from llm_wire import admission; from llm_wire.message import ToolCall; "
+            "error = admission.admit([ToolCall('c1', 'nope', '{}')], []).error; "
+            "print(type(error).__module__, type(error).__name__, type(error.issue).__name__)"
+        )
+        assert refused == ["llm_wire.admission", "InvalidToolCall", "UnknownTool"]
 
     @pytest.mark.parametrize(
         ("face", "name"),
@@ -174,6 +181,9 @@ class TestVocabulariesLoadOnUse:
             (tool, "InvalidName"),
             (tool, "ToolError"),
             (tool, "describe_error"),
+            (admission, "InvalidToolCall"),
+            (admission, "ValueFailure"),
+            (admission, "describe_issue"),
         ],
     )
     def test_every_name_is_on_its_face(self, face: Any, name: str) -> None:
@@ -193,6 +203,7 @@ class TestVocabulariesLoadOnUse:
             reasons.TooDeep(),
             contract.UnsupportedPattern("lookahead"),
             tool.InvalidName("", tool.EmptyName()),
+            admission.UnknownTool("c1", "nope", ("get_weather",)),
         ],
     )
     def test_reasons_pickle_through_their_face(self, reason: object) -> None:

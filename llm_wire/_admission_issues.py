@@ -1,0 +1,186 @@
+"""
+Why admission refused a value or a call, and the text that answers it (``llm_wire.admission`` exports them).
+They load with the first refusal, not with the stack.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from attrs import frozen
+
+from llm_wire._described import InvalidJson
+from llm_wire._fast import Lean
+from llm_wire._public import rehome
+from llm_wire.admission import MAX_LISTED_TOOLS
+from llm_wire.codec import DecodeError
+from llm_wire.contract import ValidationError
+from llm_wire.error import LimitExceeded, ProtocolError
+from llm_wire.tool import DuplicateToolName
+
+__all__ = [
+    "AdmissionError",
+    "DecodeRejected",
+    "InvalidArguments",
+    "InvalidToolCall",
+    "SchemaRejected",
+    "ToolCallIssue",
+    "UnknownTool",
+    "ValueFailure",
+    "describe_issue",
+    "describe_value_failure",
+]
+
+# ---------------------------------------------------------------------------------------------------------
+# One value refused
+
+
+@frozen
+class SchemaRejected(Lean):
+    """
+    The value is JSON but does not satisfy the schema: ``errors`` holds its failures in the contract's
+    order (at least one, at most ``AdmissionLimits.failures_per_call``), so one answer can fix them all.
+    """
+
+    errors: tuple[ValidationError, ...]
+
+    @property
+    def name(self) -> str:
+        """``schema_rejected``."""
+        return "schema_rejected"
+
+    def describe(self) -> str:
+        """``schema validation failed: $["a"]: reason`` (several: ``2 problems: ...; ...``)."""
+        if len(self.errors) == 1:
+            return f"schema validation failed: {self.errors[0].describe()}"
+        listed = "; ".join(error.describe() for error in self.errors)
+        return f"schema validation failed: {len(self.errors)} problems: {listed}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class DecodeRejected(Lean):
+    """The value satisfies the schema but the native codec refuses it."""
+
+    decode_error: DecodeError
+
+    @property
+    def name(self) -> str:
+        """``decode_rejected``."""
+        return "decode_rejected"
+
+    def describe(self) -> str:
+        """``decode failed: $["a"]: reason``."""
+        return f"decode failed: {self.decode_error.describe()}"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+ValueFailure: TypeAlias = InvalidJson | SchemaRejected | DecodeRejected
+
+
+def describe_value_failure(failure: ValueFailure) -> str:
+    """
+    The failure as text: what was wrong and where, never the value itself.
+    """
+    return failure.describe()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Calls
+
+
+@frozen
+class UnknownTool(Lean):
+    """The call names a tool the request did not declare. ``name`` never reaches a text."""
+
+    call_id: str
+    name: str
+    #: The declared tool names, for the text that answers the call.
+    declared: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """The text that answers the call (``describe_issue``)."""
+        return describe_issue(self)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class InvalidArguments(Lean):
+    """The arguments are not JSON, fail the schema, or fail native decoding."""
+
+    call_id: str
+    name: str
+    failure: ValueFailure
+
+    def describe(self) -> str:
+        """The text that answers the call (``describe_issue``)."""
+        return describe_issue(self)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments
+
+
+@frozen
+class InvalidToolCall(Lean):
+    """
+    Under ``ToolCallChecks.REJECT``: the response fails on its first bad call, whose typed ``issue`` (with its
+    call id) is kept; ``index`` is the call's position in the response, from 0.
+    """
+
+    issue: ToolCallIssue
+    index: int
+
+    @property
+    def name(self) -> str:
+        """``invalid_tool_call``."""
+        return "invalid_tool_call"
+
+    def describe(self) -> str:
+        """``call 1 to tool get_weather has invalid arguments: ...``."""
+        return _rejection(self.issue, self.index)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+AdmissionError: TypeAlias = ProtocolError | LimitExceeded | InvalidToolCall | DuplicateToolName
+
+
+def describe_issue(issue: ToolCallIssue) -> str:
+    """
+    The tool result that answers a failing call, written for the model: what was wrong, where, and what
+    to do instead.
+    """
+    match issue:
+        case UnknownTool(declared=declared):
+            listed = ", ".join(declared[:MAX_LISTED_TOOLS])
+            more = len(declared) - MAX_LISTED_TOOLS
+            if more > 0:
+                listed += f" (and {more} more)"
+            tools = f"Call one of the declared tools: {listed}." if declared else "No tools are declared."
+            return f"Error: no tool with that name exists. {tools}"
+        case InvalidArguments(name=tool_name, failure=failure):
+            return (
+                f"Error: the arguments for tool {tool_name} were refused: {failure.describe()}. "
+                "Correct the arguments and call the tool again."
+            )
+
+
+def _rejection(issue: ToolCallIssue, index: int) -> str:
+    match issue:
+        case UnknownTool():
+            return f"call {index} names a tool that was not declared"
+        case InvalidArguments(name=tool_name, failure=failure):
+            return f"call {index} to tool {tool_name} has invalid arguments: {failure.describe()}"
+
+
+rehome("llm_wire.admission", __all__, globals())
