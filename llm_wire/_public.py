@@ -17,13 +17,18 @@ __all__ = ["lazy_face", "rehome"]
 def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> None:
     """
     Set ``__module__`` to ``face`` on each class that ``names`` bind in ``namespace`` and that lives in a
-    private module of the package.
+    private module of the package. A face already loaded gets the names too, as its look-up would bind them
+    on first use: a record's annotations (``typing.get_type_hints``, cattrs) are read in its home module.
     """
+    loaded = sys.modules.get(face)
+    published = vars(loaded) if loaded is not None and vars(loaded) is not namespace else None
     for name in names:
         obj = namespace[name]
         home = getattr(obj, "__module__", "")
         if isinstance(obj, type) and home.startswith("llm_wire") and "._" in home:
             obj.__module__ = face
+        if published is not None:
+            published.setdefault(name, obj)
 
 
 def lazy_face(

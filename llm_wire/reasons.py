@@ -40,7 +40,7 @@ from decimal import Decimal
 from attrs import frozen
 
 from llm_wire._described import Described, InvalidJson, TooDeep, render_redacted
-from llm_wire.value import render_path
+from llm_wire.value import ParseError, render_path  # noqa: F401 - resolves InvalidJson's annotation here
 
 __all__ = [
     "AboveMaximum",

@@ -7,16 +7,19 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+import typing
 from decimal import Decimal
 from typing import Any
 
+import cattrs
 import pytest
 
 from llm_wire import admission, codec, contract, reasons, tool
+from llm_wire.message import ToolCall
 from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, unwrap
 from llm_wire.schema import Schema
-from llm_wire.value import Value, parse
+from llm_wire.value import ParseError, Value, parse
 
 
 class TestTexts:
@@ -214,3 +217,35 @@ class TestVocabulariesLoadOnUse:
         """The contract face's look-up refuses a name it does not have."""
         with pytest.raises(AttributeError, match="no attribute 'NoSuchReason'"):
             contract.NoSuchReason  # type: ignore[attr-defined]  # noqa: B018
+
+
+class TestAnnotationsResolve:
+    """A refusal's records name their face as home, and their annotations resolve there (as cattrs reads)."""
+
+    def test_admission_and_tool_refusals(self) -> None:
+        """An admission refusal and a declaration refusal resolve, and cattrs turns one into plain data."""
+        refused = admission.admit([ToolCall("c1", "nope", "{}")], [])
+        assert isinstance(refused, Err)
+        error = refused.error
+        assert typing.get_type_hints(type(error))["index"] is int
+        assert isinstance(error, admission.InvalidToolCall)
+        assert set(typing.get_type_hints(type(error.issue))) == {"call_id", "name", "declared"}
+        assert cattrs.unstructure(error) == {
+            "issue": {"call_id": "c1", "name": "nope", "declared": []},
+            "index": 0,
+        }
+        declared = tool.from_json_schema("a b", "", {"type": "object"})
+        assert isinstance(declared, Err)
+        assert set(typing.get_type_hints(type(declared.error))) == {"name", "problem"}
+
+    def test_reasons_and_errors(self) -> None:
+        """The shared reasons, a contract's, a schema refusal and a decode error resolve."""
+        assert typing.get_type_hints(reasons.InvalidJson) == {"error": ParseError}
+        assert typing.get_type_hints(contract.NotConst) == {"expected": str}
+        loaded = contract.load({"type": 5})
+        assert isinstance(loaded, Err)
+        assert set(typing.get_type_hints(type(loaded.error))) == {"path", "keyword", "reason"}
+        decoded = codec.integer().decode("7")
+        assert isinstance(decoded, Err)
+        assert set(typing.get_type_hints(type(decoded.error))) == {"path", "reason", "hidden"}
+        assert cattrs.unstructure(decoded.error)["reason"] == {"expected": ["integer"]}

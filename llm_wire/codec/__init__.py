@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from llm_wire._public import lazy_face
 from llm_wire.schema import DefinitionError
+from llm_wire.value import Path  # noqa: F401 - resolves the errors' annotations here (typing.get_type_hints)
 
 if TYPE_CHECKING:
     from llm_wire.codec._choices import enum_of, literal
