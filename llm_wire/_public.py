@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping
 from typing import Any
 
-__all__ = ["lazy_face", "rehome"]
+__all__ = ["elsewhere", "lazy_face", "rehome"]
 
 
 def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> None:
@@ -29,6 +29,14 @@ def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> 
             obj.__module__ = face
         if published is not None:
             published.setdefault(name, obj)
+
+
+def elsewhere(home: str, namespace: Mapping[str, Any]) -> dict[str, str]:
+    """
+    The names of the face's ``__all__`` that its ``namespace`` does not bind, each homed in ``home``: the
+    part of a face that loads on first use, for ``lazy_face``. Called once the face's own names are bound.
+    """
+    return {name: home for name in namespace["__all__"] if name not in namespace}
 
 
 def lazy_face(

@@ -35,7 +35,7 @@ from attrs import field, frozen
 from llm_wire import contract as _contract
 from llm_wire._described import InvalidJson
 from llm_wire._fast import Lean, builder, new, slot_setters
-from llm_wire._public import lazy_face
+from llm_wire._public import elsewhere, lazy_face
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -472,21 +472,7 @@ def _over(limit: str, value: int, measured: int) -> LimitExceeded:
 
 
 #: The refusals load with the first one (``_admission_issues``), not with the stack.
-_REFUSALS = dict.fromkeys(
-    (
-        "AdmissionError",
-        "DecodeRejected",
-        "InvalidArguments",
-        "InvalidToolCall",
-        "SchemaRejected",
-        "ToolCallIssue",
-        "UnknownTool",
-        "ValueFailure",
-        "describe_issue",
-        "describe_value_failure",
-    ),
-    "llm_wire._admission_issues",
-)
+_REFUSALS = elsewhere("llm_wire._admission_issues", globals())
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
     __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())

@@ -16,7 +16,7 @@ from attrs import field, frozen
 
 from llm_wire import contract as _contract
 from llm_wire._fast import Lean
-from llm_wire._public import lazy_face
+from llm_wire._public import elsewhere, lazy_face
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract
 from llm_wire.result import Err, Ok, Result
@@ -259,20 +259,7 @@ ReportInvalidToolCalls = ToolCallChecks.REPORT
 
 
 #: The refusals load with the first one (``_tool_errors``), not with the stack.
-_REFUSALS = dict.fromkeys(
-    (
-        "EmptyName",
-        "InputNotObject",
-        "InvalidCharacter",
-        "InvalidName",
-        "InvalidSchema",
-        "NameProblem",
-        "NameTooLong",
-        "ToolError",
-        "describe_error",
-    ),
-    "llm_wire._tool_errors",
-)
+_REFUSALS = elsewhere("llm_wire._tool_errors", globals())
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
     __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())

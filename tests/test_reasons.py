@@ -213,6 +213,20 @@ class TestVocabulariesLoadOnUse:
         """A reason pickles by its face's name and comes back equal."""
         assert pickle.loads(pickle.dumps(reason)) == reason
 
+    @pytest.mark.parametrize(
+        ("face", "home"),
+        [
+            ("llm_wire.contract", "llm_wire.contract._reasons"),
+            ("llm_wire.tool", "llm_wire._tool_errors"),
+            ("llm_wire.admission", "llm_wire._admission_issues"),
+        ],
+    )
+    def test_the_deferred_part_is_its_home(self, face: str, home: str) -> None:
+        """What a face leaves to load on use is exactly what its private home exports."""
+        deferred = _fresh(f"import {face} as f; print(*sorted(f.__all__ - f.__dict__.keys()))")
+        exported = _fresh(f"import {home} as h; print(*sorted(h.__all__))")
+        assert deferred == exported
+
     def test_an_unknown_name_is_an_attribute_error(self) -> None:
         """The contract face's look-up refuses a name it does not have."""
         with pytest.raises(AttributeError, match="no attribute 'NoSuchReason'"):

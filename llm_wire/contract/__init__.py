@@ -37,7 +37,7 @@ from attrs import frozen
 from llm_wire import value as _value
 from llm_wire._described import InvalidJson, TooDeep
 from llm_wire._fast import new, slot_setters
-from llm_wire._public import lazy_face, rehome
+from llm_wire._public import elsewhere, lazy_face, rehome
 from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import DecodeError
 from llm_wire.contract._errors import LoadError, ValidationError
@@ -504,37 +504,9 @@ def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
 
 
 #: The reasons only contracts have load on first use (``_reasons``), not with the stack.
-_REASONS = dict.fromkeys(
-    (
-        "DuplicateItems",
-        "InvalidPropertyName",
-        "InvalidShape",
-        "LoadReason",
-        "MatchesNot",
-        "MissingDependency",
-        "NoMatch",
-        "NotAllowed",
-        "NotConst",
-        "NotJsonValue",
-        "Reason",
-        "ReferenceLoop",
-        "RemoteReference",
-        "SeveralMatch",
-        "TooFewMatches",
-        "TooFewProperties",
-        "TooManyMatches",
-        "TooManyProperties",
-        "UnexpectedItem",
-        "UnknownFormat",
-        "UnresolvableReference",
-        "UnsupportedDialect",
-        "UnsupportedKeyword",
-        "UnsupportedPattern",
-    ),
-    "llm_wire.contract._reasons",
-)
+_REASONS = elsewhere("llm_wire.contract._reasons", globals())
 
-rehome(__name__, [name for name in __all__ if name not in _REASONS], globals())
+rehome(__name__, [name for name in __all__ if name in globals()], globals())
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
     __getattr__, __dir__ = lazy_face(__name__, _REASONS, globals())
