@@ -37,7 +37,7 @@ _LOG = logging.getLogger("llm_wire.agent")
 class Executor:
     """
     Runs calls of one provider under their contracts, with an in-flight cap shared by every run of its
-    runner (an abandoned straggler keeps its slot until it really ends).
+    runner: calls beyond it wait for a slot, and an abandoned straggler keeps its slot until it really ends.
     """
 
     def __init__(
@@ -54,6 +54,7 @@ class Executor:
         self._max_in_flight = max_in_flight
         self._in_flight = 0
         self._flight_lock = threading.Lock()
+        self._idle = threading.Condition(self._flight_lock)
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._emit = emit
         self._log_text = log_exception_text
@@ -63,6 +64,11 @@ class Executor:
     def in_flight(self) -> int:
         """Attempts still running, abandoned stragglers included."""
         return self._in_flight
+
+    def settle(self, timeout: float | None) -> bool:
+        """Wait at most ``timeout`` seconds for every attempt to end, stragglers' threads included."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
 
     async def execute(
         self, run: RunState, call: ToolCall, descriptor: ToolDescriptor, arguments: Any, decoded: Any
@@ -261,6 +267,7 @@ class Executor:
         with self._flight_lock:
             self._in_flight -= 1
             waiters, self._waiters = self._waiters, []
+            self._idle.notify_all()
         for loop, freed in waiters:
             with contextlib.suppress(RuntimeError):  # that call's loop is closed: it waits no more
                 loop.call_soon_threadsafe(resolve, freed)

@@ -375,10 +375,13 @@ class Runner:
     def close(self, timeout: float | None = 5.0) -> None:
         """
         Stop the loop thread ``run`` started, once abandoned stragglers finish (at most ``timeout``
-        seconds; a straggler still running then keeps the daemon thread until it ends).
+        seconds; a straggler's thread still running then runs on alone, and its result is dropped).
         """
         if self._portal is not None:
-            self._portal.close(timeout)
+            started = time.monotonic()
+            self._executor.settle(timeout)
+            left = None if timeout is None else max(timeout - (time.monotonic() - started), 0.0)
+            self._portal.close(left)
             self._portal = None
 
     def _ended(self, run: RunState, result: RunResult) -> RunResult:

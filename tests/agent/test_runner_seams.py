@@ -193,6 +193,15 @@ class TestOwnThreads:
             time.sleep(0.01)
         assert runner.in_flight == 0
 
+    def test_close_waits_for_a_stragglers_thread(self) -> None:
+        """``close`` gives a straggler's thread up to its timeout to end (it still holds its slot)."""
+        tool = make_tool(Stubborn, contract=ToolContract(timeout=0.1))
+        runner = runner_for(reflect(tool), one_call("stubborn"))
+        runner.run(request("m", [user("go")]))
+        assert runner.in_flight == 1
+        runner.close(timeout=5)
+        assert runner.in_flight == 0
+
     @pytest.mark.parametrize("mode", ["arun", "run"])
     def test_a_straggler_never_holds_the_process_exit(self, mode: str, tmp_path: Path) -> None:
         script = tmp_path / "straggler.py"
