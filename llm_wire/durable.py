@@ -169,7 +169,7 @@ class _Round:
 
 @frozen
 class _PositionalRound:
-    """A model round as durable runs recorded it before ``_Round``: text and calls, no replay data."""
+    """A model round as earlier versions recorded it: positional usage, text and calls, no replay data."""
 
     usage: tuple[int | None, int | None, int | None] | None
     usage_raw: Value = None

@@ -4,8 +4,10 @@ file, a scripted model, a SQLite run store that can pause after any write, and a
 kills them with SIGKILL at chosen points and resumes them.
 
 ``python tests/durable_app.py crash BASE SEEDS`` runs SEEDS seeds under BASE (one directory each) and prints
-one JSON line per seed; the test reads the directories afterwards. DBOS is imported once here and every
-worker is a forked child, so a seed costs a DBOS launch, not an interpreter start.
+one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE`` runs a durable run
+against the fake provider at URL straight through, then one killed in its tool call and resumed. DBOS is
+imported once here and every worker is a forked child, so a seed costs a DBOS launch, not an interpreter
+start.
 """
 
 from __future__ import annotations
