@@ -269,6 +269,16 @@ class TestResultBound:
         assert refused == Err(LimitExceeded("McpLimits.result", mcp.McpLimits().result.max_bytes))
         assert unwrap(rough.call("echo", {})).text() == "ok"
 
+    def test_an_oversized_message_without_its_id_first_ends_the_connection(self, quiet: TextIO) -> None:
+        """When the id is not at a long line's start, the connection ends: the call is ``LimitExceeded``."""
+        small = DEFAULT.with_max_bytes(1 << 20)
+        limits = mcp.McpLimits(result=small, listing=small)
+        server = mcp.Stdio(sys.executable, ("-c", _ID_LAST_SERVER))
+        with mcp.McpClient(server, limits=limits, errlog=quiet) as client:
+            started = time.monotonic()
+            assert client.call("huge", {}) == Err(LimitExceeded("McpLimits.result", 1 << 20))
+            assert time.monotonic() - started < 10
+
     @settings(max_examples=200)
     @given(
         st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=8),
@@ -298,6 +308,29 @@ class TestResultBound:
         assert request_id(b'{"id": "a-1", "jsonrpc": "2.0"') == "a-1"
         assert request_id(b'{"jsonrpc":"2.0","result":{},"id":3}') is None
         assert request_id(b'{"jsonrpc":"2.0","method":"notifications/message"') is None
+
+
+#: A stdio server written by hand: JSON-RPC lines with the id last, and a 40 MB result for ``huge``.
+_ID_LAST_SERVER = """
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+tool = {"name": "huge", "inputSchema": {"type": "object"}}
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    if request["method"] == "initialize":
+        info = {"name": "id-last", "version": "1"}
+        result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": info}
+    elif request["method"] == "tools/list":
+        result = {"tools": [tool]}
+    else:
+        result = {"content": [{"type": "text", "text": "x" * 40_000_000}]}
+    send({"jsonrpc": "2.0", "result": result, "id": request["id"]})
+"""
 
 
 class TestConnect:
