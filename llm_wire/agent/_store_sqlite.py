@@ -116,7 +116,8 @@ _KEYED_WRITES: Mapping[str, Callable[[object], Value]] = {
 
 def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
     """One boundary for the database's failures: busy, damaged, or unusable otherwise."""
-    code = exc.sqlite_errorcode & 0xFF if isinstance(exc.sqlite_errorcode, int) else None
+    extended = getattr(exc, "sqlite_errorcode", None)  # absent on the module's own errors
+    code = extended & 0xFF if isinstance(extended, int) else None
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return StoreBusy(timeout)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
@@ -134,6 +135,7 @@ class _Sqlite:
         self._path = path
         self._timeout = timeout
         self._db: sqlite3.Connection | None = None
+        self._closed = False
         self._lock = threading.Lock()
         with suppress(sqlite3.Error):  # open now when it can: a failure is what each call returns
             self._opened()
@@ -159,6 +161,8 @@ class _Sqlite:
     def _guarded(self, work: Callable[[sqlite3.Connection], Result[T, StoreError]]) -> Result[T, StoreError]:
         """``work`` on the open connection under the lock; a database failure is a typed error."""
         with self._lock:
+            if self._closed:
+                return Err(StoreUnavailable())
             try:
                 return work(self._opened())
             except sqlite3.Error as exc:
@@ -166,6 +170,7 @@ class _Sqlite:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._db is not None:
                 self._db.close()
                 self._db = None
@@ -285,7 +290,8 @@ class SqliteRunStore(_Writes):
     A ``RunStore`` in one SQLite file (standard library ``sqlite3``, WAL): every write is one
     ``BEGIN IMMEDIATE`` transaction, so several processes can share the file. A file that is damaged or no
     database is ``StoreCorrupt``, a lock held past ``timeout`` seconds ``StoreBusy`` (nothing written: retry),
-    any other database failure ``StoreUnavailable``, from each call, never raised. ``close()`` when done.
+    any other database failure (or a call after ``close()``) ``StoreUnavailable``, from each call, never
+    raised. ``close()`` when done.
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:

@@ -468,9 +468,15 @@ class TestSqliteFailures:
         assert unwrap(store.load(record.run_id)).revision == record.revision + 1
         store.close()
 
-    def test_unopenable_path(self, tmp_path: Path) -> None:
-        """A path where no file can be made is ``StoreUnavailable`` from each call."""
+    def test_unopenable_path_and_closed_store(self, tmp_path: Path) -> None:
+        """A path where no file can be made, or a closed store, is ``StoreUnavailable`` from each call."""
         store = SqliteRunStore(tmp_path / "missing" / "runs.sqlite")
         assert isinstance(store.create().error, StoreUnavailable)  # type: ignore[union-attr]
         assert isinstance(store.load("r").error, StoreUnavailable)  # type: ignore[union-attr]
         store.close()
+        closed = SqliteRunStore(tmp_path / "runs.sqlite")
+        record = running(closed)
+        closed.close()
+        assert closed.load(record.run_id) == Err(StoreUnavailable())
+        moved = closed.transition(record.run_id, record.revision, RunStatus.COMPLETED)
+        assert moved == Err(StoreUnavailable())
