@@ -102,7 +102,8 @@ class McpLimits:
     start: float = 60.0
     #: Bounds on one listing page as JSON (schemas can be large: 16 MiB).
     listing: Limits = _LISTING
-    #: Bounds on one call result as JSON.
+    #: Bounds on one call result as JSON. Over stdio, a message longer than the larger of the two byte
+    #: bounds (and 64 KiB for its envelope) is refused while it is read, never buffered whole.
     result: Limits = DEFAULT
 
     def __attrs_post_init__(self) -> None:
