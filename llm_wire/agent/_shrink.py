@@ -101,8 +101,8 @@ class _Unserializable(Exception):
 def _dumps(value: object) -> str:
     try:
         return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except TypeError:  # a Decimal (or something that is no JSON value): the exact renderer decides
-        return _render(value, None, _Caps(None, None))
+    except (TypeError, RecursionError):  # a Decimal, a non-JSON value, or nesting too deep for ``json``:
+        return _render(value, None, _Caps(None, None))  # the exact renderer keeps a stack, not a recursion
     except ValueError as error:
         raise _Unserializable from error
 
