@@ -288,8 +288,12 @@ class Reducer:
 
     provider: Provider
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
         self._limits = limits
+        # The call ids the request's history holds: an id this decoder gives a call never repeats one.
+        self._taken_ids = taken_ids
         # The parse limits of one event, built once per decoder (the shared default when they equal it).
         self._event_limits = _limits(limits.event_bytes)
         self._b = Builder(self.provider, limits)
