@@ -291,6 +291,9 @@ class Reducer:
     def __init__(
         self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
+        if not isinstance(taken_ids, frozenset):
+            msg = f"taken_ids must be a frozenset, not {type(taken_ids).__name__}"
+            raise TypeError(msg)
         self._limits = limits
         # The call ids the request's history holds: an id this decoder gives a call never repeats one.
         self._taken_ids = taken_ids

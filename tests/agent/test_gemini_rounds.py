@@ -7,10 +7,13 @@ again, and the ``functionResponse`` parts go back by name and order, with no id 
 from __future__ import annotations
 
 import attrs
+import pytest
 
 from llm_wire import config, prepare, request, user
 from llm_wire.agent import Runner, StopReason, reflect
 from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
+from llm_wire.providers import google
+from llm_wire.providers.response import ResponseLimits
 from llm_wire.result import unwrap
 from llm_wire.transport import Client
 from llm_wire.transport.fake import FakeProvider, Received, Reply
@@ -102,6 +105,11 @@ class TestGeminiRounds:
         again = [call.id for call in unwrap(later.decode_body(body)).calls]
         assert again == [call.id for call in unwrap(later.decode_body(body)).calls]
         assert again == ["llm_wire_call_1"]
+
+    def test_taken_ids_must_be_a_frozenset(self) -> None:
+        """A decoder given the taken ids as anything but a frozenset names the parameter."""
+        with pytest.raises(TypeError, match="taken_ids must be a frozenset, not list"):
+            google.WIRE.decoder(ResponseLimits(), taken_ids=["llm_wire_call_0"])  # type: ignore[arg-type]
 
     def test_a_call_gemini_named_keeps_its_id(self) -> None:
         """A call Gemini gave an id goes back with it, and so does its function response."""
