@@ -59,7 +59,7 @@ CONFIG = config(Provider.OPENAI_CHAT)
 SCHEMA = '{"type":"object"}'
 #: The tools' own deadline, and how long a tool that overruns it sleeps.
 TIMEOUT = 0.05
-OVERRUN = 0.25
+OVERRUN = 0.5
 POINTS = ("deadline", "raised", "partial")
 COMPENSATIONS = ("off", "undone", "fails")
 BYTES = (256, 257, 300, 512, 1024, 4096, None)
@@ -278,7 +278,6 @@ _FEW = settings(
     max_examples=14,
     deadline=None,
     database=None,
-    derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
 

@@ -145,8 +145,10 @@ class Runner:
     Loops a model and a provider until the model answers, within ``max_tool_rounds`` rounds and an
     optional total ``deadline`` (seconds). Every call is admitted, authorized (the whole batch before any
     call runs), validated and run under its descriptor's contract; every failure reaches the model as a
-    tool message it can act on. Descriptors are read and checked against the provider's capabilities
-    here, so a contract the provider cannot honour raises ``DefinitionError`` before any run.
+    tool message it can act on, ``retryable`` only when repeating the call is safe by its contract, and
+    every tool message is bounded (``project_output``, by default ``projector()``). Descriptors are read
+    and checked against the provider's capabilities here, so a contract the provider cannot honour raises
+    ``DefinitionError`` before any run.
     """
 
     def __init__(
