@@ -44,6 +44,7 @@ from llm_wire.agent._shrink import (
     PlainPayload,
     SuccessPayload,
     _checked,
+    _projected,
     bounded_preview,
     canonical_text,
     check_policy,
@@ -108,6 +109,8 @@ def payload_of(outcome: ToolOutcome) -> ModelPayload:
 def policy_for(policy: ProjectionPolicy, descriptor: ToolDescriptor) -> ProjectionPolicy:
     """The run's policy tightened by the tool's ``output_ceilings`` (a tool never widens it)."""
     ceilings = descriptor.contract.output_ceilings
+    if ceilings.max_bytes is None and ceilings.max_tokens is None:
+        return policy
     return policy.tighten(max_bytes=ceilings.max_bytes, max_tokens=ceilings.max_tokens)
 
 
@@ -165,7 +168,8 @@ def projector(
     def project_output(
         outcome: ToolOutcome, descriptor: ToolDescriptor | None
     ) -> str | ProjectedOutput | OutputProjectionError:
-        match project_outcome(outcome, policy, chosen, descriptor=descriptor):
+        effective = policy if descriptor is None else policy_for(policy, descriptor)
+        match _projected(payload_of(outcome), effective, chosen):
             case Err(error):
                 return error if on_failure is Recovery.END else PROJECTION_FAILED
             case Ok(projected):
