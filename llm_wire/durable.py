@@ -35,7 +35,7 @@ from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
     CompensatingProvider,
     ErrorCategory,
-    Idempotency,
+    ErrorCode,
     Pricing,
     Runner,
     RunUsage,
@@ -90,7 +90,7 @@ __all__ = [
 ]
 
 #: The failure code of a call whose earlier attempt ended without a recorded outcome.
-OUTCOME_UNKNOWN = "outcome_unknown"
+OUTCOME_UNKNOWN: str = ErrorCode.OUTCOME_UNKNOWN.value
 
 
 class DurableRunError(Exception):
@@ -124,12 +124,9 @@ def outcome_unknown(tool: str) -> ToolOutcome:
 def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
     """
     Whether a call may run again after an unknown outcome: the tool is idempotent, or idempotent with a key
-    that its provider consumes.
+    that its provider consumes (``ToolContract.is_repeatable``, the rule of every runner).
     """
-    idempotency = descriptor.contract.idempotency
-    return idempotency is Idempotency.IDEMPOTENT or (
-        idempotency is Idempotency.IDEMPOTENT_WITH_KEY and consumes_key
-    )
+    return descriptor.contract.is_repeatable(consumes_key=consumes_key)
 
 
 def _checked(result: Result[Any, StoreError]) -> Any:

@@ -226,6 +226,42 @@ class TestApprovals:
         assert sorted(seen["effects"]) == ["write-a", "write-a", "write-b"]  # one run each: a in 46 and 47
 
 
+SEAMS = Path(__file__).with_name("durable_seams.py")
+
+
+@pytest.fixture(scope="module")
+def seams(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The lines of ``durable_seams.py``: both seam properties, run once under one DBOS launch."""
+    directory = tmp_path_factory.mktemp("seams")
+    done = subprocess.run(
+        [sys.executable, str(SEAMS), str(directory)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+class TestSeams:
+    """The plain and the durable runner keep the same promises, example by example."""
+
+    def test_retry_advice_is_safe_and_shared(self, seams: list[dict[str, Any]]) -> None:
+        """
+        Over side effect x idempotency x compensation x timeout point, ``retryable`` is true exactly when
+        repeating is safe and the runner repeated; an unsafe timeout is ``outcome_unknown`` in both runners.
+        """
+        assert "retry" in seams[-1]["passed"]
+        codes = {line["code"] for line in seams if "retry" in line}
+        assert "outcome_unknown" in codes
+        assert codes - {"outcome_unknown"}  # some examples were safe to repeat
+
+    def test_output_bounded_by_default_in_both_runners(self, seams: list[dict[str, Any]]) -> None:
+        """
+        Any output under any tool ceilings fits both ceilings in both runners, with no ``project_output``
+        given; the whole outcome reaches ``on_event`` and the store.
+        """
+        assert "output" in seams[-1]["passed"]
+        assert any(line["cut"] for line in seams if "output" in line)  # some outputs were cut to fit
+
+
 class TestContracts:
     """Which calls may run again, and what the model is told otherwise."""
 

@@ -501,9 +501,15 @@ def project(
     if not isinstance(policy, ProjectionPolicy):
         msg = f"policy must be a ProjectionPolicy, not {type(policy).__name__}"
         raise TypeError(msg)
-    chosen = _checked(estimator)
+    return _projected(payload, policy, _checked(estimator))
+
+
+def _projected(
+    payload: ModelPayload, policy: ProjectionPolicy, estimator: TokenEstimator
+) -> Result[ProjectedOutput, OutputProjectionError]:
+    """``project`` of arguments already checked (a runner's hook checks its policy and estimator once)."""
     try:
-        return Ok(_project(payload, policy, chosen))
+        return Ok(_project(payload, policy, estimator))
     except _Unserializable:
         return Err(OutputProjectionError(ProjectionFailure.SERIALIZATION_FAILURE))
     except _EstimatorFailed:
