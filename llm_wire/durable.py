@@ -3,7 +3,9 @@ Durable agent runs on DBOS (extra ``dbos``): a run survives a crash, a deploy or
 its last completed step, on this machine or another, without running a tool call that must not run twice.
 
 ``DurableRunner`` runs ``llm_wire.agent.Runner`` inside one DBOS workflow: each model round is a step and
-each tool attempt is a step. Before a tool runs, its call is marked started in the ``RunStore``; once the
+each tool attempt is a step. A model round's step keeps the whole response (``codec.derive`` of its
+``Terminal``), replay data included, so a recovered run sends the next request as an uninterrupted one
+would. Before a tool runs, its call is marked started in the ``RunStore``; once the
 runner has its final outcome, the outcome is admitted there and the projection the model saw is audited
 (SHA-256 of the exact text). When a recovered workflow meets a call that was started but never finished,
 the outcome is unknown: the call runs again only when its contract makes that safe (``idempotent``, or
@@ -28,12 +30,12 @@ from typing import Any
 from attrs import frozen
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
-from llm_wire import message
+from llm_wire import codec, message
 from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
     CompensatingProvider,
     ErrorCategory,
-    Idempotency,
+    ErrorCode,
     Pricing,
     Runner,
     RunUsage,
@@ -72,7 +74,7 @@ from llm_wire.agent.store import (
     sha256_hex,
 )
 from llm_wire.error import ProtocolError
-from llm_wire.message import Message, ToolCall
+from llm_wire.message import AssistantTurn, Message, ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, Result, unwrap
@@ -89,7 +91,7 @@ __all__ = [
 ]
 
 #: The failure code of a call whose earlier attempt ended without a recorded outcome.
-OUTCOME_UNKNOWN = "outcome_unknown"
+OUTCOME_UNKNOWN: str = ErrorCode.OUTCOME_UNKNOWN.value
 
 
 class DurableRunError(Exception):
@@ -123,12 +125,9 @@ def outcome_unknown(tool: str) -> ToolOutcome:
 def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
     """
     Whether a call may run again after an unknown outcome: the tool is idempotent, or idempotent with a key
-    that its provider consumes.
+    that its provider consumes (``ToolContract.is_repeatable``, the rule of every runner).
     """
-    idempotency = descriptor.contract.idempotency
-    return idempotency is Idempotency.IDEMPOTENT or (
-        idempotency is Idempotency.IDEMPOTENT_WITH_KEY and consumes_key
-    )
+    return descriptor.contract.is_repeatable(consumes_key=consumes_key)
 
 
 def _checked(result: Result[Any, StoreError]) -> Any:
@@ -151,44 +150,107 @@ class Suspension:
 # Model rounds as steps: an outcome is kept as the response it was resolved from, and resolved again
 
 
-def _terminal_value(outcome: Outcome, prepared: Prepared) -> dict[str, Any]:
-    """What a model step records: the response behind ``outcome`` (a failure only as a failure)."""
-    usage = outcome.usage
-    kept: dict[str, Any] = {
-        "usage": None if usage is None else [usage.input_tokens, usage.output_tokens, usage.total_tokens],
-        # The provider's own usage object: cached and reasoning tokens are read from it.
-        "usage_raw": None if usage is None else usage.raw,
-    }
+@frozen
+class _Round:
+    """
+    What a model step records (as ``codec.derive`` encodes it): the response the outcome was resolved
+    from, with its response id and replay data, or, for a failed call, only its usage.
+    """
+
+    #: ``None`` when the model call failed.
+    response: Terminal | None
+    #: A failed call's usage.
+    usage: Usage | None = None
+    #: The model answered, but its response held a value that is not JSON: the round is kept as failed.
+    not_json: bool = False
+
+
+@frozen
+class _PositionalRound:
+    """A model round as earlier versions recorded it: positional usage, text and calls, no replay data."""
+
+    usage: tuple[int | None, int | None, int | None] | None
+    usage_raw: Value = None
+    finish: FinishReason = FinishReason.STOP
+    text: str = ""
+    calls: tuple[tuple[str, str, str], ...] = ()
+    refusal: str | None = None
+    failure: bool = False
+
+
+# The response's own module does not bind ``Decimal``, which its ``Value`` fields name.
+_ROUND = codec.derive(_Round, namespace={"Decimal": Decimal})
+_POSITIONAL_ROUND = codec.derive(_PositionalRound, namespace={"Decimal": Decimal})
+_FAILED = "the model call failed (recorded by a durable run)"
+_NOT_JSON = "the model's response held a value that is not JSON, so a durable run cannot record it"
+_UNREADABLE = "a recorded model round is not one this runner wrote"
+
+
+def _response_of(outcome: Outcome, prepared: Prepared) -> Terminal | None:
+    """The response ``outcome`` was resolved from, as ``resolve`` reads it; ``None`` for a failure."""
     match outcome:
-        case Answer(turn=turn):
-            return {**kept, "finish": "stop", "text": turn.text, "calls": []}
-        case NeedsTools(turn=turn):
-            calls = [[c.id, c.name, c.arguments_json] for c in turn.calls]
-            return {**kept, "finish": "tool_calls", "text": turn.text, "calls": calls}
-        case OutputLimited(text=text, calls=calls):
-            cut = [[c.id, c.name, c.arguments_json] for c in calls]
-            return {**kept, "finish": "length", "text": text, "calls": cut}
-        case Refused(reason=reason, refusal=refusal, text=text):
-            return {**kept, "finish": reason.value, "text": text, "calls": [], "refusal": refusal}
+        case Answer(turn=turn, usage=usage):
+            return _answered(turn, FinishReason.STOP, usage, prepared)
+        case NeedsTools(turn=turn, usage=usage):
+            return _answered(turn, FinishReason.TOOL_CALLS, usage, prepared)
+        case OutputLimited(text=text, calls=calls, incomplete=incomplete, usage=usage):
+            return Terminal(prepared.provider, FinishReason.LENGTH, text, calls, incomplete, usage=usage)
+        case Refused(reason=reason, refusal=refusal, text=text, usage=usage, detail=detail):
+            return Terminal(
+                prepared.provider, reason, text, refusal=refusal, usage=usage, finish_detail=detail
+            )
         case _:
-            return {**kept, "failure": True}
+            return None
 
 
-def _outcome_of(recorded: Mapping[str, Any], prepared: Prepared) -> Outcome:
-    counts = recorded["usage"]
-    usage = None if counts is None else Usage(counts[0], counts[1], counts[2], recorded.get("usage_raw"))
-    if recorded.get("failure"):
-        error = ProtocolError("the model call failed (recorded by a durable run)")
-        return Failure(error, Sent.COMPLETED, usage=usage)
-    calls = tuple(ToolCall(id=c[0], name=c[1], arguments_json=c[2]) for c in recorded["calls"])
-    terminal = Terminal(
-        prepared.provider,
-        FinishReason(recorded["finish"]),
-        recorded["text"],
-        calls,
-        refusal=recorded.get("refusal"),
+def _answered(turn: AssistantTurn, finish: FinishReason, usage: Usage | None, prepared: Prepared) -> Terminal:
+    """The response behind an assistant turn: its text, calls, response id and replay data."""
+    provider = turn.provider or prepared.provider
+    return Terminal(
+        provider,
+        finish,
+        turn.text,
+        turn.calls,
         usage=usage,
+        response_id=turn.response_id,
+        provider_data=turn.provider_data,
     )
+
+
+def _terminal_value(outcome: Outcome, prepared: Prepared) -> Value:
+    """What a model step records: the response behind ``outcome`` (a failure only as a failure)."""
+    response = _response_of(outcome, prepared)
+    kept = _Round(response) if response is not None else _Round(None, outcome.usage)
+    match _ROUND.encode(kept):
+        case Ok(value):
+            return value
+        case Err():
+            return unwrap(_ROUND.encode(_Round(None, not_json=True)))
+
+
+def _outcome_of(recorded: Value, prepared: Prepared) -> Outcome:
+    """The outcome a model step's record gives: its response resolved again against ``prepared``."""
+    match _ROUND.decode(recorded):
+        case Ok(_Round(response=Terminal() as response)):
+            return resolve(Ok(response), prepared)
+        case Ok(_Round(usage=usage, not_json=not_json)):
+            return Failure(ProtocolError(_NOT_JSON if not_json else _FAILED), Sent.COMPLETED, usage=usage)
+        case Err():
+            return _positional_outcome(recorded, prepared)
+
+
+def _positional_outcome(recorded: Value, prepared: Prepared) -> Outcome:
+    """A record written before ``_Round`` (a run recovered across an upgrade): no replay data to resolve."""
+    match _POSITIONAL_ROUND.decode(recorded):
+        case Err():
+            return Failure(ProtocolError(_UNREADABLE), Sent.COMPLETED)
+        case Ok(old):
+            pass
+    usage = None if old.usage is None else Usage(*old.usage, old.usage_raw)
+    if old.failure:
+        return Failure(ProtocolError(_FAILED), Sent.COMPLETED, usage=usage)
+    calls = tuple(ToolCall(id=id, name=name, arguments_json=arguments) for id, name, arguments in old.calls)
+    terminal = Terminal(prepared.provider, old.finish, old.text, calls, refusal=old.refusal, usage=usage)
     return resolve(Ok(terminal), prepared)
 
 
@@ -287,7 +349,7 @@ class DurableRunner:
         self._pricing = pricing
 
         # DBOS decorates plain functions, not bound methods: each step is a closure over this runner.
-        def model_round(prepared: Prepared) -> dict[str, Any]:
+        def model_round(prepared: Prepared) -> Value:
             return self._model_step(prepared)
 
         def tool_attempt(invocation: ToolInvocation) -> ToolOutcome:
@@ -328,7 +390,7 @@ class DurableRunner:
 
     # -- steps -----------------------------------------------------------------------------------------
 
-    def _model_step(self, prepared: Prepared) -> dict[str, Any]:
+    def _model_step(self, prepared: Prepared) -> Value:
         """One model round; DBOS keeps the response, so a recovered run does not ask again."""
         answer = self._model.complete(prepared)
         outcome: Outcome = asyncio.run(_awaited(answer)) if inspect.isawaitable(answer) else answer

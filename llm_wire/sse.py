@@ -72,6 +72,7 @@ class Framer:
         self._last_id: str | None = None
         self._retry: int | None = None
         self._ignored = 0
+        self._unclosed: Event | None = None
 
     def feed(self, chunk: bytes | str) -> Result[list[Event], LimitExceeded]:
         """
@@ -124,7 +125,8 @@ class Framer:
 
     def finish(self) -> Result[list[Event], LimitExceeded]:
         """
-        End of stream: the events a final CR completes. An event without its closing blank line is dropped.
+        End of stream: the events a final CR completes. An event without its closing blank line is not
+        dispatched, as the standard says; ``unclosed`` holds it for a reader that may take a last event.
         """
         if self._error is not None:
             return Err(self._error)
@@ -134,6 +136,12 @@ class Framer:
             failed = self._line(raw.decode("utf-8", "replace"), len(raw), events)
             if failed is not None:
                 return failed
+        elif self._buffer:
+            failed = self._last_line(bytes(self._buffer))
+            if failed is not None:
+                return failed
+        if self._has_data:
+            self._unclosed = Event("\n".join(self._data), self._event, self._last_id)
         self._buffer.clear()
         self._scan = 0
         self._reset()
@@ -153,6 +161,14 @@ class Framer:
     def pending(self) -> bool:
         """Whether an unfinished line or event is buffered (``finish`` would drop it)."""
         return bool(self._buffer) or self._has_data or self._event is not None
+
+    @property
+    def unclosed(self) -> Event | None:
+        """
+        After ``finish``: the event the stream ended inside, without its closing blank line (or the line end
+        of its last line), framed as if that blank line had come. Whole or cut, the framer cannot tell.
+        """
+        return self._unclosed
 
     def _lines(self, region: bytearray, events: list[Event]) -> Err[LimitExceeded] | None:
         """
@@ -227,6 +243,24 @@ class Framer:
                 self._retry = int(value)
         else:
             self._ignored += 1
+        return None
+
+    def _last_line(self, raw: bytes) -> Err[LimitExceeded] | None:
+        """A last line without its line end: a ``data:`` or ``event:`` line joins the unclosed event."""
+        line = raw.decode("utf-8", "replace")
+        name, colon, value = line.partition(":")
+        if name not in ("data", "event"):
+            return None
+        self._event_bytes += len(raw)
+        if self._event_bytes > self._max_event:
+            return self._fail("event_bytes", self._max_event, self._event_bytes)
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._has_data = True
+        else:
+            self._event = value or None
         return None
 
     def _reset(self) -> None:

@@ -4,8 +4,10 @@ file, a scripted model, a SQLite run store that can pause after any write, and a
 kills them with SIGKILL at chosen points and resumes them.
 
 ``python tests/durable_app.py crash BASE SEEDS`` runs SEEDS seeds under BASE (one directory each) and prints
-one JSON line per seed; the test reads the directories afterwards. DBOS is imported once here and every
-worker is a forked child, so a seed costs a DBOS launch, not an interpreter start.
+one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE`` runs a durable run
+against the fake provider at URL straight through, then one killed in its tool call and resumed. DBOS is
+imported once here and every worker is a forked child, so a seed costs a DBOS launch, not an interpreter
+start.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from pathlib import Path
 
@@ -60,6 +62,7 @@ from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Ok, Result, unwrap
+from llm_wire.transport import Client
 from llm_wire.value import Value
 
 RUN_ID = "run-crash"
@@ -246,8 +249,8 @@ def worker(directory: Path, kill_at: int, *, start: bool) -> None:
     print(json.dumps({"done": ended.status.value, "points": _state["points"]}), flush=True)
 
 
-def _fork(directory: Path, kill_at: int, *, start: bool) -> dict[str, object]:
-    """Fork a worker; SIGKILL it when it pauses. Returns what it said."""
+def _fork(work: Callable[[], None]) -> dict[str, object]:
+    """Fork a worker running ``work``; SIGKILL it when it pauses. Returns what it said."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its stdout is the pipe; it never returns into the driver
@@ -255,7 +258,7 @@ def _fork(directory: Path, kill_at: int, *, start: bool) -> dict[str, object]:
         os.dup2(write, 1)
         code = 0
         try:
-            worker(directory, kill_at, start=start)
+            work()
         except BaseException as error:  # report and die: the parent fails the seed
             print(json.dumps({"error": type(error).__name__, "detail": str(error)[:300]}), flush=True)
             code = 1
@@ -293,10 +296,11 @@ def _seed(directory: Path, seed: int, total: int) -> dict[str, object]:
     # The first seeds kill at every point in turn; the rest kill at a random point, then kill the
     # recovering worker too at a random point of its own (if it gets that far).
     kill_at = seed + 1 if seed < total else rng.randint(1, total)
-    steps = [_fork(directory, kill_at, start=True)]
+    steps = [_fork(lambda: worker(directory, kill_at, start=True))]
     if seed >= total:
-        steps.append(_fork(directory, rng.randint(1, 12), start=False))
-    steps.append(_fork(directory, 0, start=False))
+        again = rng.randint(1, 12)
+        steps.append(_fork(lambda: worker(directory, again, start=False)))
+    steps.append(_fork(lambda: worker(directory, 0, start=False)))
     return {"seed": seed, "kill_at": kill_at, "steps": steps}
 
 
@@ -308,7 +312,7 @@ def crash(base: Path, seeds: int) -> None:
     """A full run to count the points, then one killed-and-resumed run per seed, each at its own point."""
     dry = base / "dry"
     dry.mkdir(parents=True)
-    first = _fork(dry, 0, start=True)
+    first = _fork(lambda: worker(dry, 0, start=True))
     print(json.dumps({"seed": "dry", "steps": [first]}), flush=True)
     total = int(str(first.get("points", 0)))
     running: dict[int, int] = {}
@@ -524,8 +528,81 @@ def approvals(directory: Path) -> dict[str, object]:
     return seen
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Replay data across a kill (issue 23, item 5): the provider's thinking, reasoning and signatures come back
+
+
+#: What the replayed runs ask, of which model, and what their tool answers.
+REPLAY_MODEL = "recorded-model"
+REPLAY_PROMPT = "use the tool, then answer"
+TOOL_TEXT = "the tool answered"
+
+
+@attrs.frozen
+class GetUserCountry:
+    """The user's country (a read: idempotent)."""
+
+    def invoke(self) -> str:
+        point("tool started")
+        return TOOL_TEXT
+
+
+@attrs.frozen
+class UpdatePlan:
+    """Update the plan (idempotent: the same plan again changes nothing)."""
+
+    plan: str
+
+    def invoke(self) -> str:
+        point("tool started")
+        return TOOL_TEXT
+
+
+#: Each wire whose recorded responses carry replay data, and the tool its recorded call asks for.
+REPLAY_WIRES: dict[str, tuple[Provider, type]] = {
+    "anthropic": (Provider.ANTHROPIC, GetUserCountry),
+    "openai-responses": (Provider.OPENAI_RESPONSES, UpdatePlan),
+    "gemini": (Provider.GOOGLE, GetUserCountry),
+}
+
+
+def replay_tools(wire: str) -> ReflectedProvider:
+    """The tool the wire's recorded call asks for; idempotent, so a killed call runs again."""
+    _, tool = REPLAY_WIRES[wire]
+    return reflect(make_tool(tool, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+
+
+def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: bool) -> None:
+    """One worker of the replay runs: the model is the fake provider at ``url``, over HTTP."""
+    _state.update(points=0, kill_at=kill_at)
+    DBOS(config=sqlite_config("replay", str(directory / "dbos.sqlite")))
+    provider, _ = REPLAY_WIRES[wire]
+    store = SqliteRunStore(directory / "runs.sqlite")
+    runner = DurableRunner("replay", Client(base_url=url), config(provider), replay_tools(wire), store=store)
+    DBOS.launch()
+    messages = [user(REPLAY_PROMPT)]
+    ended = runner.run(RUN_ID, REPLAY_MODEL, messages) if start else runner.wait(RUN_ID)
+    assert isinstance(ended, RunRecord)
+    answer = "" if ended.result is None else ended.result.content
+    print(json.dumps({"done": ended.status.value, "answer": answer}), flush=True)
+
+
+def replay(base: Path, url: str, wire: str) -> dict[str, object]:
+    """A durable run straight through, then one killed in its tool call and resumed by a new worker."""
+    straight, killed = base / "straight", base / "killed"
+    straight.mkdir(parents=True)
+    killed.mkdir(parents=True)
+    return {
+        "straight": _fork(lambda: replay_worker(straight, url, wire, 0, start=True)),
+        "killed": _fork(lambda: replay_worker(killed, url, wire, 1, start=True)),
+        "resumed": _fork(lambda: replay_worker(killed, url, wire, 0, start=False)),
+    }
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "crash":
         crash(Path(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "approvals":
         print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
+    elif sys.argv[1] == "replay":
+        print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4])), flush=True)

@@ -1,10 +1,10 @@
 """
 The durable runner where its parts meet (issue 23), run in a real subprocess by
-``tests/test_durable_seams.py``: a sync tool that outlives its timeout, a tool that calls ``sys.exit``, an
+``tests/test_durable_execution.py``: a sync tool that outlives its timeout, a tool that calls ``sys.exit``, an
 async tool that blocks its loop and an ``allow_tool_call`` that denies by ``Verdict``. Each is one durable run
 on SQLite; the app prints what it saw as one JSON line.
 
-``python tests/durable_seams_app.py DIRECTORY``
+``python tests/durable_execution_app.py DIRECTORY``
 """
 
 from __future__ import annotations

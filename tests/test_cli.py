@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -235,3 +237,70 @@ class TestAdmit:
         status, out = _run(capsys, "admit", str(body), "--tools", str(body))
         assert status == 2
         assert "--provider" in out
+
+
+def _cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line in a process of its own, which must end within a generous bound."""
+    return subprocess.run(
+        [sys.executable, "-m", "llm_wire", *argv], capture_output=True, text=True, timeout=20, cwd=cwd
+    )
+
+
+class TestSpecialInputs:
+    """FIFOs, devices, directories, huge files and exiting modules: refused at once, with status 2."""
+
+    @pytest.fixture
+    def tools(self, tmp_path: Path) -> Path:
+        path = tmp_path / "tools.json"
+        path.write_text(json.dumps(TOOLS))
+        return path
+
+    @pytest.fixture
+    def fifo(self, tmp_path: Path) -> Path:
+        path = tmp_path / "pipe"
+        os.mkfifo(path)
+        return path
+
+    def test_a_fifo_is_refused_without_blocking(self, fifo: Path, tools: Path) -> None:
+        """``check --tools FIFO`` and ``admit FIFO`` end with status 2 and say why (no writer needed)."""
+        for argv in (
+            ["check", "--tools", str(fifo)],
+            ["admit", str(fifo), "--provider", "anthropic", "--tools", str(tools)],
+            ["admit", str(tools), "--provider", "anthropic", "--tools", str(fifo)],
+        ):
+            done = _cli(*argv)
+            assert (done.returncode, done.stderr) == (2, "")
+            assert "not a regular file" in done.stdout
+
+    @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+    def test_a_device_is_refused(self, device: str, tools: Path) -> None:
+        """``/dev/zero`` is no ``MemoryError`` traceback with status 1 (a refused tool): it is status 2."""
+        for argv in (
+            ["check", "--tools", device],
+            ["admit", device, "--provider", "anthropic", "--tools", str(tools)],
+        ):
+            done = _cli(*argv)
+            assert (done.returncode, done.stderr) == (2, "")
+            assert "not a regular file" in done.stdout
+
+    def test_a_directory_and_a_huge_file(self, tmp_path: Path, tools: Path) -> None:
+        """A directory is not a file; a file over 64 MiB is refused without reading it all."""
+        huge = tmp_path / "huge.json"
+        with huge.open("wb") as sparse:
+            sparse.truncate(65 << 20)
+        for path, why in ((tmp_path, "not a regular file"), (huge, "larger than the 64 MiB")):
+            for argv in (
+                ["check", "--tools", str(path)],
+                ["admit", str(path), "--provider", "anthropic", "--tools", str(tools)],
+            ):
+                done = _cli(*argv)
+                assert (done.returncode, done.stderr) == (2, "")
+                assert why in done.stdout
+
+    @pytest.mark.parametrize("code", [0, 1, 2, "'bye'"])
+    def test_a_module_that_exits_is_unreadable(self, tmp_path: Path, code: int | str) -> None:
+        """A module whose import calls ``sys.exit`` is a source that cannot be read: status 2, no pass."""
+        (tmp_path / "exits_on_import.py").write_text(f"import sys\nsys.exit({code})\n")
+        done = _cli("check", "--module", "exits_on_import", cwd=tmp_path)
+        assert done.returncode == 2
+        assert "exits_on_import: cannot be imported (SystemExit)" in done.stdout

@@ -6,21 +6,49 @@ non-idempotent tool runs twice (``tests/durable_app.py`` is the application, run
 from __future__ import annotations
 
 import json
+import pickle
+import re
 import subprocess
 import sys
 from collections import defaultdict
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from durable_app import FINAL, POLICY, RUN_ID, SCRIPT
+from durable_app import (
+    FINAL,
+    POLICY,
+    REPLAY_MODEL,
+    REPLAY_PROMPT,
+    REPLAY_WIRES,
+    RUN_ID,
+    SCRIPT,
+    TOOL_TEXT,
+    replay_tools,
+)
 
-from llm_wire.agent import Idempotency, ToolContract, ToolDescriptor, make_tool
+from llm_wire import Prepared, config, prepare, request, user
+from llm_wire.agent import Idempotency, Runner, StopReason, ToolContract, ToolDescriptor, make_tool
 from llm_wire.agent.projection import project_outcome
 from llm_wire.agent.store import RunStatus, SqliteRunStore, sha256_hex
 from llm_wire.demo import durable as durable_demo
-from llm_wire.durable import OUTCOME_UNKNOWN, is_safe_to_repeat, outcome_unknown, sqlite_config
-from llm_wire.result import unwrap
+from llm_wire.durable import (
+    OUTCOME_UNKNOWN,
+    _outcome_of,
+    _terminal_value,
+    is_safe_to_repeat,
+    outcome_unknown,
+    sqlite_config,
+)
+from llm_wire.error import ProtocolError
+from llm_wire.message import Provider, ToolCall, tool_call
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Refused, Sent, resolve
+from llm_wire.providers.response import FinishReason, PartialCall, Terminal, Usage
+from llm_wire.result import Ok, unwrap
+from llm_wire.transport import Client
+from llm_wire.transport.fake import FakeProvider, Received, Reply, recorded
+from llm_wire.value import Limits, Value, parse, render
 
 APP = Path(__file__).with_name("durable_app.py")
 SEEDS = 50
@@ -198,6 +226,42 @@ class TestApprovals:
         assert sorted(seen["effects"]) == ["write-a", "write-a", "write-b"]  # one run each: a in 46 and 47
 
 
+SEAMS = Path(__file__).with_name("durable_seams.py")
+
+
+@pytest.fixture(scope="module")
+def seams(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The lines of ``durable_seams.py``: both seam properties, run once under one DBOS launch."""
+    directory = tmp_path_factory.mktemp("seams")
+    done = subprocess.run(
+        [sys.executable, str(SEAMS), str(directory)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+class TestSeams:
+    """The plain and the durable runner keep the same promises, example by example."""
+
+    def test_retry_advice_is_safe_and_shared(self, seams: list[dict[str, Any]]) -> None:
+        """
+        Over side effect x idempotency x compensation x timeout point, ``retryable`` is true exactly when
+        repeating is safe and the runner repeated; an unsafe timeout is ``outcome_unknown`` in both runners.
+        """
+        assert "retry" in seams[-1]["passed"]
+        codes = {line["code"] for line in seams if "retry" in line}
+        assert "outcome_unknown" in codes
+        assert codes - {"outcome_unknown"}  # some examples were safe to repeat
+
+    def test_output_bounded_by_default_in_both_runners(self, seams: list[dict[str, Any]]) -> None:
+        """
+        Any output under any tool ceilings fits both ceilings in both runners, with no ``project_output``
+        given; the whole outcome reaches ``on_event`` and the store.
+        """
+        assert "output" in seams[-1]["passed"]
+        assert any(line["cut"] for line in seams if "output" in line)  # some outputs were cut to fit
+
+
 class TestContracts:
     """Which calls may run again, and what the model is told otherwise."""
 
@@ -246,3 +310,222 @@ class TestDemo:
         assert "charge_card: done 1 time(s), with 1 idempotency key(s)" in out
         assert "send_email: done 1 time(s), with 1 idempotency key(s)" in out
         assert "send_email's recorded outcome: outcome_unknown" in out
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "provider-responses"
+_READ = Limits(max_bytes=64 * 1024 * 1024, max_values=10_000_000, max_depth=256)
+_RESPONSES = (
+    "openai-responses/pydantic-ai--test_openai_responses--test_openai_responses_thinking_with_tool_calls"
+)
+_GEMINI = "gemini/pydantic-ai--test_google--test_google_prompted_output_with_tools"
+#: Per wire: the recorded exchange whose response calls the tool, and the one answering after it.
+RECORDED = {
+    # The first response is recorded only inside the next request (the assistant turn sent back).
+    "anthropic": (None, "anthropic/pydantic-ai--test_anthropic--test_anthropic_tool_with_thinking--1.json"),
+    "openai-responses": (f"{_RESPONSES}--0.json", f"{_RESPONSES}--1.json"),
+    "gemini": (f"{_GEMINI}--0.json", f"{_GEMINI}--1.json"),
+}
+
+
+def _record(name: str) -> dict[str, Value]:
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"provider-responses corpus not found at {CORPUS}")
+    record = unwrap(parse(path.read_bytes(), _READ))
+    assert isinstance(record, dict)
+    return record
+
+
+def _replies(wire: str) -> tuple[Reply, Reply, list[str]]:
+    """
+    The recorded reply that calls the tool, the recorded reply after it, and the replay data the first
+    carries (thinking signatures, reasoning items' encrypted content, thought signatures).
+    """
+    first_name, then_name = RECORDED[wire]
+    then = _record(then_name)
+    if first_name is None:  # Anthropic: the turn the next request sends back, as the response it was
+        sent = then["request"]
+        assert isinstance(sent, dict)
+        assert isinstance(sent["messages"], list)
+        turn = sent["messages"][1]
+        assert isinstance(turn, dict)
+        assert turn["role"] == "assistant"
+        body: Value = {
+            "id": "msg_recorded_turn",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": turn["content"],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 34},
+        }
+        first = recorded({"http_status": 200, "stream": False, "response": body})
+    else:
+        body = _record(first_name)["response"]
+        first = recorded(_record(first_name))
+    markers = re.findall(r'"(?:signature|encrypted_content|thoughtSignature)":"([^"]+)"', render(body))
+    return first, recorded(then), markers
+
+
+class TestReplayData:
+    """
+    Issue 23, item 5: a model round a durable run replays from its record sends the provider's replay data
+    back as an uninterrupted run does (recorded responses served over loopback by the fake provider).
+    """
+
+    @pytest.mark.parametrize("wire", sorted(RECORDED))
+    def test_a_resumed_run_sends_the_replay_data_back(self, wire: str, tmp_path: Path) -> None:
+        """
+        The request after the tool round is the same, byte for byte, from a plain ``Runner``, a durable run
+        straight through, and a durable run killed inside its tool call and resumed by a new worker; it
+        carries every signature or encrypted reasoning item of the recorded response.
+        """
+        first, then, markers = _replies(wire)
+        assert markers, "the recorded response carries no replay data"
+        provider, _ = REPLAY_WIRES[wire]
+
+        def reply(received: Received) -> Reply:
+            return then if TOOL_TEXT.encode() in received.body else first
+
+        with FakeProvider(reply) as fake:
+            with Client(base_url=fake.url) as client:
+                plain = Runner(client, config(provider), replay_tools(wire))
+                answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
+            assert answered.stop is StopReason.ANSWERED
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, wire],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        assert runs["killed"]["killed"], runs
+        assert runs["resumed"]["answer"] == runs["straight"]["answer"] == answered.text
+        # Plain, straight and killed each asked once for the tool call; the resumed worker replayed that
+        # round from its record, and only asked again after the tool.
+        asks = [TOOL_TEXT.encode() in body for body in bodies]
+        assert asks == [False, True, False, True, False, True]
+        after_plain, after_straight, after_resume = (body for body in bodies if TOOL_TEXT.encode() in body)
+        for marker in markers:
+            assert marker.encode() in after_plain
+            assert marker.encode() in after_resume, "the resumed run dropped the provider's replay data"
+        assert after_straight == after_plain
+        assert after_resume == after_plain
+
+
+def _replay_data(outcome: Outcome) -> list[Value]:
+    """What equality leaves out: the response id, replay data and the provider's usage object."""
+    usage = outcome.usage
+    kept: list[Value] = [None if usage is None else usage.raw]
+    if isinstance(outcome, Answer | NeedsTools):
+        turn = outcome.turn
+        kept += [turn.response_id, turn.provider_data, [call.provider_state for call in turn.calls]]
+    return kept
+
+
+class TestModelRoundRecords:
+    """
+    What a model step records (DBOS pickles it) is the whole response, read back to the same outcome with
+    the same replay data; a record in the positional format of earlier versions still reads.
+    """
+
+    @staticmethod
+    def prepared() -> Prepared:
+        tools = [descriptor.tool for descriptor in replay_tools("gemini").descriptors()]
+        return unwrap(prepare(config(Provider.GOOGLE), request(REPLAY_MODEL, [user("go")]).with_tools(tools)))
+
+    def test_every_outcome_reads_back_with_its_replay_data(self) -> None:
+        """Answers, tool calls, cut and filtered responses come back equal, replay data and usage included."""
+        prepared = self.prepared()
+        usage = Usage(10, 5, 15, {"thoughtsTokenCount": 3, "ratio": Decimal("0.25")})
+        call = ToolCall("call-1", "get_user_country", "{}", provider_state={"thoughtSignature": "c2ln"})
+        parts: Value = [{"thought": True, "text": "thinking", "thoughtSignature": "dGhpbms="}]
+        responses = [
+            Terminal(Provider.GOOGLE, FinishReason.TOOL_CALLS, "", (call,), usage=usage, response_id="r-1"),
+            Terminal(Provider.GOOGLE, FinishReason.STOP, "Mexico City", usage=usage, provider_data=parts),
+            Terminal(
+                Provider.GOOGLE,
+                FinishReason.LENGTH,
+                "cut",
+                (call,),
+                (PartialCall("call-2", "get_user_country", '{"'),),
+                usage=usage,
+            ),
+            Terminal(Provider.GOOGLE, FinishReason.CONTENT_FILTER, "", usage=usage, finish_detail="SAFETY"),
+            Terminal(Provider.GOOGLE, FinishReason.REFUSAL, "", refusal="no", usage=usage),
+        ]
+        failed = Failure(ProtocolError("the body is not JSON"), Sent.COMPLETED, usage=usage)
+        outcomes = [resolve(Ok(response), prepared) for response in responses]
+        for outcome in [*outcomes, failed]:
+            record = pickle.loads(pickle.dumps(_terminal_value(outcome, prepared)))
+            again = _outcome_of(record, prepared)
+            if isinstance(outcome, Failure):
+                assert isinstance(again, Failure)
+                assert again.usage == outcome.usage
+                continue
+            assert again == outcome
+            assert _replay_data(again) == _replay_data(outcome)
+        assert [type(outcome).__name__ for outcome in outcomes] == [
+            "NeedsTools",
+            "Answer",
+            "OutputLimited",
+            "Refused",
+            "Refused",
+        ]
+
+    def test_a_response_that_is_not_json_is_recorded_as_a_failure(self) -> None:
+        """Replay data a custom model filled with a Python float cannot be kept: the round fails, typed."""
+        prepared = self.prepared()
+        not_json: Any = 0.5
+        answer = resolve(
+            Ok(Terminal(Provider.GOOGLE, FinishReason.STOP, "hi", provider_data=not_json)), prepared
+        )
+        again = _outcome_of(_terminal_value(answer, prepared), prepared)
+        assert isinstance(again, Failure)
+        assert again.describe() == (
+            "provider protocol violation: the model's response held a value that is not JSON, so a durable"
+            " run cannot record it (completed)"
+        )
+
+    def test_a_positional_record_still_reads(self) -> None:
+        """
+        A record written before (positional text and calls, no replay data), met by a run recovered across
+        an upgrade, reads as it did; anything else is a typed failure, never an exception.
+        """
+        prepared = self.prepared()
+        calls: Value = {
+            "usage": [10, 5, 15],
+            "usage_raw": {"cached": 4},
+            "finish": "tool_calls",
+            "text": "",
+            "calls": [["call-1", "get_user_country", "{}"]],
+        }
+        needs = _outcome_of(calls, prepared)
+        assert isinstance(needs, NeedsTools)
+        assert needs.turn.calls == (tool_call("call-1", "get_user_country", "{}"),)
+        assert needs.usage == Usage(10, 5, 15)
+        assert needs.usage.raw == {"cached": 4}
+        refused: Value = {
+            "usage": None,
+            "usage_raw": None,
+            "finish": "refusal",
+            "text": "",
+            "calls": [],
+            "refusal": "no",
+        }
+        assert _outcome_of(refused, prepared) == Refused(FinishReason.REFUSAL, "no", "", None)
+        failure = _outcome_of({"usage": [1, 2, 3], "usage_raw": None, "failure": True}, prepared)
+        assert isinstance(failure, Failure)
+        assert failure.usage == Usage(1, 2, 3)
+        unreadable: list[Value] = [{"nope": 1}, [], None, {"usage": "x", "usage_raw": None}]
+        for record in unreadable:
+            got = _outcome_of(record, prepared)
+            assert isinstance(got, Failure)
+            assert got.describe() == (
+                "provider protocol violation: a recorded model round is not one this runner wrote (completed)"
+            )

@@ -1,7 +1,7 @@
 """
 The durable runner keeps the runner's promises at its seams (issue 23): it runs its steps through the same
 executor, so a straggler holds no step, a late result is dropped, ``SystemExit`` is a failed call and a
-denial by ``Verdict`` denies (``tests/durable_seams_app.py``, run in a real subprocess).
+denial by ``Verdict`` denies (``tests/durable_execution_app.py``, run in a real subprocess).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-APP = Path(__file__).with_name("durable_seams_app.py")
+APP = Path(__file__).with_name("durable_execution_app.py")
 
 
 @pytest.fixture(scope="module")

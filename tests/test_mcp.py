@@ -10,11 +10,14 @@ import socket
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
+import mcp_rough_server as rough_server
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,11 +37,12 @@ from llm_wire.agent import (
     reply,
 )
 from llm_wire.error import LimitExceeded
+from llm_wire.mcp._transport import Lines, Oversized, request_id
 from llm_wire.message import Provider, ToolCall
 from llm_wire.names import NameCollision, Named
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import InputNotObject, InvalidSchema
-from llm_wire.value import Value
+from llm_wire.value import DEFAULT, Value
 
 DEMO = mcp.Stdio(sys.executable, ("-m", "llm_wire.demo.mcp_server"))
 TIME = mcp.Stdio(sys.executable, ("-m", "mcp_server_time", "--local-timezone", "UTC"))
@@ -184,6 +188,149 @@ class TestCall:
             mcp.Stdio("python", "-m")
         with pytest.raises(ValueError, match=r"McpLimits\.timeout"):
             mcp.McpLimits(timeout=0)
+
+
+ROUGH = mcp.Stdio(sys.executable, (str(Path(__file__).with_name("mcp_rough_server.py")),))
+
+
+@pytest.fixture(scope="module")
+def rough(quiet: TextIO) -> Iterator[mcp.McpClient]:
+    """One connection to the rough server for the module."""
+    with mcp.McpClient(ROUGH, errlog=quiet) as client:
+        yield client
+
+
+class TestServerErrors:
+    """A server's JSON-RPC error is the server's, whatever its code: typed, with the code, not retried."""
+
+    @pytest.mark.parametrize("code", [-32000, -32001, -32603, -32601, -32099, 0, 7])
+    def test_a_server_error_is_request_failed(self, rough: mcp.McpClient, code: int) -> None:
+        """-32000 is no lost connection, -32001 no timeout: each is ``RequestFailed`` with its code."""
+        started = time.monotonic()
+        failed = rough.call("answer_error", {"code": code})
+        assert failed == Err(mcp.RequestFailed("tools/call", code))
+        assert time.monotonic() - started < 10
+        assert rough_server.SECRET not in str(failed.error)
+        assert unwrap(rough.call("echo", {})).text() == "ok"  # the connection is still up
+
+    @pytest.mark.parametrize("code", [-32000, -32001, -32603])
+    def test_its_outcome_is_not_retryable(self, rough: mcp.McpClient, code: int) -> None:
+        """The model sees an ``internal`` failure carrying the code, with ``retryable: false``."""
+        tools = unwrap(mcp.provider(rough))
+        answer = next(d for d in tools.descriptors() if d.name == "answer_error")
+        outcome = anyio.run(tools.invoke, unwrap(invocation_for(answer, f'{{"code": {code}}}')))
+        assert outcome.failure is not None
+        assert (outcome.category, outcome.failure.retryable) == (ErrorCategory.INTERNAL, False)
+        assert outcome.failure.details == {"jsonrpc_code": code}
+        assert rough_server.SECRET not in outcome.model_text()
+
+    def test_invalid_params_is_invalid_input(self) -> None:
+        """-32602 is the server refusing the arguments: ``invalid_input``, not retried."""
+        listing = mcp.declare([{"name": "t", "inputSchema": {"type": "object"}}])
+        refused = Err(mcp.RequestFailed("tools/call", -32602, "bad"))
+        outcome = mcp.outcome_of(listing.tools[0], refused, OutputValidation.STRICT)
+        assert outcome.failure is not None
+        assert (outcome.category, outcome.failure.retryable) == (ErrorCategory.INVALID_INPUT, False)
+
+    def test_a_server_that_dies_is_connection_closed(self, quiet: TextIO) -> None:
+        """A connection that really ends during a call is still ``ConnectionClosed``."""
+        with mcp.McpClient(ROUGH, errlog=quiet) as client:
+            assert client.call("die", {}) == Err(mcp.ConnectionClosed("tools/call"))
+            assert client.call("echo", {}) == Err(mcp.ConnectionClosed("tools/call"))
+
+
+class TestResultBound:
+    """A message over the bound is refused as it is read: quickly, in bounded memory, connection kept."""
+
+    def test_a_40_mb_result_is_refused_while_read(self, quiet: TextIO) -> None:
+        """40 MB against 1 MiB bounds: ``LimitExceeded`` before the SDK could buffer it, in little memory."""
+        small = DEFAULT.with_max_bytes(1 << 20)
+        limits = mcp.McpLimits(result=small, listing=small)
+        with mcp.McpClient(ROUGH, limits=limits, errlog=quiet) as client:
+            unwrap(client.list_tools())
+            tracemalloc.start()
+            try:
+                started = time.monotonic()
+                refused = client.call("huge", {"size": 40_000_000})
+                elapsed = time.monotonic() - started
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert refused == Err(LimitExceeded("McpLimits.result", 1 << 20))
+            assert "McpLimits.result" in str(refused.error)
+            assert elapsed < 5
+            assert peak < 24 << 20
+            assert unwrap(client.call("echo", {})).text() == "ok"
+            assert isinstance(client.call("huge", {"size": 1000}), Ok)
+
+    def test_the_default_bounds_hold_too(self, rough: mcp.McpClient) -> None:
+        """Under the default limits the same result is refused, typed, and the connection stays usable."""
+        refused = rough.call("huge", {"size": 40_000_000})
+        assert refused == Err(LimitExceeded("McpLimits.result", mcp.McpLimits().result.max_bytes))
+        assert unwrap(rough.call("echo", {})).text() == "ok"
+
+    def test_an_oversized_message_without_its_id_first_ends_the_connection(self, quiet: TextIO) -> None:
+        """When the id is not at a long line's start, the connection ends: the call is ``LimitExceeded``."""
+        small = DEFAULT.with_max_bytes(1 << 20)
+        limits = mcp.McpLimits(result=small, listing=small)
+        server = mcp.Stdio(sys.executable, ("-c", _ID_LAST_SERVER))
+        with mcp.McpClient(server, limits=limits, errlog=quiet) as client:
+            started = time.monotonic()
+            assert client.call("huge", {}) == Err(LimitExceeded("McpLimits.result", 1 << 20))
+            assert time.monotonic() - started < 10
+
+    @settings(max_examples=200)
+    @given(
+        st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=8),
+        st.integers(min_value=1, max_value=24),
+        st.lists(st.integers(min_value=1, max_value=30), min_size=1, max_size=20),
+    )
+    def test_lines_cut_anywhere(self, lines: list[bytes], limit: int, cuts: list[int]) -> None:
+        """However the bytes are cut, each line comes whole, or over the bound as its head alone, in order."""
+        data = b"".join(line + b"\n" for line in lines)
+        splitter, seen, at = Lines(limit), [], 0
+        for size in cuts * (len(data) // max(1, sum(cuts)) + 1):
+            seen += splitter.feed(data[at : at + size])
+            at += size
+        seen += splitter.feed(data[at:])
+        assert len(seen) == len(lines)
+        for line, got in zip(lines, seen, strict=True):
+            if len(line) <= limit:
+                assert got == line
+            else:  # its head: the start of the line, as much as had come when it passed the bound
+                assert isinstance(got, Oversized)
+                assert line.startswith(got.head)
+                assert len(got.head) >= min(256, limit + 1)
+
+    def test_request_id_of_a_head(self) -> None:
+        """The id a line answers is read from its start, as SDKs write it; anything else has none."""
+        assert request_id(b'{"jsonrpc":"2.0","id":12,"result":{"content"') == 12
+        assert request_id(b'{"id": "a-1", "jsonrpc": "2.0"') == "a-1"
+        assert request_id(b'{"jsonrpc":"2.0","result":{},"id":3}') is None
+        assert request_id(b'{"jsonrpc":"2.0","method":"notifications/message"') is None
+
+
+#: A stdio server written by hand: JSON-RPC lines with the id last, and a 40 MB result for ``huge``.
+_ID_LAST_SERVER = """
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+tool = {"name": "huge", "inputSchema": {"type": "object"}}
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    if request["method"] == "initialize":
+        info = {"name": "id-last", "version": "1"}
+        result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": info}
+    elif request["method"] == "tools/list":
+        result = {"tools": [tool]}
+    else:
+        result = {"content": [{"type": "text", "text": "x" * 40_000_000}]}
+    send({"jsonrpc": "2.0", "result": result, "id": request["id"]})
+"""
 
 
 class TestConnect:

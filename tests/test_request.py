@@ -49,6 +49,9 @@ WEATHER = make_tool(
 )
 TIME = make_tool("get_time", {"type": "object", "properties": {"zone": {"type": "string"}}})
 
+#: A closed output schema: strict keeps its meaning.
+CITY: Value = {"type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": False}
+
 CALL = ToolCall("call_1", "get_weather", '{"city":  "Paris"}')
 CALL_2 = ToolCall("call_2", "get_time", "{}")
 CONFIGS = [rq.Config.openai_responses(), rq.Config.openai_chat(), rq.Config.anthropic(), rq.Config.google()]
@@ -252,13 +255,18 @@ class TestStrictTools:
         assert "minLength" in losses
 
     def test_auto_strictness_picks_strict_only_where_meaning_is_kept(self) -> None:
-        prepared = unwrap(
-            rq.prepare(rq.Config.openai_chat().with_strict_tools(rq.Strictness.AUTO), conversation())
+        closed = make_tool(
+            "get_zone",
+            {"type": "object", "properties": {"zone": {"type": "string"}}, "additionalProperties": False},
         )
-        # get_weather's minLength would be dropped in strict mode; get_time only gains rewrites.
-        assert prepared.strict == {"get_weather": False, "get_time": True}
+        auto = rq.Config.openai_chat().with_strict_tools(rq.Strictness.AUTO)
+        prepared = unwrap(rq.prepare(auto, conversation().with_tools([WEATHER, TIME, closed])))
+        # get_weather's minLength would be dropped in strict mode, and get_time's open object closed (a
+        # closed wire narrows it, spelt "additionalProperties": true or not); get_zone only gains rewrites.
+        assert prepared.strict == {"get_weather": False, "get_time": False, "get_zone": True}
         assert "strict" not in payload(prepared)["tools"][0]["function"]
-        assert payload(prepared)["tools"][1]["function"]["strict"] is True
+        assert "strict" not in payload(prepared)["tools"][1]["function"]
+        assert payload(prepared)["tools"][2]["function"]["strict"] is True
 
     def test_tool_choice_per_provider(self) -> None:
         named = conversation().with_tool_choice(rq.UseTool("get_time"))
@@ -320,7 +328,7 @@ class TestStrictTools:
         assert google.body_bytes() == google.body_json().encode()
 
     def test_structured_output_per_provider(self) -> None:
-        codec = _Codec(unwrap(from_value({"type": "object", "properties": {"city": {"type": "string"}}})))
+        codec = _Codec(unwrap(from_value(CITY)))
         req = conversation().with_output("City", codec)
         responses = body(rq.Config.openai_responses(), req)["text"]["format"]
         assert responses["strict"] is True
@@ -600,7 +608,7 @@ class TestDroppedConstraints:
         assert len(unrestored.issues) == 1
 
     def test_output_restore_is_offered_under_the_output_name(self) -> None:
-        codec = _Codec(unwrap(from_value({"type": "object", "properties": {"city": {"type": "string"}}})))
+        codec = _Codec(unwrap(from_value(CITY)))
         prepared = unwrap(rq.prepare(rq.Config.openai_chat(), conversation().with_output("City", codec)))
         assert prepared.adjust["City"]({"city": None}) == {}
         clash = conversation().with_output("get_time", codec)
@@ -664,7 +672,11 @@ class TestDroppedConstraints:
 
     def test_anthropic_strict_budget(self) -> None:
         many = [
-            make_tool(f"t{n}", {"type": "object", "properties": {"x": {"type": "string"}}}) for n in range(22)
+            make_tool(
+                f"t{n}",
+                {"type": "object", "properties": {"x": {"type": "string"}}, "additionalProperties": False},
+            )
+            for n in range(22)
         ]
         req = rq.request("m", [rq.user("x")]).with_tools(many)
         on = error(rq.Config.anthropic().with_strict_tools(True), req)

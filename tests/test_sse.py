@@ -91,6 +91,35 @@ class TestFraming:
         assert framer.pending
         assert framer.finish() == Ok([])
 
+    def test_unterminated_event_is_kept_as_unclosed(self) -> None:
+        """
+        ``finish`` dispatches no unterminated event but keeps it in ``unclosed``, with or without the line
+        end of its last line; a last line of another field or a comment does not join it.
+        """
+        for tail, unclosed in [
+            ("event: end\ndata: b", Event("b", "end")),
+            ("event: end\ndata: b\n", Event("b", "end")),
+            ("data: b\r", Event("b")),
+            ("data: b\ndata:c", Event("b\nc")),
+            ("data: b\nda", Event("b")),
+            ("data: b\n: comment", Event("b")),
+            ("event: end", None),
+            ("", None),
+        ]:
+            framer = Framer()
+            assert framer.feed("data: a\n\n" + tail) == Ok([Event("a")])
+            assert framer.unclosed is None
+            assert framer.finish() == Ok([]), tail
+            assert framer.unclosed == unclosed, tail
+            assert framer.ignored_lines == 0, tail
+
+    def test_unclosed_event_is_bounded(self) -> None:
+        """A last line without its line end counts against the event bound."""
+        framer = Framer(max_event_bytes=12)
+        assert framer.feed("data: abc\ndata: abcdefgh") == Ok([])
+        assert isinstance(framer.finish(), Err)
+        assert framer.unclosed is None
+
     def test_final_cr_ends_a_line(self) -> None:
         """A CR at the very end cannot be half of CRLF any more: ``finish`` takes it as a line end."""
         framer = Framer()

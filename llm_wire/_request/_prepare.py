@@ -107,15 +107,25 @@ class Prepared(Lean):
         return self._text.encode("utf-8")
 
     def decoder(self) -> StreamDecoder:
-        """A fresh decoder for this request's response (a stream, or ``decode_body``) under its bounds."""
-        return self.wire.decoder(self.response_limits)
+        """
+        A fresh decoder for this request's response (a stream, or ``decode_body``) under its bounds. An id
+        it gives a call the provider sent without one is used by no call of the history.
+        """
+        return self.wire.decoder(self.response_limits, taken_ids=_call_ids(self.request.messages))
 
     def decode_body(self, body: bytes | str | Value) -> Result[Terminal, ResponseError]:
         """
         This request's whole response body as a ``Terminal``; ``Err`` with a typed error if unusable.
         ``TypeError`` when ``body`` is neither bytes, text nor a JSON value.
         """
-        return self.wire.decoder(self.response_limits).decode_body(body)
+        return self.decoder().decode_body(body)
+
+
+def _call_ids(messages: Sequence[Message]) -> frozenset[str]:
+    """The ids of every call in ``messages``."""
+    return frozenset(
+        call.id for message in messages if isinstance(message, AssistantTurn) for call in message.calls
+    )
 
 
 _Projector: TypeAlias = Callable[[Schema, bool], Result[Projection, ProjectionError]]

@@ -324,8 +324,9 @@ class ToolContract:
             raise DefinitionError("ToolContract.version must not be empty")
         if self.timeout == 0:
             raise DefinitionError("ToolContract.timeout must be positive (None for no deadline of its own)")
-        safe = self.idempotency in (Idempotency.IDEMPOTENT, Idempotency.IDEMPOTENT_WITH_KEY)
-        if self.retry.max_attempts > 1 and not safe and not self.compensation.enabled:
+        # Keyed retries: ``check_capabilities`` refuses a provider that does not consume the key.
+        safe = self.is_repeatable(consumes_key=True) or self.compensation.enabled
+        if self.retry.max_attempts > 1 and not safe:
             raise DefinitionError(
                 "ToolContract: retries of a tool that is not idempotent require compensation "
                 "(set idempotency, or enable compensation, or use max_attempts=1)"
@@ -333,6 +334,16 @@ class ToolContract:
         names = [capability.name for capability in self.capabilities]
         if len(set(names)) != len(names):
             raise DefinitionError("ToolContract.capabilities: capability names must be unique")
+
+    def is_repeatable(self, *, consumes_key: bool) -> bool:
+        """
+        Whether running a call again cannot repeat its effect: the tool is idempotent, or idempotent with
+        a key that its provider consumes (``consumes_key``).
+        """
+        idempotency = self.idempotency
+        return idempotency is Idempotency.IDEMPOTENT or (
+            idempotency is Idempotency.IDEMPOTENT_WITH_KEY and consumes_key
+        )
 
     def needs(self) -> ProviderCapabilities:
         """The provider capabilities this contract relies on."""

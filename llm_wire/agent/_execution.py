@@ -1,7 +1,8 @@
 """
 One call under its contract: the resource-version precondition, attempts under the in-flight cap and the
 deadline (cooperative cancellation, late results discarded), heartbeats, safe retries with one
-idempotency key, and compensation. Everything a provider raises becomes an outcome here.
+idempotency key, and compensation. Everything a provider raises becomes an outcome here, and the final
+outcome carries the retry advice of ``_policy.retry_advice``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
 from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
-from llm_wire.agent._policy import expected_version, retry_delay
+from llm_wire.agent._policy import expected_version, retry_advice, retry_delay
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
 from llm_wire.agent._threads import CURRENT_SLOT, Slot
 from llm_wire.message import ToolCall
@@ -95,14 +96,19 @@ class Executor:
             if outcome.ok:
                 return outcome
             compensated = False
+            consumes_key = self._consumes_key(descriptor.name)
             if outcome.compensation_required:
                 compensated = await self._compensate(run, invocation, outcome)
                 outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
                 if not compensated:
-                    return _not_retryable(outcome)
-            delay = retry_delay(contract, outcome, attempt, compensated, self._draw())
+                    return retry_advice(outcome, contract, descriptor.name, consumes_key=consumes_key)
+            delay = retry_delay(
+                contract, outcome, attempt, compensated, self._draw(), consumes_key=consumes_key
+            )
             if delay is None:
-                return outcome
+                return retry_advice(
+                    outcome, contract, descriptor.name, consumes_key=consumes_key, compensated=compensated
+                )
             left = math.inf if deadline is None else deadline - time.monotonic()
             if left <= delay:
                 message = f"tool {descriptor.name} could not be retried before its deadline"
@@ -118,6 +124,10 @@ class Executor:
                     ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
                 )
             attempt += 1
+
+    def _consumes_key(self, name: str) -> bool:
+        capabilities = self._provider.capabilities(name)
+        return capabilities is not None and capabilities.idempotency_key
 
     async def _compensate(self, run: RunState, invocation: ToolInvocation, failure: ToolOutcome) -> bool:
         settings = invocation.descriptor.contract.compensation
@@ -304,11 +314,6 @@ class _Answer:
 
     outcome: ToolOutcome
     at: float
-
-
-def _not_retryable(outcome: ToolOutcome) -> ToolOutcome:
-    failure = outcome.failure
-    return outcome if failure is None else evolve(outcome, failure=evolve(failure, retryable=False))
 
 
 class _Beats:

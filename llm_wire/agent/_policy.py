@@ -1,6 +1,7 @@
 """
-The contract's pure steps around a call: the resource-version precondition, the retry decision, output
-validation, resource-version extraction, and arguments redacted for an approver. No I/O and no clock.
+The contract's pure steps around a call: the resource-version precondition, the retry decision and the
+retry advice the model sees (one rule, ``safe_to_repeat``), output validation, resource-version extraction,
+and arguments redacted for an approver. No I/O and no clock.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from attrs import evolve
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire.agent._descriptor import (
-    Idempotency,
     OutputValidation,
     ResourceVersion,
     ToolContract,
     ToolDescriptor,
     pointer_parts,
 )
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome
 from llm_wire.agent._results import MAX_ISSUES
 from llm_wire.reasons import render_redacted
 from llm_wire.value import Value, render
@@ -30,7 +30,9 @@ __all__ = [
     "expected_version",
     "extract_version",
     "redact",
+    "retry_advice",
     "retry_delay",
+    "safe_to_repeat",
     "validate_output",
 ]
 
@@ -75,14 +77,34 @@ def expected_version(policy: ResourceVersion, tool: str, arguments: Value) -> st
     return _scalar_text(value)
 
 
+def safe_to_repeat(
+    contract: ToolContract, failed: ToolOutcome, *, consumes_key: bool, compensated: bool
+) -> bool:
+    """
+    Whether running a failed call again cannot repeat its effect: a partial effect the tool reported
+    (``compensation_required``) was undone (``compensated``); otherwise the contract is idempotent, or
+    idempotent with a key its provider consumes (``consumes_key``). The runner retries, and the model is
+    told ``retryable``, only then.
+    """
+    if failed.compensation_required:
+        return compensated
+    return contract.is_repeatable(consumes_key=consumes_key)
+
+
 def retry_delay(
-    contract: ToolContract, failed: ToolOutcome, attempt: int, compensated: bool, draw: float
+    contract: ToolContract,
+    failed: ToolOutcome,
+    attempt: int,
+    compensated: bool,
+    draw: float,
+    *,
+    consumes_key: bool,
 ) -> float | None:
     """
     Seconds to wait before attempt ``attempt + 1``, or ``None`` when the call must not be retried: the
     attempts are used up, the failure is not retryable (by ``retryable_categories`` when set, else by the
-    tool's hint), or repeating is not safe (neither idempotent nor compensated). A ``retry_after`` the tool
-    reported is honoured.
+    tool's hint), or repeating is not safe (``safe_to_repeat``). A ``retry_after`` the tool reported is
+    honoured.
     """
     failure = failed.failure
     retry = contract.retry
@@ -92,7 +114,7 @@ def retry_delay(
         retryable = failure.category in retry.retryable_categories
     else:
         retryable = failure.retryable
-    safe = contract.idempotency in (Idempotency.IDEMPOTENT, Idempotency.IDEMPOTENT_WITH_KEY) or compensated
+    safe = safe_to_repeat(contract, failed, consumes_key=consumes_key, compensated=compensated)
     if not retryable or not safe:
         return None
     delay = retry.backoff(attempt, draw)
@@ -100,6 +122,35 @@ def retry_delay(
     if after is not None and math.isfinite(after):
         delay = max(delay, after)
     return delay
+
+
+def retry_advice(
+    outcome: ToolOutcome, contract: ToolContract, tool: str, *, consumes_key: bool, compensated: bool = False
+) -> ToolOutcome:
+    """
+    The final outcome of a call with the retry advice the model may act on, the same in every runner: a
+    failure stays ``retryable`` only when ``safe_to_repeat``. A timeout that is not safe to repeat (the
+    call started and may have taken effect) becomes ``outcome_unknown``, never retryable; the failure's
+    details and the outcome's metadata are kept.
+    """
+    failure = outcome.failure
+    if failure is None or safe_to_repeat(
+        contract, outcome, consumes_key=consumes_key, compensated=compensated
+    ):
+        return outcome
+    if failure.category is ErrorCategory.TIMEOUT and failure.code != ErrorCode.OUTCOME_UNKNOWN:
+        message = (
+            f"the call to tool {tool} did not finish in time and may have taken effect; its outcome is"
+            " unknown and it was not run again because repeating it is not safe. Check whether its effect"
+            " happened before calling it again."
+        )
+        unknown = ToolFailure(
+            ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, message, False, failure.details
+        )
+        return evolve(outcome, content=message, failure=unknown)
+    if failure.retryable:
+        return evolve(outcome, failure=evolve(failure, retryable=False))
+    return outcome
 
 
 def validate_output(descriptor: ToolDescriptor, outcome: ToolOutcome) -> ToolOutcome:

@@ -61,6 +61,7 @@ from llm_wire.agent._steps import (
 )
 from llm_wire.agent._threads import in_thread
 from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing
+from llm_wire.agent.projection import projector
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused
 from llm_wire.result import Err, Ok
@@ -115,9 +116,11 @@ Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Ve
 PrepareToolResult: TypeAlias = Callable[[ToolCall, ToolOutcome], "ToolOutcome | None"]
 #: ``replay(call)``: the outcome a call produced in an earlier run (it is not run again), or ``None``.
 Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
-#: ``project_output(outcome, descriptor)``: the text the model sees (default: the canonical JSON), as is or
-#: with its projection report (``ProjectedOutput``; a truncated one fires ``ToolOutputTruncated``), or an
-#: ``OutputProjectionError``, which ends the run (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``).
+#: ``project_output(outcome, descriptor)``: the text the model sees, as is or with its projection report
+#: (``ProjectedOutput``; a truncated one fires ``ToolOutputTruncated``), or an ``OutputProjectionError``,
+#: which ends the run (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``). The default is ``projector()``: the
+#: canonical JSON within 64 KiB and 10,000 estimated tokens, tightened by the tool's ``output_ceilings``;
+#: ``projection.unbounded`` opts out.
 ProjectOutput: TypeAlias = Callable[
     [ToolOutcome, ToolDescriptor | None], "str | ProjectedOutput | OutputProjectionError"
 ]
@@ -188,8 +191,10 @@ class Runner:
     Loops a model and a provider until the model answers, within ``max_tool_rounds`` rounds and an
     optional total ``deadline`` (seconds). Every call is admitted, authorized (the whole batch before any
     call runs), validated and run under its descriptor's contract; every failure reaches the model as a
-    tool message it can act on. Descriptors are read and checked against the provider's capabilities
-    here, so a contract the provider cannot honour raises ``DefinitionError`` before any run.
+    tool message it can act on, ``retryable`` only when repeating the call is safe by its contract, and
+    every tool message is bounded (``project_output``, by default ``projector()``). Descriptors are read
+    and checked against the provider's capabilities here, so a contract the provider cannot honour raises
+    ``DefinitionError`` before any run.
     """
 
     def __init__(
@@ -263,7 +268,7 @@ class Runner:
         self._policy = approval_policy
         self._approver = approver
         self._prepare_result = prepare_tool_result
-        self._project = project_output or _canonical_text
+        self._project = project_output or _BOUNDED
         self._prepare_request = prepare_model_request
         self._pricing = pricing
         self._on_event = on_event
@@ -610,16 +615,5 @@ class Runner:
 #: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.
 _UNREPORTED = ProjectionReport(False, 0, 0, 0, 0, MIN_BYTES, MIN_TOKENS, LimitingFactor.NONE)
 
-
-def _canonical_text(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
-    try:
-        return outcome.model_text()
-    except Exception:  # data that is no JSON value (a lone surrogate): say so instead
-        name = "the tool" if descriptor is None else f"tool {descriptor.name}"
-        failed = ToolOutcome.failed(
-            ErrorCategory.INTERNAL,
-            ErrorCode.NOT_JSON,
-            f"{name} returned a result that is not JSON",
-            retryable=False,
-        )
-        return failed.model_text()
+#: The default ``project_output``: the 64 KiB and 10,000-token ceilings, tightened by each tool's own.
+_BOUNDED = projector()

@@ -101,8 +101,8 @@ class _Unserializable(Exception):
 def _dumps(value: object) -> str:
     try:
         return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except TypeError:  # a Decimal (or something that is no JSON value): the exact renderer decides
-        return _render(value, None, _Caps(None, None))
+    except (TypeError, RecursionError):  # a Decimal, a non-JSON value, or nesting too deep for ``json``:
+        return _render(value, None, _Caps(None, None))  # the exact renderer keeps a stack, not a recursion
     except ValueError as error:
         raise _Unserializable from error
 
@@ -501,9 +501,15 @@ def project(
     if not isinstance(policy, ProjectionPolicy):
         msg = f"policy must be a ProjectionPolicy, not {type(policy).__name__}"
         raise TypeError(msg)
-    chosen = _checked(estimator)
+    return _projected(payload, policy, _checked(estimator))
+
+
+def _projected(
+    payload: ModelPayload, policy: ProjectionPolicy, estimator: TokenEstimator
+) -> Result[ProjectedOutput, OutputProjectionError]:
+    """``project`` of arguments already checked (a runner's hook checks its policy and estimator once)."""
     try:
-        return Ok(_project(payload, policy, chosen))
+        return Ok(_project(payload, policy, estimator))
     except _Unserializable:
         return Err(OutputProjectionError(ProjectionFailure.SERIALIZATION_FAILURE))
     except _EstimatorFailed:

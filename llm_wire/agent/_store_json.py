@@ -5,7 +5,10 @@ Run records as versioned JSON (``record_to_json``, ``record_from_json``), read b
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Callable
 from decimal import Decimal
+from typing import TypeVar
 
 from attrs import evolve
 
@@ -176,6 +179,20 @@ class _Bad(Exception):
     """A stored value has the wrong shape."""
 
 
+T = TypeVar("T")
+
+
+def _reading(read: Callable[[], T]) -> Result[T, StoreError]:
+    """
+    ``read()`` over stored parts, as a result: a part of the wrong shape, or one a record's constructor
+    refuses (an empty code, a number out of range), is ``UnreadableRecord``, never an exception.
+    """
+    try:
+        return Ok(read())
+    except (_Bad, ValueError, TypeError, OverflowError):
+        return Err(UnreadableRecord("a member is missing or has the wrong type"))
+
+
 def _get(document: Value, key: str, kind: type | tuple[type, ...]) -> object:
     if not isinstance(document, dict) or key not in document:
         raise _Bad(key)
@@ -220,7 +237,13 @@ def _strings(document: Value, key: str) -> dict[str, str]:
 def _float(document: Value, key: str) -> float:
     value = _get(document, key, (int, Decimal))
     assert isinstance(value, int | Decimal)
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise _Bad(key) from None
+    if not math.isfinite(number):
+        raise _Bad(key)
+    return number
 
 
 def _value(document: Value, key: str) -> Value:
@@ -403,14 +426,15 @@ def record_from_json(text: str | bytes) -> Result[RunRecord, StoreError]:
     version = document.get("format") if isinstance(document, dict) else None
     if isinstance(checked := _checked_format(version), Err):
         return checked
-    try:
-        head = _head_of(document)
-        events = tuple(_event_of(e) for e in _list(document, "events"))
-        admitted = {a.call_id: a for a in map(_admitted_of, _list(document, "admitted"))}
-        audits, started = {}, {}
-        if checked.value >= 2:
-            audits = {a.call_id: a for a in map(_audit_of, _list(document, "audits"))}
-            started = {c.call_id: c for c in map(_started_of, _list(document, "started"))}
-    except _Bad:
-        return Err(UnreadableRecord("a member is missing or has the wrong type"))
-    return Ok(evolve(head, events=events, started=started, admitted=admitted, audits=audits))
+    return _reading(lambda: _whole_of(document, checked.value))
+
+
+def _whole_of(document: Value, version: int) -> RunRecord:
+    head = _head_of(document)
+    events = tuple(_event_of(e) for e in _list(document, "events"))
+    admitted = {a.call_id: a for a in map(_admitted_of, _list(document, "admitted"))}
+    audits, started = {}, {}
+    if version >= 2:
+        audits = {a.call_id: a for a in map(_audit_of, _list(document, "audits"))}
+        started = {c.call_id: c for c in map(_started_of, _list(document, "started"))}
+    return evolve(head, events=events, started=started, admitted=admitted, audits=audits)

@@ -114,7 +114,7 @@ _Step: TypeAlias = Callable[[RunRecord], Result[tuple[RunRecord, T], StoreError]
 class _Engine(Protocol):
     """Where records live: a store's storage, under the writes ``_Writes`` defines once."""
 
-    def insert(self, record: RunRecord) -> None: ...
+    def insert(self, record: RunRecord) -> Result[None, StoreError]: ...
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]: ...
 
@@ -151,10 +151,18 @@ class _Writes:
             case Err() as failed:
                 return failed
             case Ok(record):
-                if isinstance(self._engine.read(record.run_id), Ok):
-                    return Err(RunExists(record.run_id))
-                self._engine.insert(record)
-                return Ok(record)
+                pass
+        match self._engine.read(record.run_id):
+            case Ok():
+                return Err(RunExists(record.run_id))
+            case Err(RunNotFound()):
+                pass
+            case Err() as failed:
+                return failed
+        match self._engine.insert(record):
+            case Err() as failed:
+                return failed
+        return Ok(record)
 
     def load(self, run_id: str) -> Result[RunRecord, StoreError]:
         """The run's current record, events included."""
@@ -217,9 +225,11 @@ class _Memory:
         self._runs: dict[str, RunRecord] = {}
         self._lock = threading.Lock()
 
-    def insert(self, record: RunRecord) -> None:
+    def insert(self, record: RunRecord) -> Result[None, StoreError]:
         with self._lock:
-            self._runs[record.run_id] = record
+            if self._runs.setdefault(record.run_id, record) is not record:
+                return Err(RunExists(record.run_id))
+            return Ok(None)
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
         record = self._runs.get(run_id)

@@ -40,7 +40,10 @@ __all__ = [
     "RunStatus",
     "SensitiveMetadata",
     "StartedCall",
+    "StoreBusy",
+    "StoreCorrupt",
     "StoreError",
+    "StoreUnavailable",
     "StoredResult",
     "Suspended",
     "UnreadableRecord",
@@ -369,6 +372,49 @@ class UnreadableRecord:
         return self.describe()
 
 
+@frozen
+class StoreCorrupt:
+    """The store's file is not a database of its kind, or is damaged (truncated, overwritten)."""
+
+    def describe(self) -> str:
+        """``the run store's file is not a database or is damaged``."""
+        return "the run store's file is not a database or is damaged"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class StoreBusy:
+    """Another writer held the store past the store's ``timeout`` (seconds); nothing was written."""
+
+    timeout: float
+
+    def describe(self) -> str:
+        """``the run store stayed locked by another writer for 30 s; nothing was written (retry)``."""
+        return (
+            f"the run store stayed locked by another writer for {self.timeout:g} s; "
+            "nothing was written (retry)"
+        )
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+@frozen
+class StoreUnavailable:
+    """The store's database failed for another reason (``code``: its engine's error code, for logs)."""
+
+    code: int | None = None
+
+    def describe(self) -> str:
+        """``the run store could not be used (its file cannot be opened or written)``."""
+        return "the run store could not be used (its file cannot be opened or written)"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
 StoreError: TypeAlias = (
     RunNotFound
     | RunExists
@@ -378,4 +424,7 @@ StoreError: TypeAlias = (
     | InvalidWrite
     | SensitiveMetadata
     | UnreadableRecord
+    | StoreCorrupt
+    | StoreBusy
+    | StoreUnavailable
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,6 +24,7 @@ from llm_wire.agent._store_json import (
     _event_value,
     _head_of,
     _head_value,
+    _reading,
     _started_of,
     _started_value,
 )
@@ -36,11 +37,14 @@ from llm_wire.agent._store_record import (
     RECORD_FORMAT,
     AdmittedResult,
     ProjectionAudit,
+    RunExists,
     RunNotFound,
     RunRecord,
     StartedCall,
+    StoreBusy,
+    StoreCorrupt,
     StoreError,
-    UnreadableRecord,
+    StoreUnavailable,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse, render
@@ -69,6 +73,9 @@ CREATE TABLE IF NOT EXISTS audits (
     PRIMARY KEY (run_id, call_id)
 );
 """
+
+_EVENTS = "SELECT body FROM events WHERE run_id = ? ORDER BY sequence"
+_MOVE_HEAD = "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?"
 
 
 def _parsed(text: str) -> Value:
@@ -107,39 +114,81 @@ _KEYED_WRITES: Mapping[str, Callable[[object], Value]] = {
 }
 
 
-class _Sqlite:
-    def __init__(self, path: Path, timeout: float) -> None:
-        # Autocommit mode: every write opens its own ``BEGIN IMMEDIATE`` transaction.
-        self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
+def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
+    """One boundary for the database's failures: busy, damaged, or unusable otherwise."""
+    extended = getattr(exc, "sqlite_errorcode", None)  # absent on the module's own errors
+    code = extended & 0xFF if isinstance(extended, int) else None
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreBusy(timeout)
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return StoreCorrupt()
+    return StoreUnavailable(code)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+
+class _Sqlite:
+    """
+    The engine over one file. The connection opens on first use (and again after a failure to open), so a
+    store whose file is busy, damaged or missing answers every call with a typed error instead of raising.
+    """
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        self._path = path
+        self._timeout = timeout
+        self._db: sqlite3.Connection | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        with suppress(sqlite3.Error):  # open now when it can: a failure is what each call returns
+            self._opened()
+
+    def _opened(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        # Autocommit mode: every write opens its own ``BEGIN IMMEDIATE`` transaction.
+        db = sqlite3.connect(self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
         try:
-            yield self._db
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            with _transaction(db):
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
         except BaseException:
-            self._db.execute("ROLLBACK")
+            db.close()
             raise
-        self._db.execute("COMMIT")
+        self._db = db
+        return db
+
+    def _guarded(self, work: Callable[[sqlite3.Connection], Result[T, StoreError]]) -> Result[T, StoreError]:
+        """``work`` on the open connection under the lock; a database failure is a typed error."""
+        with self._lock:
+            if self._closed:
+                return Err(StoreUnavailable())
+            try:
+                return work(self._opened())
+            except sqlite3.Error as exc:
+                return Err(_store_error(exc, self._timeout))
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._closed = True
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
-    def insert(self, record: RunRecord) -> None:
-        with self._lock, self._transaction() as db:
-            db.execute(
-                "INSERT INTO runs (run_id, format, revision, head) VALUES (?, ?, ?, ?)",
-                (record.run_id, RECORD_FORMAT, record.revision, render(_head_value(record))),
-            )
-            self._append(db, RunRecord(record.run_id, record.trace_id), record)
+    def insert(self, record: RunRecord) -> Result[None, StoreError]:
+        def work(db: sqlite3.Connection) -> Result[None, StoreError]:
+            try:
+                with _transaction(db):
+                    db.execute(
+                        "INSERT INTO runs (run_id, format, revision, head) VALUES (?, ?, ?, ?)",
+                        (record.run_id, RECORD_FORMAT, record.revision, render(_head_value(record))),
+                    )
+                    self._append(db, RunRecord(record.run_id, record.trace_id), record)
+            except sqlite3.IntegrityError:  # another writer created this run first
+                return Err(RunExists(record.run_id))
+            return Ok(None)
+
+        return self._guarded(work)
 
     def _head(
         self, db: sqlite3.Connection, run_id: str, call_id: str | None, *, whole: bool = False
@@ -150,40 +199,35 @@ class _Sqlite:
             return Err(RunNotFound(run_id))
         if isinstance(checked := _checked_format(row[0]), Err):
             return checked
-        try:
-            head = _head_of(_parsed(row[1]))
-            parts: dict[str, list[object]] = {table: [] for table in _KEYED_READS}
-            if whole or call_id is not None:
-                for table, (query, read) in _KEYED_READS.items():
-                    where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
-                    arguments = (run_id,) if whole else (run_id, call_id)
-                    parts[table] = [read(_parsed(body)) for (body,) in db.execute(where, arguments)]
-        except _Bad:
-            return Err(UnreadableRecord("a member is missing or has the wrong type"))
-        return Ok(
-            evolve(
-                head,
-                started={c.call_id: c for c in parts["started"] if isinstance(c, StartedCall)},
-                admitted={a.call_id: a for a in parts["admitted"] if isinstance(a, AdmittedResult)},
-                audits={a.call_id: a for a in parts["audits"] if isinstance(a, ProjectionAudit)},
+        parts: dict[str, list[str]] = {table: [] for table in _KEYED_READS}
+        if whole or call_id is not None:
+            for table, (query, _) in _KEYED_READS.items():
+                where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
+                arguments = (run_id,) if whole else (run_id, call_id)
+                parts[table] = [body for (body,) in db.execute(where, arguments)]
+
+        def read() -> RunRecord:
+            rows = {t: [_KEYED_READS[t][1](_parsed(body)) for body in found] for t, found in parts.items()}
+            return evolve(
+                _head_of(_parsed(row[1])),
+                started={c.call_id: c for c in rows["started"] if isinstance(c, StartedCall)},
+                admitted={a.call_id: a for a in rows["admitted"] if isinstance(a, AdmittedResult)},
+                audits={a.call_id: a for a in rows["audits"] if isinstance(a, ProjectionAudit)},
             )
-        )
+
+        return _reading(read)
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
-        with self._lock:
-            match self._head(self._db, run_id, None, whole=True):
+        def work(db: sqlite3.Connection) -> Result[RunRecord, StoreError]:
+            match self._head(db, run_id, None, whole=True):
                 case Err() as failed:
                     return failed
                 case Ok(head):
                     pass
-            rows = self._db.execute(
-                "SELECT body FROM events WHERE run_id = ? ORDER BY sequence", (run_id,)
-            ).fetchall()
-        try:
-            events = tuple(_event_of(_parsed(body)) for (body,) in rows)
-        except _Bad:
-            return Err(UnreadableRecord("a member is missing or has the wrong type"))
-        return Ok(evolve(head, events=events))
+            rows = db.execute(_EVENTS, (run_id,)).fetchall()
+            return _reading(lambda: evolve(head, events=tuple(_event_of(_parsed(body)) for (body,) in rows)))
+
+        return self._guarded(work)
 
     def _append(self, db: sqlite3.Connection, before: RunRecord, after: RunRecord) -> None:
         db.executemany(
@@ -206,30 +250,48 @@ class _Sqlite:
             )
 
     def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
-        with self._lock, self._transaction() as db:
-            match self._head(db, run_id, call_id):
-                case Err() as failed:
-                    return failed
-                case Ok(before):
-                    pass
-            match step(before):
-                case Err() as failed:
-                    return failed
-                case Ok((after, answer)):
-                    pass
-            if after.revision != before.revision:
-                db.execute(
-                    "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?",
-                    (RECORD_FORMAT, after.revision, render(_head_value(after)), run_id, before.revision),
-                )
-                self._append(db, before, after)
-            return Ok(answer)
+        def work(db: sqlite3.Connection) -> Result[T, StoreError]:
+            with _transaction(db):
+                match self._head(db, run_id, call_id):
+                    case Err() as failed:
+                        return failed
+                    case Ok(before):
+                        pass
+                match step(before):
+                    case Err() as failed:
+                        return failed
+                    case Ok((after, answer)):
+                        pass
+                if after.revision != before.revision:
+                    head = render(_head_value(after))
+                    db.execute(_MOVE_HEAD, (RECORD_FORMAT, after.revision, head, run_id, before.revision))
+                    self._append(db, before, after)
+                return Ok(answer)
+
+        return self._guarded(work)
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction: committed, or rolled back on any exception (nothing half done)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if db.in_transaction:
+            with suppress(sqlite3.Error):  # the failure that brought us here is the one to report
+                db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class SqliteRunStore(_Writes):
     """
     A ``RunStore`` in one SQLite file (standard library ``sqlite3``, WAL): every write is one
-    ``BEGIN IMMEDIATE`` transaction, so several processes can share the file. ``close()`` when done.
+    ``BEGIN IMMEDIATE`` transaction, so several processes can share the file. A file that is damaged or no
+    database is ``StoreCorrupt``, a lock held past ``timeout`` seconds ``StoreBusy`` (nothing written: retry),
+    any other database failure (or a call after ``close()``) ``StoreUnavailable``, from each call, never
+    raised. ``close()`` when done.
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:

@@ -2,7 +2,8 @@
 Output projection: what a model sees of a tool's outcome, bounded in bytes and tokens (reference §7).
 
 A ``ProjectionPolicy`` holds both ceilings (64 KiB and 10,000 tokens by default, 256 bytes and 64 tokens
-at least); a tool may only tighten them. ``project`` renders the canonical payload (reference §5.2) and
+at least); a tool may only tighten them. Every runner applies them by default (``projector()``);
+``unbounded`` is the explicit opt-out. ``project`` renders the canonical payload (reference §5.2) and
 returns it unchanged when it fits. Otherwise it shrinks JSON data in place first (long strings and arrays
 cut, with counts of what was elided, keys and types kept), then falls back to an envelope with a UTF-8-safe
 head/tail preview.
@@ -19,7 +20,7 @@ from typing import TypeAlias
 from llm_wire._public import rehome
 from llm_wire.agent._descriptor import ToolDescriptor
 from llm_wire.agent._estimators import HeuristicEstimator, TiktokenEstimator, TokenEstimator
-from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent._projection_types import (
     DEFAULT_POLICY,
     MIN_BYTES,
@@ -43,6 +44,7 @@ from llm_wire.agent._shrink import (
     PlainPayload,
     SuccessPayload,
     _checked,
+    _projected,
     bounded_preview,
     canonical_text,
     check_policy,
@@ -84,6 +86,7 @@ __all__ = [
     "project",
     "project_outcome",
     "projector",
+    "unbounded",
 ]
 
 
@@ -106,6 +109,8 @@ def payload_of(outcome: ToolOutcome) -> ModelPayload:
 def policy_for(policy: ProjectionPolicy, descriptor: ToolDescriptor) -> ProjectionPolicy:
     """The run's policy tightened by the tool's ``output_ceilings`` (a tool never widens it)."""
     ceilings = descriptor.contract.output_ceilings
+    if ceilings.max_bytes is None and ceilings.max_tokens is None:
+        return policy
     return policy.tighten(max_bytes=ceilings.max_bytes, max_tokens=ceilings.max_tokens)
 
 
@@ -163,7 +168,8 @@ def projector(
     def project_output(
         outcome: ToolOutcome, descriptor: ToolDescriptor | None
     ) -> str | ProjectedOutput | OutputProjectionError:
-        match project_outcome(outcome, policy, chosen, descriptor=descriptor):
+        effective = policy if descriptor is None else policy_for(policy, descriptor)
+        match _projected(payload_of(outcome), effective, chosen):
             case Err(error):
                 return error if on_failure is Recovery.END else PROJECTION_FAILED
             case Ok(projected):
@@ -172,6 +178,21 @@ def projector(
                 return projected
 
     return project_output
+
+
+def unbounded(outcome: ToolOutcome, descriptor: ToolDescriptor | None) -> str:
+    """
+    The runner's ``project_output`` that opts out of every ceiling: the canonical text of the outcome,
+    whole (reserve it for a model that bounds its input itself). Data that is no JSON value shows as a
+    ``result_not_json`` failure.
+    """
+    try:
+        return outcome.model_text()
+    except Exception:  # data that is no JSON value (a lone surrogate): say so instead
+        name = "the tool" if descriptor is None else f"tool {descriptor.name}"
+        message = f"{name} returned a result that is not JSON"
+        failed = ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.NOT_JSON, message, retryable=False)
+        return failed.model_text()
 
 
 rehome(__name__, __all__, globals())

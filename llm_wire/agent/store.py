@@ -19,7 +19,10 @@ implement it. Records are versioned JSON (``record_to_json``, ``record_from_json
     ├── CallRebound(call_id, field)          a call id admitted or audited again with other data
     ├── InvalidWrite(problem)                the write itself is malformed (empty id, bad SHA, no admission)
     ├── SensitiveMetadata(key)               run metadata whose key looks like a secret
-    └── UnreadableRecord(problem)            stored JSON that is corrupt or of an unknown format version
+    ├── UnreadableRecord(problem)            stored JSON that is corrupt or of an unknown format version
+    ├── StoreCorrupt()                       the store's file is not a database or is damaged
+    ├── StoreBusy(timeout)                   another writer held the store past its timeout; nothing written
+    └── StoreUnavailable(code)               the store's database failed otherwise (cannot open, disk full)
 """
 
 from __future__ import annotations
@@ -53,8 +56,11 @@ from llm_wire.agent._store_record import (
     RunStatus,
     SensitiveMetadata,
     StartedCall,
+    StoreBusy,
+    StoreCorrupt,
     StoredResult,
     StoreError,
+    StoreUnavailable,
     Suspended,
     UnreadableRecord,
     WriteProblem,
@@ -91,7 +97,10 @@ __all__ = [
     "SensitiveMetadata",
     "SqliteRunStore",
     "StartedCall",
+    "StoreBusy",
+    "StoreCorrupt",
     "StoreError",
+    "StoreUnavailable",
     "Suspended",
     "UnreadableRecord",
     "WriteProblem",

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from llm_wire import admission
-from llm_wire.cli._sources import add_arguments, load_all, shown
+from llm_wire.cli._sources import INPUT_BYTES, add_arguments, load_all, read_input, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.providers.response import ResponseError, Terminal
@@ -22,7 +21,7 @@ from llm_wire.value import Limits, Value, parse
 __all__ = ["add_parser", "decode", "run"]
 
 OK, FINDINGS, UNUSABLE = 0, 1, 2
-_FILE_LIMITS = Limits().with_max_bytes(64 << 20)
+_FILE_LIMITS = Limits().with_max_bytes(INPUT_BYTES)
 
 
 def add_parser(commands: Any) -> None:
@@ -66,10 +65,15 @@ def wire_limits() -> Any:
 
 
 def _recorded(path: str, named: str | None) -> Result[tuple[Provider, Value | str], str]:
+    match read_input(path):
+        case Err(message):
+            return Err(message)
+        case Ok(data):
+            pass
     try:
-        raw = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as exc:
-        return Err(f"{path}: cannot be read ({type(exc).__name__})")
+        raw = data.decode("utf-8")
+    except UnicodeError:
+        return Err(f"{path}: is not UTF-8 text")
     document = parse(raw, _FILE_LIMITS) if raw.lstrip().startswith(("{", "[")) else None
     recorded: Value | str = raw
     provider = named

@@ -6,10 +6,10 @@ import argparse
 import importlib
 import os
 import shlex
+import stat
 import sys
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 from attrs import frozen
 
@@ -18,9 +18,40 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool
 from llm_wire.value import Limits, parse
 
-__all__ = ["Source", "add_arguments", "load_all", "shown"]
+__all__ = ["INPUT_BYTES", "Source", "add_arguments", "load_all", "read_input", "shown"]
 
-_FILE_LIMITS = Limits().with_max_bytes(64 << 20)
+#: The most an input file may hold (a saved listing or a recorded response).
+INPUT_BYTES = 64 << 20
+_FILE_LIMITS = Limits().with_max_bytes(INPUT_BYTES)
+
+
+def read_input(path: str) -> Result[bytes, str]:
+    """
+    The bytes of a regular file, read bounded: ``Err`` with a message for a FIFO, a device or a directory
+    (refused without waiting on it), a file over ``INPUT_BYTES``, or one that cannot be read.
+    """
+    try:
+        # Non-blocking open: a FIFO with no writer would otherwise wait forever before fstat could look.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        return Err(f"{path}: cannot be read ({type(exc).__name__})")
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return Err(f"{path}: not a regular file (a FIFO, device or directory); name a file")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= INPUT_BYTES:
+            chunk = os.read(fd, min(1 << 20, INPUT_BYTES + 1 - size))
+            if not chunk:
+                return Ok(b"".join(chunks))
+            chunks.append(chunk)
+            size += len(chunk)
+        return Err(f"{path}: is larger than the {INPUT_BYTES >> 20} MiB an input may hold")
+    except OSError as exc:
+        return Err(f"{path}: cannot be read ({type(exc).__name__})")
+    finally:
+        os.close(fd)
 
 
 @frozen
@@ -61,10 +92,11 @@ def _listing(label: str, kind: str, listing: mcp.Listing) -> Source:
 
 
 def _from_file(path: str) -> Result[Source, str]:
-    try:
-        text = Path(path).read_bytes()
-    except OSError as exc:
-        return Err(f"{path}: cannot be read ({type(exc).__name__})")
+    match read_input(path):
+        case Err(message):
+            return Err(message)
+        case Ok(text):
+            pass
     match parse(text, _FILE_LIMITS):
         case Err(error):
             return Err(f"{path}: {error.describe()}")
@@ -96,7 +128,7 @@ def _from_module(name: str) -> Result[Source, str]:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(name)
-    except Exception as exc:  # any failure of the user's module is a source that cannot be read
+    except (Exception, SystemExit) as exc:  # any failure of the user's module (an exit too) is unreadable
         return Err(f"{name}: cannot be imported ({type(exc).__name__})")
     found: dict[int, Tool] = {}
     for value in vars(module).values():

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import datetime
 import enum
+import functools
 import inspect
 import sys
 import types
@@ -29,10 +30,11 @@ from llm_wire.codec._core import Codec, lazy
 from llm_wire.codec._formats import date, date_time
 from llm_wire.codec._formats import uuid as uuid_codec
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
-from llm_wire.codec._scalars import boolean, decimal, floating, integer, string
+from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, string
 from llm_wire.codec._untagged import untagged
 from llm_wire.codec._wrap import map
 from llm_wire.schema import DefinitionError
+from llm_wire.value import Value
 
 T = TypeVar("T")
 
@@ -190,6 +192,16 @@ def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any
     return codec
 
 
+class _ValueProbe:
+    value: Value
+
+
+@functools.cache
+def _value_hint() -> object:
+    """``llm_wire.value.Value`` as ``typing.get_type_hints`` resolves it, wherever it is written."""
+    return typing.get_type_hints(_ValueProbe)["value"]
+
+
 def _is_class(tp: object) -> bool:
     return isinstance(tp, type) and (attrs.has(tp) or dataclasses.is_dataclass(tp))
 
@@ -280,6 +292,9 @@ class _Deriver:
         if isinstance(tp, typing.NewType):
             return self.plain(tp.__supertype__, found)
         if origin is typing.Union or origin is types.UnionType:
+            if tp == _value_hint():
+                _take(found, (), "Value")
+                return json_value()
             return self.union(args, found)
         if tp in _SCALARS:
             allowed, make = _SCALARS[tp]

@@ -1,7 +1,7 @@
 """
 Demo: typed tools under contracts in a runner loop, over real HTTP: a refused argument fed back and fixed
-by the model, a timeout, a safe retry, an approval with a secret redacted, and a retry contract refused at
-definition.
+by the model, a timeout, a safe retry, an approval with a secret redacted, a retry contract refused at
+definition, and tool output bounded by default (a 240 KB result reaches the model within 64 KiB).
 
 The model is ``transport.AsyncClient`` talking to the local fake provider (``transport.fake``) on
 loopback, which serves the model's turns in order as OpenAI Chat Completions responses: no key, no network
@@ -38,7 +38,6 @@ from llm_wire.agent import (
     ToolRetrying,
     ToolRetryPolicy,
     call,
-    projector,
     reflect,
 )
 from llm_wire.message import Provider
@@ -63,7 +62,11 @@ class GetWeather:
 class SlowReport:
     """A report that takes too long."""
 
-    __tool_contract__ = ToolContract(timeout=0.2, side_effect=SideEffect.READ)
+    # A read is idempotent: past its deadline it is a plain, retryable timeout (a non-idempotent call there
+    # would be outcome_unknown).
+    __tool_contract__ = ToolContract(
+        timeout=0.2, side_effect=SideEffect.READ, idempotency=Idempotency.IDEMPOTENT
+    )
 
     async def invoke(self, ctx: InvocationContext) -> str:
         await asyncio.sleep(30)  # cancelled at the deadline: the coroutine stops here
@@ -114,6 +117,14 @@ class ReadLog:
         return "start\n" + "line\n" * 2000 + "end\n"
 
 
+@attrs.frozen
+class DumpTable:
+    """Dump the whole table (240,010 bytes)."""
+
+    def invoke(self) -> str:
+        return "HEAD\n" + "row,value\n" * 24_000 + "TAIL\n"
+
+
 def _price(usage: RunUsage) -> Decimal:
     return Decimal(usage.input_tokens) * Decimal("0.000002") + Decimal(usage.output_tokens) * Decimal(
         "0.000008"
@@ -121,27 +132,33 @@ def _price(usage: RunUsage) -> Decimal:
 
 
 def _bounded() -> None:
-    """A long tool output bounded for the model; usage summed over the rounds and priced once."""
+    """
+    Long tool outputs bounded for the model with no projection option given (the default 64 KiB and
+    10,000 tokens, or the tool's tighter ceilings); usage summed over the rounds and priced once.
+    """
     used = Usage(1200, 40, 1240, {"prompt_tokens_details": {"cached_tokens": 1024}})
     model = ScriptedClient(
         [
-            ScriptedReply("", (call("read_log"),), usage=used),
-            ScriptedReply("The log ends normally.", usage=used),
+            ScriptedReply("", (call("read_log"), call("dump_table")), usage=used),
+            ScriptedReply("The log ends normally and the table is large.", usage=used),
         ]
     )
 
     def show(event: RunEvent) -> None:
-        if isinstance(event, ToolOutputTruncated):
+        if isinstance(event, ToolCompleted):
+            returned = len(event.outcome.content.encode())
+            print(
+                f"  {event.call.name}: returned {returned} bytes, the model saw {len(event.message.encode())}"
+            )
+        elif isinstance(event, ToolOutputTruncated):
             report = event.report
-            print(f"  {event.call.name}: {report.original_bytes} bytes cut to {report.projected_bytes}")
+            ceilings = f"{report.max_bytes} bytes, {report.max_tokens} tokens"
+            cut = f"{report.original_bytes} bytes cut to {report.projected_bytes}"
+            limited = report.limiting_factor.value
+            print(f"  ToolOutputTruncated {event.call.name}: {cut} (ceilings {ceilings}; over: {limited})")
 
     runner = Runner(
-        model,
-        config(Provider.OPENAI_CHAT),
-        reflect(ReadLog),
-        project_output=projector(),
-        pricing=_price,
-        on_event=show,
+        model, config(Provider.OPENAI_CHAT), reflect(ReadLog, DumpTable), pricing=_price, on_event=show
     )
     result = asyncio.run(runner.arun(request("any-model", [user("Check the log.")])))
     usage = result.total_usage
@@ -199,5 +216,5 @@ def run() -> None:
         ToolContract(retry=ToolRetryPolicy(max_attempts=3))
     except DefinitionError as error:
         print(f"  DefinitionError: {error}")
-    print("\nA tool's long output is bounded for the model (ToolOutputTruncated); usage and cost add up:")
+    print("\nLong tool outputs are bounded for the model by default (ToolOutputTruncated); usage adds up:")
     _bounded()

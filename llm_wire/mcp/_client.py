@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack, suppress
 from types import MappingProxyType, TracebackType
 from typing import Any, TextIO, TypeAlias
 
+import anyio
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
@@ -31,6 +32,7 @@ from llm_wire.mcp._errors import (
     TimedOut,
     UnknownMcpTool,
 )
+from llm_wire.mcp._transport import Watch, bounded_stdio, watched
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, Value, parse
 
@@ -82,6 +84,8 @@ Server: TypeAlias = Stdio | StreamableHttp
 
 
 _LISTING = DEFAULT.with_max_bytes(16 << 20)
+#: Room for a message's JSON-RPC envelope beyond the larger of the result and listing bounds.
+_ENVELOPE = 64 << 10
 
 
 @frozen
@@ -98,7 +102,8 @@ class McpLimits:
     start: float = 60.0
     #: Bounds on one listing page as JSON (schemas can be large: 16 MiB).
     listing: Limits = _LISTING
-    #: Bounds on one call result as JSON.
+    #: Bounds on one call result as JSON. Over stdio, a message longer than the larger of the two byte
+    #: bounds (and 64 KiB for its envelope) is refused while it is read, never buffered whole.
     result: Limits = DEFAULT
 
     def __attrs_post_init__(self) -> None:
@@ -137,18 +142,27 @@ def _as_value(model: Any, limits: Limits, setting: str) -> Result[Value, Protoco
             return Err(ProtocolError("an MCP result is not JSON within the limits"))
 
 
-def _mapped(method: str, exc: BaseException, seconds: float) -> McpError:
-    """One boundary for the SDK's failures."""
+def _mapped(method: str, exc: BaseException, seconds: float, watch: Watch, limits: McpLimits) -> McpError:
+    """
+    One boundary for the SDK's failures. The SDK says "connection closed" with the code a server may send
+    too (-32000), so the watch on the streams decides which it was; requests are timed here, not by the
+    SDK, so a server's -32001 is the server's error too.
+    """
     from mcp import MCPError
-    from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+    from mcp_types import CONNECTION_CLOSED
 
     if isinstance(exc, BaseExceptionGroup):
         inner = exc.exceptions[0] if exc.exceptions else exc
-        return _mapped(method, inner, seconds)
+        return _mapped(method, inner, seconds, watch, limits)
     if isinstance(exc, MCPError):
-        if exc.code == REQUEST_TIMEOUT:
-            return TimedOut(method, seconds)
-        if exc.code == CONNECTION_CLOSED:
+        if exc.data == watch.marker or (exc.code == CONNECTION_CLOSED and watch.ended and watch.oversized):
+            setting, bound = (
+                ("McpLimits.listing", limits.listing)
+                if method == "tools/list"
+                else ("McpLimits.result", limits.result)
+            )
+            return LimitExceeded(setting, bound.max_bytes, what="an MCP message")
+        if exc.code == CONNECTION_CLOSED and watch.ended:
             return ConnectionClosed(method)
         return RequestFailed(method, exc.code, exc.message)
     if isinstance(exc, TimeoutError):
@@ -184,6 +198,7 @@ class AsyncMcpClient:
         self._session: Any = None
         self._failure: McpError | None = None
         self._listing: Listing | None = None
+        self._watch = Watch(max(limits.result.max_bytes, limits.listing.max_bytes) + _ENVELOPE)
 
     def __repr__(self) -> str:
         state = "connected" if self._session is not None else "not connected"
@@ -201,7 +216,7 @@ class AsyncMcpClient:
                 await session.initialize()
         except Exception as exc:
             await _close_quietly(stack)
-            self._failure = _start_failure(exc, self.limits.start)
+            self._failure = _start_failure(exc, self.limits.start, self._watch, self.limits)
             return self
         self._stack = stack
         self._session = session
@@ -226,17 +241,15 @@ class AsyncMcpClient:
             raise
 
     async def _open(self, stack: AsyncExitStack) -> Any:
-        if isinstance(self.server, Stdio):
-            from mcp import StdioServerParameters, stdio_client
+        return watched(await self._streams(stack), self._watch)
 
-            parameters = StdioServerParameters(
-                command=self.server.command,
-                args=list(self.server.args),
-                env=dict(self.server.env) if self.server.env is not None else None,
-                cwd=self.server.cwd,
-            )
+    async def _streams(self, stack: AsyncExitStack) -> Any:
+        if isinstance(self.server, Stdio):
+            server = self.server
+            env = dict(server.env) if server.env is not None else None
+            errlog = self._errlog or sys.stderr
             return await stack.enter_async_context(
-                stdio_client(parameters, errlog=self._errlog or sys.stderr)
+                bounded_stdio(server.command, server.args, env, server.cwd, errlog, self._watch)
             )
         from mcp.client.streamable_http import streamable_http_client
 
@@ -264,13 +277,12 @@ class AsyncMcpClient:
         for _ in range(self.limits.pages):
             try:
                 params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-                page = await self._session.send_request(
-                    types.ListToolsRequest(params=params),
-                    types.ListToolsResult,
-                    request_read_timeout_seconds=self.limits.timeout,
-                )
+                with anyio.fail_after(self.limits.timeout):
+                    page = await self._session.send_request(
+                        types.ListToolsRequest(params=params), types.ListToolsResult
+                    )
             except Exception as exc:
-                return Err(_mapped("tools/list", exc, self.limits.timeout))
+                return Err(_mapped("tools/list", exc, self.limits.timeout, self._watch, self.limits))
             match _as_value(page, self.limits.listing, "McpLimits.listing"):
                 case Err(problem):
                     return Err(problem)
@@ -328,11 +340,10 @@ class AsyncMcpClient:
         try:
             # ``send_request``, not ``call_tool``: the SDK's own output check would raise on a bad result,
             # where the caller's output-validation mode decides (``check_output``).
-            answer = await self._session.send_request(
-                request, types.CallToolResult, request_read_timeout_seconds=self.limits.timeout
-            )
+            with anyio.fail_after(self.limits.timeout):
+                answer = await self._session.send_request(request, types.CallToolResult)
         except Exception as exc:
-            return Err(_mapped("tools/call", exc, self.limits.timeout))
+            return Err(_mapped("tools/call", exc, self.limits.timeout, self._watch, self.limits))
         match _as_value(answer, self.limits.result, "McpLimits.result"):
             case Err(problem):
                 return Err(problem)
@@ -344,11 +355,11 @@ class AsyncMcpClient:
         return Ok(CallResult(blocks, found.get("structuredContent"), found.get("isError") is True))
 
 
-def _start_failure(exc: BaseException, seconds: float) -> McpError:
+def _start_failure(exc: BaseException, seconds: float, watch: Watch, limits: McpLimits) -> McpError:
     inner = _innermost(exc)
     if isinstance(inner, OSError):
         return ConnectFailed(f"the server could not be started ({type(inner).__name__})", repr(inner))
-    mapped = _mapped("initialize", exc, seconds)
+    mapped = _mapped("initialize", exc, seconds, watch, limits)
     if isinstance(mapped, ConnectionClosed):
         return ConnectFailed("the server closed the connection before answering initialize", repr(inner))
     if isinstance(mapped, ProtocolError):

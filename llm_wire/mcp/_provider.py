@@ -84,7 +84,8 @@ def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: Output
     as an artifact reference (its ``uri``, or a ``data:`` URI for images and audio) and all blocks as sent in
     ``metadata["mcp.content"]``; ``structuredContent`` becomes ``data``, checked against the output schema
     under ``mode``. ``isError`` is a failed outcome carrying the tool's text; a refused or lost request is
-    the failure its kind calls for (timeouts and lost connections may be retried).
+    the failure its kind calls for (timeouts and lost connections may be retried; a server's JSON-RPC error
+    is not, and its code is in ``details["jsonrpc_code"]``).
     """
     match result:
         case Err(problem):
@@ -134,8 +135,16 @@ def _failure_outcome(tool: McpTool, problem: McpError) -> ToolOutcome:
             return ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
         case ConnectionClosed() | ConnectFailed():
             return ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.UNAVAILABLE, message)
-        case RequestFailed(code=code) if code == _INVALID_PARAMS:
-            return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_INPUT, message)
+        case RequestFailed(code=code):
+            # A server's answer, whatever its code (-32000 and -32001 included): not a lost connection or a
+            # timeout. No code JSON-RPC or MCP defines promises that a repeat may succeed: none is retried.
+            category, kind = (
+                (ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_INPUT)
+                if code == _INVALID_PARAMS
+                else (ErrorCategory.INTERNAL, ErrorCode.INTERNAL)
+            )
+            details: Value = {"jsonrpc_code": code}
+            return ToolOutcome.failed(category, kind, message, retryable=False, details=details)
         case UnknownMcpTool():
             return ToolOutcome.failed(
                 ErrorCategory.NOT_FOUND, ErrorCode.UNKNOWN_TOOL, message, retryable=False

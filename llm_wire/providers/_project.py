@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import TypeAlias
 
 from llm_wire.providers._restore import is_null, json_type, unescape
 from llm_wire.providers.projection import (
@@ -45,7 +46,19 @@ def project(schema: Schema, profile: Profile) -> Result[Projection, ProjectionEr
     return Ok(Projection(wire, unique, profile, frozenset(walker.nullable)))
 
 
+#: Where each member of a node sits in the user's document, when not inside that node (a merged allOf
+#: branch, an inlined $ref, oneOf sent as anyOf): member name to the member's path.
+Homes: TypeAlias = dict[str, Path]
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
+#: Keyword values that accept every instance: a keyword so spelt means what its absence means.
+_ACCEPT_ALL: dict[str, tuple[Value, ...]] = {
+    **dict.fromkeys(("additionalProperties", "items", "propertyNames", "then", "else"), (True, {})),
+    **dict.fromkeys(("unevaluatedItems", "unevaluatedProperties"), (True, {})),
+    **dict.fromkeys(("properties", "patternProperties", "dependentSchemas", "dependentRequired"), ({},)),
+    **dict.fromkeys(("minLength", "minItems", "minProperties"), (0,)),
+    "uniqueItems": (False,),
+    "required": ([],),
+}
 _OPENAPI_TYPES = {t: t.upper() for t in ("string", "number", "integer", "boolean", "array", "object", "null")}
 _ANY = "accepts any value and the provider needs a type here"
 _REF_ALONE = "moved into anyOf: the provider takes no keywords beside it"
@@ -76,9 +89,18 @@ class _Walker:
         self.nullable: set[Path] = set()
         self.nodes = 0
         self.inlining: list[str] = []
+        # Nodes walked away from where they sit in the user's document (written by the walk in place of
+        # one, or left in a list that lost a member), found by the object itself: each with its place and
+        # its members' homes.
+        self.placed: dict[int, tuple[Value, Path, Homes]] = {}
 
     def loss(self, path: Path, name: str, action: Action, reason: str) -> None:
         self.losses.append(Loss(path, name, action, reason))
+
+    def made(self, node: dict[str, Value], src: Path, homes: Homes | None = None) -> dict[str, Value]:
+        """``node``, walked as the document's node at ``src`` whose members sit at ``homes``."""
+        self.placed[id(node)] = (node, src, homes or {})
+        return node
 
     # The root: a tool's arguments are always an object.
 
@@ -89,14 +111,16 @@ class _Walker:
         if not isinstance(raw, dict):
             raise _refuse((), None, "the schema accepts no arguments at all")
         raw = dict(raw)
+        homes: Homes = {}
         seen: set[str] = set()
         while isinstance(ref := raw.get("$ref"), str):
             if ref == "#" or ref in seen:
                 raise _refuse((), "$ref", "refers back to itself at the root")
             seen.add(ref)
-            target, _ = self.resolve(ref, ())
+            target, where = self.resolve(ref, ())
             del raw["$ref"]
             if isinstance(target, dict):
+                homes.update({k: (*where, k) for k in target if k not in raw})
                 raw = {**{k: v for k, v in target.items() if k not in raw}, **raw}
             self.loss((), "$ref", Action.REWRITTEN, "the referenced root schema is inlined")
         if not self.profile.root_combinators:
@@ -104,7 +128,10 @@ class _Walker:
                 if name in raw:
                     del raw[name]
                     self.loss(
-                        (), name, Action.DROPPED, "the provider refuses it at the root of a tool schema"
+                        homes.get(name, (name,))[:-1],
+                        name,
+                        Action.DROPPED,
+                        "the provider refuses it at the root of a tool schema",
                     )
         kind = raw.get("type")
         if kind is None:
@@ -117,7 +144,7 @@ class _Walker:
             raise _refuse((), "type", "must allow an object: tool arguments are always an object")
         if self.profile.refs is Refs.KEEP and not self.profile.recursion:
             self.refuse_recursion(raw)
-        return self.node(raw, (), (), 0)
+        return self.node(raw, (), (), 0, homes)
 
     def refuse_recursion(self, root: dict[str, Value]) -> None:
         graph: dict[str, set[str]] = {}
@@ -153,7 +180,14 @@ class _Walker:
 
     # One node.
 
-    def node(self, raw: Value, src: Path, out: Path, depth: int) -> Value:
+    def node(self, raw: Value, src: Path, out: Path, depth: int, homes: Homes | None = None) -> Value:
+        """
+        ``raw``, the document's node at ``src`` (its members at ``homes``, where not inside it), projected.
+        """
+        placed = self.placed.get(id(raw))
+        if placed is not None and placed[0] is raw:
+            src, homes = placed[1], placed[2]
+        homes = dict(homes or {})
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _refuse(src, None, f"the projected schema would have more than {MAX_NODES} nodes")
@@ -169,11 +203,11 @@ class _Walker:
             return raw
         raw = dict(raw)
         profile = self.profile
-        raw = self.combinators(raw, src)
+        raw = self.combinators(raw, src, homes)
         ref = raw.get("$ref")
         if isinstance(ref, str):
             if profile.refs is Refs.INLINE:
-                return self.inline(raw, ref, src, out, depth)
+                return self.inline(raw, ref, src, out, depth, homes)
             if profile.ref_siblings is not None and any(
                 k != "$ref" and k not in profile.ref_siblings for k in raw
             ):
@@ -181,25 +215,29 @@ class _Walker:
                 if "anyOf" in raw:
                     self.loss(src, "$ref", Action.DROPPED, "no keywords beside it, and anyOf is taken")
                 else:
-                    raw = {"anyOf": [{"$ref": ref}], **raw}
+                    raw = {
+                        "anyOf": [self.made({"$ref": ref}, src, {"$ref": homes.get("$ref", (*src, "$ref"))})],
+                        **raw,
+                    }
                     self.loss(src, "$ref", Action.REWRITTEN, _REF_ALONE)
         if profile.openapi:
-            raw = self.openapi_nullable(raw, src)
+            raw = self.openapi_nullable(raw, src, homes)
         if profile.typed and "type" not in raw:
             raw = self.infer_type(raw, src)
         dropped = profile.keep is not None and "prefixItems" not in profile.keep
         if dropped and "prefixItems" in raw and "items" not in raw:
-            raw["items"] = {"anyOf": raw.pop("prefixItems")}
+            home = homes.pop("prefixItems", (*src, "prefixItems"))
+            raw["items"] = self.made({"anyOf": raw.pop("prefixItems")}, src, {"anyOf": home})
             self.loss(src, "prefixItems", Action.WIDENED, "sent as items with anyOf of the positions")
         result: dict[str, Value] = {}
         for name, value in raw.items():
-            self.member(result, name, value, src, out, depth)
+            self.member(result, name, value, homes.get(name, (*src, name)), out, depth)
         branches = result.get("allOf")
         if not profile.all_of_refs and isinstance(branches, list) and any(_is_ref(b) for b in branches):
             del result["allOf"]
             self.loss(src, "allOf", Action.DROPPED, "a branch is a $ref, which the provider refuses in allOf")
         if _has_type(result, "object") or "properties" in result:
-            self.object_rules(result, src, out)
+            self.object_rules(result, src, out, homes.get("properties", (*src, "properties")))
         if _has_type(result, "array"):
             self.array_rules(result, src)
         if profile.openapi:
@@ -207,10 +245,11 @@ class _Walker:
         return result
 
     def member(
-        self, result: dict[str, Value], name: str, value: Value, src: Path, out: Path, depth: int
+        self, result: dict[str, Value], name: str, value: Value, here: Path, out: Path, depth: int
     ) -> None:
+        """One member of a node, the document's member at ``here`` (in its node, or in a merged one)."""
         profile = self.profile
-        here = (*src, name)
+        src = here[:-1]
         if name in ("$defs", "definitions"):
             if profile.refs is Refs.INLINE:
                 self.loss(src, name, Action.REWRITTEN, "inlined where referenced: the provider takes no $ref")
@@ -221,9 +260,12 @@ class _Walker:
                 }
             return
         if profile.keep is not None and name not in profile.keep:
-            self.loss(src, name, Action.DROPPED, "the provider does not take it")
+            if value in _ACCEPT_ALL.get(name, ()):
+                self.loss(src, name, Action.REWRITTEN, "left out: its value accepts everything")
+            else:
+                self.loss(src, name, Action.DROPPED, "the provider does not take it")
             return
-        if name == "additionalProperties" and isinstance(value, bool):
+        if name == "additionalProperties" and value in (True, False, {}):
             result[name] = value
             return
         if name == "properties" and isinstance(value, dict):
@@ -272,17 +314,21 @@ class _Walker:
             return limit
         return value
 
-    def inline(self, raw: dict[str, Value], ref: str, src: Path, out: Path, depth: int) -> Value:
+    def inline(
+        self, raw: dict[str, Value], ref: str, src: Path, out: Path, depth: int, homes: Homes
+    ) -> Value:
         if ref in self.inlining or ref == "#":
             raise _refuse(src, "$ref", "is recursive and cannot be inlined for a provider that takes no $ref")
-        target, _ = self.resolve(ref, src)
+        target, where = self.resolve(ref, src)
         del raw["$ref"]
+        inlined: Homes = {name: homes.get(name, (*src, name)) for name in raw}
         if isinstance(target, bool):
             merged: Value = target if not raw else ({} if target else {"not": {}})
             if isinstance(merged, dict):
                 merged.update(raw)
         else:
             assert isinstance(target, dict)
+            inlined = {**{name: (*where, name) for name in target}, **inlined}
             merged = dict(target)
             for name, value in raw.items():
                 if name in merged and merged[name] != value and keyword(name).role is not Role.ANNOTATION:
@@ -292,11 +338,11 @@ class _Walker:
                 merged[name] = value
         self.inlining.append(ref)
         try:
-            return self.node(merged, src, out, depth + 1)
+            return self.node(merged, src, out, depth + 1, inlined)
         finally:
             self.inlining.pop()
 
-    def combinators(self, raw: dict[str, Value], src: Path) -> dict[str, Value]:
+    def combinators(self, raw: dict[str, Value], src: Path, homes: Homes) -> dict[str, Value]:
         profile = self.profile
         if "oneOf" in raw and not profile.one_of:
             if "anyOf" in raw:
@@ -305,16 +351,19 @@ class _Walker:
                     src, "oneOf", Action.DROPPED, "the provider takes no oneOf and anyOf is already present"
                 )
             else:
+                homes["anyOf"] = homes.pop("oneOf", (*src, "oneOf"))
                 raw = {("anyOf" if k == "oneOf" else k): v for k, v in raw.items()}
                 self.loss(src, "oneOf", Action.WIDENED, "sent as anyOf: the provider takes no oneOf")
         branches = raw.get("allOf")
         if isinstance(branches, list):
             has_ref = any(isinstance(b, dict) and "$ref" in b for b in branches)
             if not profile.all_of or (has_ref and not profile.all_of_refs):
-                raw = self.merge_all_of(raw, branches, src)
+                raw = self.merge_all_of(raw, branches, src, homes)
         return raw
 
-    def merge_all_of(self, raw: dict[str, Value], branches: list[Value], src: Path) -> dict[str, Value]:
+    def merge_all_of(
+        self, raw: dict[str, Value], branches: list[Value], src: Path, homes: Homes
+    ) -> dict[str, Value]:
         del raw["allOf"]
         merged = dict(raw)
         for branch in branches:
@@ -329,6 +378,10 @@ class _Walker:
         if self.profile.refs is Refs.KEEP and "$ref" in merged and len(merged) > 1:
             self.loss(src, "allOf", Action.DROPPED, "a $ref branch cannot be merged for this provider")
             return raw
+        at = homes.pop("allOf", (*src, "allOf"))
+        for n, branch in enumerate(branches):
+            if isinstance(branch, dict):
+                homes.update({name: (*at, n, name) for name in branch})
         self.loss(src, "allOf", Action.REWRITTEN, "its branches are merged into the schema")
         return merged
 
@@ -352,7 +405,7 @@ class _Walker:
         self.loss(src, "type", Action.REWRITTEN, f'"{kind}" added: the provider needs a type on every node')
         return {"type": kind, **raw}
 
-    def object_rules(self, result: dict[str, Value], src: Path, out: Path) -> None:
+    def object_rules(self, result: dict[str, Value], src: Path, out: Path, properties: Path) -> None:
         profile = self.profile
         props = result.get("properties")
         names: list[Value] = list(props) if isinstance(props, dict) else []
@@ -363,15 +416,8 @@ class _Walker:
                 result["required"] = known
                 self.loss(src, "required", Action.WIDENED, "names without a property are left out")
         if profile.close_objects:
-            extra = result.get("additionalProperties")
-            if extra is None:
-                self.loss(
-                    src,
-                    "additionalProperties",
-                    Action.REWRITTEN,
-                    "false added: the provider needs closed objects",
-                )
-            elif extra is not False:
+            # Absent, true or a schema: the object takes members beyond its properties, and the wire none.
+            if result.get("additionalProperties") is not False:
                 self.loss(src, "additionalProperties", Action.NARROWED, "sent as false: no free-form members")
             result["additionalProperties"] = False
             if "properties" not in result:
@@ -387,7 +433,7 @@ class _Walker:
                     reason = "sent as required and nullable; a null is restored to absent on admission"
                 else:
                     reason = "sent as required (it already accepts null, so null stays null)"
-                self.loss((*src, "properties", name), "required", Action.REWRITTEN, reason)
+                self.loss((*properties, name), "required", Action.REWRITTEN, reason)
             if props or "required" in result:
                 result["required"] = list(props)
 
@@ -400,7 +446,7 @@ class _Walker:
 
     # Gemini's OpenAPI subset.
 
-    def openapi_nullable(self, raw: dict[str, Value], src: Path) -> dict[str, Value]:
+    def openapi_nullable(self, raw: dict[str, Value], src: Path, homes: Homes) -> dict[str, Value]:
         kind = raw.get("type")
         if isinstance(kind, list):
             rest = [t for t in kind if t != "null"]
@@ -410,12 +456,16 @@ class _Walker:
                 raw["type"] = rest[0]
             elif len(rest) > 1:
                 del raw["type"]
-                raw = {"anyOf": [{"type": t} for t in rest], **raw}
+                raw = {"anyOf": [self.made({"type": t}, src) for t in rest], **raw}
             else:
                 raw["type"] = "null"
             self.loss(src, "type", Action.REWRITTEN, "a type array is sent as nullable / anyOf")
         branches = raw.get("anyOf")
         if isinstance(branches, list) and any(is_null(b) for b in branches):
+            at = homes.get("anyOf", (*src, "anyOf"))
+            for n, branch in enumerate(branches):
+                if isinstance(branch, dict) and id(branch) not in self.placed:
+                    self.made(branch, (*at, n))  # the branches after a null one move up
             rest_branches = [b for b in branches if not is_null(b)]
             raw["nullable"] = True
             del raw["anyOf"]
@@ -424,7 +474,11 @@ class _Walker:
                 and isinstance(rest_branches[0], dict)
                 and not any(k in raw for k in rest_branches[0])
             ):
-                raw = {**rest_branches[0], **raw}
+                only = rest_branches[0]
+                assert isinstance(only, dict)
+                _, place, inner = self.placed[id(only)]
+                homes.update({name: inner.get(name, (*place, name)) for name in only})
+                raw = {**only, **raw}
             elif rest_branches:
                 raw["anyOf"] = rest_branches
             self.loss(src, "anyOf", Action.REWRITTEN, "a null branch is sent as nullable")

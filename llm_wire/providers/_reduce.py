@@ -288,8 +288,15 @@ class Reducer:
 
     provider: Provider
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
+        if not isinstance(taken_ids, frozenset):
+            msg = f"taken_ids must be a frozenset, not {type(taken_ids).__name__}"
+            raise TypeError(msg)
         self._limits = limits
+        # The call ids the request's history holds: an id this decoder gives a call never repeats one.
+        self._taken_ids = taken_ids
         # The parse limits of one event, built once per decoder (the shared default when they equal it).
         self._event_limits = _limits(limits.event_bytes)
         self._b = Builder(self.provider, limits)
@@ -373,6 +380,13 @@ class Reducer:
                     return Err(error)
                 case Ok():
                     pass
+            last = framer.unclosed
+            if last is not None and not self._ended:
+                match self._guard(lambda: self._closing(last)):
+                    case Err(error):
+                        return Err(error)
+                    case Ok():
+                        pass
         if self._error is not None:
             return Err(self._error)
         try:
@@ -448,10 +462,27 @@ class Reducer:
         return parsed
 
     def _raw(self, name: str | None, data: str) -> None:
+        self._count(data)
+        self._event(name, self._parse(data))
+
+    def _count(self, data: str) -> None:
         self._bytes += len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))
         if self._bytes > self._limits.response_body_bytes:
             raise Fail(over(self._limits, "response_body_bytes", self._bytes))
-        self._event(name, self._parse(data))
+
+    def _closing(self, last: Event) -> None:
+        """
+        The event a stream ended inside, without its blank line: taken when it is whole JSON and the
+        provider's final event (as the official SDKs take it); a cut one leaves the stream unfinished.
+        """
+        self._count(last.data)
+        try:
+            data = self._parse(last.data)
+        except Fail:
+            protocol("the stream ended before the response finished")
+        self._event(last.event, data)
+        if not self._ended:
+            protocol("the stream ended before the response finished")
 
     def _events(
         self, framed: Result[list[Event], LimitExceeded], framer: Framer

@@ -376,8 +376,10 @@ class AnthropicDecoder(Reducer):
 
     provider = Provider.ANTHROPIC
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(limits, taken_ids=taken_ids)
         self._blocks: dict[object, _Block] = {}
         self._started = False
         self._stop: str | None = None

@@ -15,8 +15,10 @@ Responses: only the first candidate is read. Gemini sends call arguments as obje
 object rendered exactly (member order and numbers as sent). Gemini 3 may stream one call over several
 chunks: a ``functionCall`` with a name and ``willContinue``, then ``partialArgs`` (a JSON path and a value
 each; a string may continue over several), ended by a chunk without ``willContinue`` or an empty
-``functionCall``. A call without an ``id`` gets ``llm_wire_call_<n>`` (no other call of the response has
-it) and no ``provider_id``; a ``thoughtSignature`` on a call's part becomes its ``provider_state``.
+``functionCall``. A call without an ``id`` gets ``llm_wire_call_<n>`` (no other call of the response or of
+the request's history has it) and no ``provider_id``; encoding the history sends such an id neither on the
+call nor on its ``functionResponse`` (Gemini pairs them by name and order). A ``thoughtSignature`` on a
+call's part becomes its ``provider_state``.
 Signatures, thoughts and hosted tool parts make the ``parts`` the turn's replay data.
 """
 
@@ -169,20 +171,22 @@ def path(model: str, stream: bool) -> str:
     return f"/v1beta/models/{model}:{method}"
 
 
-def _wire_id(call: ToolCall) -> str:
-    """The id sent back for a call: the provider's own when it gave one, else the call's id."""
-    return call.provider_id if call.provider_id is not None else call.id
+def _wire_id(call: ToolCall) -> str | None:
+    """
+    The id sent back for a call: the provider's own when it gave one, none for an id the decoder made up
+    (Gemini matches those calls and their responses by name and order), else the call's id.
+    """
+    if call.provider_id is not None:
+        return call.provider_id
+    return None if call.id.startswith(GENERATED_PREFIX) else call.id
 
 
 def function_call(call: ToolCall) -> dict[str, Value]:
-    """A ``functionCall`` part with the call's thought signature."""
-    part: dict[str, Value] = {
-        "functionCall": {
-            "id": _wire_id(call),
-            "name": call.name,
-            "args": arguments_object(call.arguments_json),
-        }
-    }
+    """A ``functionCall`` part (with its id when Gemini gave it one) and the call's thought signature."""
+    wire_id = _wire_id(call)
+    function: dict[str, Value] = {} if wire_id is None else {"id": wire_id}
+    function.update(name=call.name, args=arguments_object(call.arguments_json))
+    part: dict[str, Value] = {"functionCall": function}
     state = call.provider_state
     if isinstance(state, str):
         part["thoughtSignature"] = state
@@ -210,7 +214,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
         return Err(UnsupportedSetting("parallel_tool_calls", PROVIDER, "Gemini has no switch for it"))
     contents: list[Value] = []
     results: list[Value] = []
-    ids: dict[str, str] = {}
+    ids: dict[str, str | None] = {}
     for index, message in enumerate(out.messages):
         if not isinstance(message, ToolResult) and results:
             contents.append({"role": "user", "parts": results})
@@ -270,15 +274,12 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
     return Ok(body)
 
 
-def _function_response(result: ToolResult, ids: dict[str, str]) -> dict[str, Value]:
+def _function_response(result: ToolResult, ids: dict[str, str | None]) -> dict[str, Value]:
     response: dict[str, Value] = {"error": result.content} if result.is_error else {"result": result.content}
-    return {
-        "functionResponse": {
-            "id": ids.get(result.call_id, result.call_id),
-            "name": result.name or "",
-            "response": response,
-        }
-    }
+    wire_id = ids.get(result.call_id, result.call_id)
+    function: dict[str, Value] = {} if wire_id is None else {"id": wire_id}
+    function.update(name=result.name or "", response=response)
+    return {"functionResponse": function}
 
 
 def _calling(out: Outgoing) -> dict[str, Value] | None:
@@ -413,8 +414,10 @@ class GoogleDecoder(Reducer):
 
     provider = Provider.GOOGLE
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(limits, taken_ids=taken_ids)
         self._streaming: _Streaming | None = None
         self._finish: str | None = None
         self._calls = 0
@@ -511,8 +514,12 @@ class GoogleDecoder(Reducer):
             self._close(streaming.call, streaming.args, kept)
 
     def _generated(self) -> str:
-        """An id for a call the provider gave none: prefixed as no provider id is, and unused so far."""
-        while (call_id := f"{GENERATED_PREFIX}{self._calls - 1}") in self._b.ids:
+        """
+        An id for a call the provider gave none: prefixed as no provider id is, used by no call so far in
+        this response or in the request's history (so ids stay unique over a run, and stable on replay).
+        """
+        taken = self._taken_ids
+        while (call_id := f"{GENERATED_PREFIX}{self._calls - 1}") in self._b.ids or call_id in taken:
             self._calls += 1
         return call_id
 

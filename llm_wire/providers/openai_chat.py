@@ -158,8 +158,10 @@ class ChatDecoder(Reducer):
 
     provider = Provider.OPENAI_CHAT
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(limits, taken_ids=taken_ids)
         self._finish: str | None = None
         self._done = False
 

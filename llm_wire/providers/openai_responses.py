@@ -201,8 +201,10 @@ class ResponsesDecoder(Reducer):
 
     provider = Provider.OPENAI_RESPONSES
 
-    def __init__(self, limits: ResponseLimits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+    def __init__(
+        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(limits, taken_ids=taken_ids)
         self._items: dict[int, _OutputItem] = {}
         self._by_id: dict[str, int] = {}
         self._response: dict[str, Value] | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 from attrs import frozen
 
@@ -38,6 +38,7 @@ from llm_wire.value import Value
 
 __all__ = [
     "Choice",
+    "DecoderFactory",
     "Declared",
     "EncodeError",
     "Http",
@@ -163,6 +164,17 @@ class Http(Lean):
     headers: tuple[tuple[str, str], ...] = ()
 
 
+class DecoderFactory(Protocol):
+    """
+    Makes a fresh decoder for one response under ``limits``. A call the provider sends without an id gets
+    one that no call of ``taken_ids`` (the ids in the request's history) holds: unique over a run.
+    """
+
+    def __call__(
+        self, limits: ResponseLimits = ..., /, *, taken_ids: frozenset[str] = ...
+    ) -> StreamDecoder: ...
+
+
 def _within_budget(strict: Sequence[Projection]) -> str | None:
     return None
 
@@ -182,8 +194,8 @@ class Wire(Lean):
     encode: Callable[[Outgoing], Result[Value, EncodeError]]
     #: The endpoint path for a model, streamed or not.
     path: Callable[[str, bool], str]
-    #: A fresh decoder for one response under the given bounds.
-    decoder: Callable[[ResponseLimits], StreamDecoder]
+    #: A fresh decoder for one response under the given bounds (and the call ids already taken).
+    decoder: DecoderFactory
     #: An HTTP error response (status, body, headers) as a ``ProviderError`` with retry advice.
     decode_error: Callable[[int, bytes | str | Value, Headers | None], ProviderError]
     #: The legacy dialect a configuration may choose instead of both (Gemini's OpenAPI ``parameters``).

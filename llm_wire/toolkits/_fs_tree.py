@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 
 from attrs import define, field, frozen
 
@@ -33,7 +33,7 @@ __all__ = [
     "check_pattern",
     "plan_copy",
     "CopyProgress",
-    "copy_node",
+    "copy_plan",
     "count_tree",
     "remove_tree",
 ]
@@ -41,12 +41,11 @@ __all__ = [
 
 @frozen
 class TreeNode:
-    """One entry of a walk: its parts below the walk's base, type, size (files) and children (copy plans)."""
+    """One entry of a walk: its parts below the walk's base, type, and size (files)."""
 
     parts: tuple[str, ...]
     type: EntryType
     size: int | None
-    children: tuple[TreeNode, ...] = ()
 
 
 @define
@@ -57,6 +56,10 @@ class WalkBudget:
     cut: bool = False
     depth_cut: bool = False
     check: Callable[[], None] = field(default=lambda: None)
+
+
+#: No depth bound of its own: a walk that must see everything is bounded by its entries.
+_UNBOUNDED = 1 << 30
 
 
 def _scan(dir_fd: int, limit: int, budget: WalkBudget) -> list[os.DirEntry[str]]:
@@ -87,29 +90,44 @@ def iter_tree(
 ) -> Generator[tuple[TreeNode, int], None, None]:
     """
     Entries under ``dir_fd`` in sorted pre-order with the descriptor of their directory, down to ``max_depth``
-    levels and at most ``max_entries`` in all (the budget records a cut).
+    levels and at most ``max_entries`` in all (the budget records a cut). The walk keeps a stack, not a
+    recursion: a tree as deep as its entries allow is walked (a model may make one).
     """
-    for entry in _scan(dir_fd, max_entries - budget.entries, budget):
-        budget.check()
-        if budget.entries >= max_entries:
-            budget.cut = True
-            return
-        kind = _entry_type(entry)
-        size = entry.stat(follow_symlinks=False).st_size if kind is EntryType.FILE else None
-        budget.entries += 1
-        parts = (*prefix, entry.name)
-        yield TreeNode(parts, kind, size), dir_fd
-        if kind is EntryType.DIRECTORY:
-            if max_depth <= 1:
-                budget.depth_cut = True
+    # One frame per directory entered: its descriptor, its parts, its entries left, the levels below it.
+    frames = [(dir_fd, prefix, iter(_scan(dir_fd, max_entries - budget.entries, budget)), max_depth)]
+    try:
+        while frames:
+            fd, base, pending, levels = frames[-1]
+            entry = next(pending, None)
+            if entry is None:
+                frames.pop()
+                if fd != dir_fd:
+                    os.close(fd)
                 continue
-            child = descend(dir_fd, entry.name)
-            try:
-                yield from iter_tree(
-                    child, max_depth=max_depth - 1, max_entries=max_entries, budget=budget, prefix=parts
-                )
-            finally:
-                os.close(child)
+            budget.check()
+            if budget.entries >= max_entries:
+                budget.cut = True
+                return
+            kind = _entry_type(entry)
+            size = entry.stat(follow_symlinks=False).st_size if kind is EntryType.FILE else None
+            budget.entries += 1
+            parts = (*base, entry.name)
+            yield TreeNode(parts, kind, size), fd
+            if kind is EntryType.DIRECTORY:
+                if levels <= 1:
+                    budget.depth_cut = True
+                    continue
+                child = descend(fd, entry.name)
+                try:
+                    listed = _scan(child, max_entries - budget.entries, budget)
+                except BaseException:
+                    os.close(child)
+                    raise
+                frames.append((child, parts, iter(listed), levels - 1))
+    finally:
+        for fd, *_ in frames:
+            if fd != dir_fd:
+                os.close(fd)
 
 
 def check_pattern(pattern: str, max_bytes: int) -> tuple[str, ...]:
@@ -143,41 +161,48 @@ def glob_matches(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:
 
 def plan_copy(
     dir_fd: int, name: str, *, max_entries: int, max_bytes: int, check: Callable[[], None]
-) -> TreeNode:
+) -> tuple[TreeNode, ...]:
     """
-    The whole tree at ``name`` as a plan, validated before anything is copied: no symlink or special file,
-    at most ``max_entries`` entries and ``max_bytes`` bytes (``Refusal`` otherwise).
+    The whole tree at ``name`` as a plan in sorted pre-order (``name`` itself first, with no parts), validated
+    before anything is copied: no symlink or special file, at most ``max_entries`` entries and ``max_bytes``
+    bytes (``Refusal`` otherwise).
     """
-    counts = [0, 0]
+    check()
+    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        raise Refusal(FileStatus.PERMISSION_DENIED, _LINK_IN_SOURCE)
+    if stat.S_ISREG(info.st_mode):
+        _check_bytes(info.st_size, max_bytes)
+        return (TreeNode((), EntryType.FILE, info.st_size),)
+    if not stat.S_ISDIR(info.st_mode):
+        raise Refusal(FileStatus.PERMISSION_DENIED, _SPECIAL_IN_SOURCE)
+    plan = [TreeNode((), EntryType.DIRECTORY, None)]
+    total = 0
+    budget = WalkBudget(check=check)
+    child = descend(dir_fd, name)
+    try:
+        for node, _ in iter_tree(child, max_depth=_UNBOUNDED, max_entries=max_entries - 1, budget=budget):
+            if node.type is EntryType.SYMLINK:
+                raise Refusal(FileStatus.PERMISSION_DENIED, _LINK_IN_SOURCE)
+            if node.type is EntryType.OTHER:
+                raise Refusal(FileStatus.PERMISSION_DENIED, _SPECIAL_IN_SOURCE)
+            total += node.size or 0
+            _check_bytes(total, max_bytes)
+            plan.append(node)
+    finally:
+        os.close(child)
+    if budget.cut:
+        raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the copy has more than {max_entries} entries")
+    return tuple(plan)
 
-    def visit(parent: int, entry_name: str, parts: tuple[str, ...]) -> TreeNode:
-        check()
-        mode = os.stat(entry_name, dir_fd=parent, follow_symlinks=False).st_mode
-        counts[0] += 1
-        if counts[0] > max_entries:
-            raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the copy has more than {max_entries} entries")
-        if stat.S_ISLNK(mode):
-            raise Refusal(
-                FileStatus.PERMISSION_DENIED, "the source holds a symbolic link; links are disabled"
-            )
-        if stat.S_ISREG(mode):
-            size = os.stat(entry_name, dir_fd=parent, follow_symlinks=False).st_size
-            counts[1] += size
-            if counts[1] > max_bytes:
-                raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the copy is larger than {max_bytes} bytes")
-            return TreeNode(parts, EntryType.FILE, size)
-        if not stat.S_ISDIR(mode):
-            raise Refusal(FileStatus.PERMISSION_DENIED, "the source holds a device file, FIFO or socket")
-        child = descend(parent, entry_name)
-        try:
-            with os.scandir(child) as scan:
-                names = sorted(e.name for e in scan)
-            kids = tuple(visit(child, n, (*parts, n)) for n in names)
-        finally:
-            os.close(child)
-        return TreeNode(parts, EntryType.DIRECTORY, None, kids)
 
-    return visit(dir_fd, name, ())
+_LINK_IN_SOURCE = "the source holds a symbolic link; links are disabled"
+_SPECIAL_IN_SOURCE = "the source holds a device file, FIFO or socket"
+
+
+def _check_bytes(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the copy is larger than {max_bytes} bytes")
 
 
 @define
@@ -188,8 +213,8 @@ class CopyProgress:
     bytes: int = 0
 
 
-def copy_node(
-    node: TreeNode,
+def copy_plan(
+    plan: tuple[TreeNode, ...],
     src_dir: int,
     src_name: str,
     dst_dir: int,
@@ -200,43 +225,58 @@ def copy_node(
     check: Callable[[], None],
 ) -> None:
     """
-    Copy the planned ``node`` from ``src_name`` in ``src_dir`` to ``dst_name`` in ``dst_dir``; each step opens
-    its source and destination again without following links, so a swap since planning refuses.
+    Copy the planned tree from ``src_name`` in ``src_dir`` to ``dst_name`` in ``dst_dir`` (``replace``: the
+    top file may replace a file there). Each step opens its source and destination again without following
+    links, so a swap since planning refuses. Directories entered are a stack, not a recursion.
     """
-    check()
-    if node.type is EntryType.FILE:
-        fd, info = open_regular(src_dir, src_name)
-        try:
-            data, more = read_bounded(fd, node.size or 0)
-        finally:
-            os.close(fd)
-        if more:
-            raise Refusal(FileStatus.CONFLICT, "a source file grew while it was copied")
-        write_atomic(dst_dir, dst_name, data, mode=stat.S_IMODE(info.st_mode), replace=replace)
-        progress.items += 1
-        progress.bytes += len(data)
-        return
-    os.mkdir(dst_name, 0o777, dir_fd=dst_dir)
-    progress.items += 1
-    src_child = descend(src_dir, src_name)
+    entered: list[tuple[int, int]] = []  # (source, destination) descriptors of each directory entered
     try:
-        dst_child = descend(dst_dir, dst_name)
-        try:
-            for kid in node.children:
-                name = kid.parts[-1]
-                copy_node(
-                    kid, src_child, name, dst_child, name, replace=False, progress=progress, check=check
-                )
-        finally:
-            os.close(dst_child)
+        for node in plan:
+            check()
+            while len(entered) > len(node.parts):
+                _close_pair(entered.pop())
+            if node.parts:
+                (src_parent, dst_parent), src, dst = entered[-1], node.parts[-1], node.parts[-1]
+            else:
+                src_parent, dst_parent, src, dst = src_dir, dst_dir, src_name, dst_name
+            if node.type is EntryType.FILE:
+                fd, info = open_regular(src_parent, src)
+                try:
+                    data, more = read_bounded(fd, node.size or 0)
+                finally:
+                    os.close(fd)
+                if more:
+                    raise Refusal(FileStatus.CONFLICT, "a source file grew while it was copied")
+                top = replace and not node.parts
+                write_atomic(dst_parent, dst, data, mode=stat.S_IMODE(info.st_mode), replace=top)
+                progress.items += 1
+                progress.bytes += len(data)
+                continue
+            os.mkdir(dst, 0o777, dir_fd=dst_parent)
+            progress.items += 1
+            src_child = descend(src_parent, src)
+            try:
+                dst_child = descend(dst_parent, dst)
+            except BaseException:
+                os.close(src_child)
+                raise
+            entered.append((src_child, dst_child))
     finally:
-        os.close(src_child)
+        while entered:
+            _close_pair(entered.pop())
+
+
+def _close_pair(pair: tuple[int, int]) -> None:
+    try:
+        os.close(pair[1])
+    finally:
+        os.close(pair[0])
 
 
 def count_tree(dir_fd: int, *, max_entries: int, check: Callable[[], None]) -> int:
     """The entries under ``dir_fd`` (links not followed); ``Refusal(LIMIT_EXCEEDED)`` past ``max_entries``."""
     budget = WalkBudget(check=check)
-    for _ in iter_tree(dir_fd, max_depth=1 << 30, max_entries=max_entries, budget=budget):
+    for _ in iter_tree(dir_fd, max_depth=_UNBOUNDED, max_entries=max_entries, budget=budget):
         pass
     if budget.cut:
         raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the tree has more than {max_entries} entries")
@@ -246,21 +286,40 @@ def count_tree(dir_fd: int, *, max_entries: int, check: Callable[[], None]) -> i
 def remove_tree(parent: int, name: str, *, removed: list[int], check: Callable[[], None]) -> None:
     """
     Remove the directory ``name`` and everything in it; links are unlinked, never followed. ``removed[0]``
-    counts the entries gone, even when it stops part way.
+    counts the entries gone, even when it stops part way. Directories entered are a stack, not a recursion.
     """
-    check()
-    child = descend(parent, name)
+    # One frame per directory entered: its parent's descriptor, its name, its descriptor, its entries left.
+    frames: list[tuple[int, str, int, Iterator[tuple[str, bool]]]] = []
     try:
-        with os.scandir(child) as scan:
-            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in scan]
-        for entry_name, is_dir in entries:
+        check()
+        _enter(frames, parent, name)
+        while frames:
+            up, own, fd, pending = frames[-1]
+            entry = next(pending, None)
+            if entry is None:
+                frames.pop()
+                os.close(fd)
+                os.rmdir(own, dir_fd=up)
+                removed[0] += 1
+                continue
+            check()
+            entry_name, is_dir = entry
             if is_dir:
-                remove_tree(child, entry_name, removed=removed, check=check)
+                _enter(frames, fd, entry_name)
             else:
-                check()
-                os.unlink(entry_name, dir_fd=child)
+                os.unlink(entry_name, dir_fd=fd)
                 removed[0] += 1
     finally:
-        os.close(child)
-    os.rmdir(name, dir_fd=parent)
-    removed[0] += 1
+        for _, _, fd, _ in frames:
+            os.close(fd)
+
+
+def _enter(frames: list[tuple[int, str, int, Iterator[tuple[str, bool]]]], parent: int, name: str) -> None:
+    fd = descend(parent, name)
+    try:
+        with os.scandir(fd) as scan:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in scan]
+    except BaseException:
+        os.close(fd)
+        raise
+    frames.append((parent, name, fd, iter(entries)))

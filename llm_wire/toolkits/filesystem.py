@@ -694,18 +694,18 @@ class FilesystemRuntime:
                         max_bytes=limits.max_copy_bytes,
                         check=check,
                     )
-                    if plan.type is EntryType.DIRECTORY and not deep:
+                    if plan[0].type is EntryType.DIRECTORY and not deep:
                         raise Refusal(FileStatus.INVALID_REQUEST, "copying a directory needs recursive=true")
                     existing = kind_of(dst_dir, dst[-1])
                     if existing is EntryType.SYMLINK:
                         raise Refusal(FileStatus.PERMISSION_DENIED, "symbolic links are disabled by policy")
                     if existing is not None and not (
-                        replace and existing is EntryType.FILE and plan.type is EntryType.FILE
+                        replace and existing is EntryType.FILE and plan[0].type is EntryType.FILE
                     ):
                         raise Refusal(FileStatus.ALREADY_EXISTS, "the destination already exists")
                     progress = tree.CopyProgress()
                     try:
-                        tree.copy_node(
+                        tree.copy_plan(
                             plan,
                             src_dir,
                             src[-1],
@@ -717,7 +717,7 @@ class FilesystemRuntime:
                         )
                     finally:
                         out.items, out.bytes = progress.items, progress.bytes
-                        if progress.items and progress.items < _size(plan):
+                        if progress.items and progress.items < len(plan):
                             out.metadata["partial"] = True
                     out.metadata["destination_created"] = existing is None
                 finally:
@@ -951,7 +951,3 @@ class FilesystemRuntime:
         finally:
             nodes.close()
             os.close(start)
-
-
-def _size(node: tree.TreeNode) -> int:
-    return 1 + sum(_size(kid) for kid in node.children)

@@ -40,6 +40,7 @@ from llm_wire.agent import (
     ToolInvocation,
     ToolOutcome,
     invalid_arguments,
+    retry_advice,
     unknown_tool,
 )
 from llm_wire.codec import Codec
@@ -128,7 +129,8 @@ def _outcome(
     data = cast(Value, plain)
     if category is None:
         return ToolOutcome.success(message, data)
-    # A timeout is worth retrying with a longer budget; nothing else here gets better by itself.
+    # A timeout is worth retrying with a longer budget (when the tool is safe to repeat: ``invoke`` applies
+    # ``retry_advice``); nothing else here gets better by itself.
     retryable = category is ErrorCategory.TIMEOUT
     return ToolOutcome.failed(category, code, message, retryable=retryable, details=data)
 
@@ -240,10 +242,12 @@ class _Provider:
                     arguments = decoded
         context = invocation.context
         try:
-            return await asyncio.to_thread(entry.run, arguments, context)
+            outcome = await asyncio.to_thread(entry.run, arguments, context)
         except asyncio.CancelledError:
             context.cancel()
             raise
+        # The runner's own rule: a timed-out mutation may have taken effect and is not retryable.
+        return retry_advice(outcome, entry.descriptor.contract, invocation.name, consumes_key=False)
 
 
 def _declare(

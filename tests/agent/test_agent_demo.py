@@ -9,7 +9,7 @@ from llm_wire.demo import agent
 
 class TestAgentDemo:
     """``llm-wire demo agent`` (over HTTP to the fake provider) shows a fixed argument, a timeout, a retry, an
-    approval and a refusal."""
+    approval, a refusal and tool output bounded by default."""
 
     def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
         agent.run()
@@ -24,5 +24,8 @@ class TestAgentDemo:
         assert "6 HTTP requests" in out
         assert "DefinitionError" in out
         assert "read_log: 10010 bytes cut to 241" in out
+        # No projection option given: the runner's default bound (64 KiB, 10,000 tokens) holds.
+        assert "dump_table: returned 240010 bytes, the model saw 39995" in out
+        assert "ToolOutputTruncated dump_table: 240010 bytes cut to 39995 (ceilings 65536 bytes, 10000" in out
         assert "usage over 2 model calls: 2480 tokens, 2048 cached" in out
         assert "cost (priced once): 0.005440" in out

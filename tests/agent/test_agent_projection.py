@@ -69,7 +69,7 @@ from llm_wire.agent.projection import (
 from llm_wire.message import Provider, ToolResult
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import DefinitionError
-from llm_wire.value import Value, parse
+from llm_wire.value import Limits, Value, parse
 
 H = HeuristicEstimator()
 
@@ -538,6 +538,46 @@ class TestProperties:
         error = json.loads(result.text)["error"]
         assert (error["category"], error["code"], error["retryable"]) == (category, code, retry)
         assert fits(result, policy)
+
+
+def _nested(depth: int, dicts: bool) -> Value:
+    value: Value = "bottom " * 20
+    for level in range(depth):
+        value = {"k": value, "n": level} if dicts and level % 2 else [value, level]
+    return value
+
+
+_DEEP = Limits(max_bytes=1 << 26, max_depth=1 << 14, max_values=1 << 24)
+
+
+class TestDeepData:
+    """Data nested deeper than Python's recursion limit is projected like any other, never raised on."""
+
+    @settings(max_examples=30)
+    @given(st.integers(min_value=900, max_value=3000), st.booleans(), st.booleans(), _POLICIES)
+    def test_deep_data_fits(self, depth: int, dicts: bool, failed: bool, policy: ProjectionPolicy) -> None:
+        """A success's data or a failure's details 900-3000 levels deep: an Ok within both ceilings, JSON."""
+        deep = _nested(depth, dicts)
+        payload: ModelPayload = (
+            FailurePayload("internal", "deep", "m", False, deep) if failed else SuccessPayload("m", deep)
+        )
+        result = projected(payload, policy)
+        assert fits(result, policy)
+        assert isinstance(unwrap(parse(result.text, _DEEP)), dict)
+
+    def test_deep_data_verbatim(self) -> None:
+        """1,200 levels under a roomy policy: shown whole, exactly as ``canonical_text`` renders it."""
+        payload = SuccessPayload("m", _nested(1200, dicts=True))
+        result = projected(payload, ProjectionPolicy(max_bytes=1 << 20, max_tokens=1 << 20))
+        assert result.report.method is ProjectionMethod.VERBATIM
+        assert result.text == unwrap(canonical_text(payload))
+        shown = unwrap(parse(result.text, _DEEP))
+        assert isinstance(shown, dict)
+        assert result.text.count('"bottom ') == 1
+        depth, inner = 0, shown["data"]
+        while isinstance(inner, dict | list):  # ``==`` on such data would itself recurse too deep
+            depth, inner = depth + 1, inner["k"] if isinstance(inner, dict) else inner[0]
+        assert (depth, inner) == (1200, "bottom " * 20)
 
 
 @attrs.frozen

@@ -6,6 +6,7 @@ versioned JSON record, and SQLite shared by two processes through one file.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -45,7 +46,10 @@ from llm_wire.agent.store import (
     SensitiveMetadata,
     SqliteRunStore,
     StartedCall,
+    StoreBusy,
+    StoreCorrupt,
     StoredResult,
+    StoreUnavailable,
     UnreadableRecord,
     WriteProblem,
     is_sensitive_key,
@@ -54,7 +58,7 @@ from llm_wire.agent.store import (
     sha256_hex,
 )
 from llm_wire.result import Err, Ok, unwrap
-from llm_wire.value import parse
+from llm_wire.value import Value, parse, render
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -311,6 +315,69 @@ class TestRecords:
         """Arbitrary text is refused or read, never raised on."""
         assert isinstance(record_from_json(text), Ok | Err)
 
+    @pytest.mark.parametrize(
+        ("where", "value"),
+        [
+            (("events", 0, "at"), 10**400),
+            (("admitted", 0, "outcome", "failure", "code"), ""),
+            (("admitted", 0, "outcome", "failure", "retry_after"), 10**400),
+            (("audits", 0, "at"), -(10**400)),
+            (("started", 0, "attempt"), "1"),
+        ],
+        ids=["event-at-huge", "empty-code", "retry-after-huge", "audit-at-huge", "attempt-as-text"],
+    )
+    def test_parts_a_record_refuses_are_typed(self, where: tuple[str | int, ...], value: Value) -> None:
+        """A number out of a float's range or an empty code is ``UnreadableRecord``, not an exception."""
+        assert isinstance(record_from_json(render(_replaced(_rich_document(), where, value))), Err)
+
+    @settings(max_examples=150)
+    @given(st.data())
+    def test_any_part_replaced_never_raises(self, data: st.DataObject) -> None:
+        """Any member of a stored record replaced by any JSON value is read or refused, never raised on."""
+        document = _rich_document()
+        where = data.draw(st.sampled_from(_paths(document)))
+        edges: list[Value] = [10**400, -(10**400), "", -1, 0]
+        value = data.draw(json_values() | st.sampled_from(edges))
+        match record_from_json(render(_replaced(document, where, value))):
+            case Err(error):
+                assert isinstance(error, UnreadableRecord)
+            case Ok(record):
+                assert isinstance(record, RunRecord)
+
+
+def _rich_document() -> Value:
+    """A stored record with every kind of row: a started call, a failed admission, an audit."""
+    store = MemoryRunStore()
+    record = running(store)
+    started = unwrap(store.start_call(record.run_id, record.revision, StartedCall("c", "run:c", "echo", 1)))
+    outcome = ToolOutcome.failed(ErrorCategory.RATE_LIMITED, "busy", "later", retryable=True, retry_after=2.5)
+    done = unwrap(store.admit(record.run_id, started.record.revision, admitted("c", outcome)))
+    policy = ProjectionPolicy(max_bytes=4096, max_tokens=1024)
+    unwrap(store.record_projection(record.run_id, done.record.revision, audit_of("c", "later", policy)))
+    return unwrap(parse(record_to_json(unwrap(store.load(record.run_id)))))
+
+
+def _paths(value: Value, here: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    found = [here] if here else []
+    if isinstance(value, dict):
+        for key, member in value.items():
+            found += _paths(member, (*here, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*here, index))
+    return found
+
+
+def _replaced(value: Value, where: tuple[str | int, ...], new: Value) -> Value:
+    if not where:
+        return new
+    head, rest = where[0], where[1:]
+    if isinstance(value, dict) and isinstance(head, str):
+        return {**value, head: _replaced(value[head], rest, new)}
+    assert isinstance(value, list)
+    assert isinstance(head, int)
+    return [_replaced(item, rest, new) if index == head else item for index, item in enumerate(value)]
+
 
 _WRITER = """
 import sys
@@ -352,3 +419,64 @@ class TestSqlite:
         assert final.revision == 42
         store.close()
         assert SqliteRunStore(path).load(record.run_id) == Ok(final)
+
+
+class TestSqliteFailures:
+    """A damaged, foreign or locked file is a typed error from each call, and nothing is lost."""
+
+    def test_not_a_database(self, tmp_path: Path) -> None:
+        """A file that is no database is ``StoreCorrupt`` from every call, and is left as it was."""
+        path = tmp_path / "notes.txt"
+        path.write_bytes(b"these are my notes, not a database\n" * 200)
+        before = path.read_bytes()
+        store = SqliteRunStore(path)
+        assert store.load("r") == Err(StoreCorrupt())
+        assert store.create(run_id="r") == Err(StoreCorrupt())
+        assert store.transition("r", 1, RunStatus.RUNNING) == Err(StoreCorrupt())
+        store.close()
+        assert path.read_bytes() == before
+        assert "notes" not in str(StoreCorrupt())
+
+    def test_truncated_file(self, tmp_path: Path) -> None:
+        """A store file cut in half is ``StoreCorrupt``, never a ``sqlite3.DatabaseError``."""
+        path = tmp_path / "runs.sqlite"
+        store = SqliteRunStore(path)
+        ids = [unwrap(store.create(metadata={"note": "x" * 400})).run_id for _ in range(150)]
+        store.close()
+        whole = path.read_bytes()
+        path.write_bytes(whole[: len(whole) // 2])
+        store = SqliteRunStore(path)
+        assert store.load(ids[-1]) == Err(StoreCorrupt())
+        assert store.create(run_id="late") == Err(StoreCorrupt())
+        store.close()
+
+    def test_locked_past_the_timeout(self, tmp_path: Path) -> None:
+        """A write lock held past ``timeout`` is ``StoreBusy``; the record is intact and the retry lands."""
+        path = tmp_path / "runs.sqlite"
+        store = SqliteRunStore(path, timeout=0.2)
+        record = unwrap(store.load(running(store).run_id))
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        busy = store.transition(record.run_id, record.revision, RunStatus.COMPLETED)
+        assert busy == Err(StoreBusy(0.2))
+        assert "locked" in str(StoreBusy(0.2))
+        assert unwrap(store.load(record.run_id)) == record
+        other.execute("ROLLBACK")
+        other.close()
+        done = unwrap(store.transition(record.run_id, record.revision, RunStatus.COMPLETED))
+        assert done.status is RunStatus.COMPLETED
+        assert unwrap(store.load(record.run_id)).revision == record.revision + 1
+        store.close()
+
+    def test_unopenable_path_and_closed_store(self, tmp_path: Path) -> None:
+        """A path where no file can be made, or a closed store, is ``StoreUnavailable`` from each call."""
+        store = SqliteRunStore(tmp_path / "missing" / "runs.sqlite")
+        assert isinstance(store.create().error, StoreUnavailable)  # type: ignore[union-attr]
+        assert isinstance(store.load("r").error, StoreUnavailable)  # type: ignore[union-attr]
+        store.close()
+        closed = SqliteRunStore(tmp_path / "runs.sqlite")
+        record = running(closed)
+        closed.close()
+        assert closed.load(record.run_id) == Err(StoreUnavailable())
+        moved = closed.transition(record.run_id, record.revision, RunStatus.COMPLETED)
+        assert moved == Err(StoreUnavailable())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_tools import Programmable
+from attrs import evolve
 
 from llm_wire.agent import (
     REDACTED,
@@ -48,31 +49,33 @@ class TestRetryDelay:
 
     def test_idempotent_retryable(self) -> None:
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
-        assert retry_delay(contract, BUSY, 1, False, 0.5) == 0.5
-        assert retry_delay(contract, BUSY, 2, False, 0.5) == 1.0
-        assert retry_delay(contract, BUSY, 3, False, 0.5) is None
+        assert retry_delay(contract, BUSY, 1, False, 0.5, consumes_key=False) == 0.5
+        assert retry_delay(contract, BUSY, 2, False, 0.5, consumes_key=False) == 1.0
+        assert retry_delay(contract, BUSY, 3, False, 0.5, consumes_key=False) is None
 
     def test_not_retryable(self) -> None:
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
         final = ToolOutcome.failed(ErrorCategory.INVALID_INPUT, "bad", "bad")
-        assert retry_delay(contract, final, 1, False, 0.5) is None
+        assert retry_delay(contract, final, 1, False, 0.5, consumes_key=False) is None
 
     def test_categories_override_the_hint(self) -> None:
         retry = ToolRetryPolicy(max_attempts=2, retryable_categories=frozenset({ErrorCategory.CONFLICT}))
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=retry)
         conflict = ToolOutcome.failed(ErrorCategory.CONFLICT, "c", "c")
-        assert retry_delay(contract, conflict, 1, False, 0.5) is not None
-        assert retry_delay(contract, BUSY, 1, False, 0.5) is None
+        assert retry_delay(contract, conflict, 1, False, 0.5, consumes_key=False) is not None
+        assert retry_delay(contract, BUSY, 1, False, 0.5, consumes_key=False) is None
 
     def test_unsafe_unless_compensated(self) -> None:
         contract = ToolContract(retry=RETRY, compensation=Compensation(enabled=True))
-        assert retry_delay(contract, BUSY, 1, False, 0.5) is None
-        assert retry_delay(contract, BUSY, 1, True, 0.5) is not None
+        partial = evolve(BUSY, compensation_required=True)
+        assert retry_delay(contract, BUSY, 1, False, 0.5, consumes_key=False) is None
+        assert retry_delay(contract, partial, 1, False, 0.5, consumes_key=False) is None
+        assert retry_delay(contract, partial, 1, True, 0.5, consumes_key=False) is not None
 
     def test_retry_after_is_honoured(self) -> None:
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT, retry=RETRY)
         limited = ToolOutcome.failed(ErrorCategory.RATE_LIMITED, "429", "slow down", retry_after=1.5)
-        assert retry_delay(contract, limited, 1, False, 0.5) == 1.5
+        assert retry_delay(contract, limited, 1, False, 0.5, consumes_key=False) == 1.5
 
 
 SCHEMA = unwrap(load({"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}))

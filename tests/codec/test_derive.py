@@ -18,10 +18,12 @@ from codec_strategies import REGISTRY, arbitrary_objects, document, mutations, o
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from strategies import json_values
 
 from llm_wire import codec as c
 from llm_wire import contract
 from llm_wire.result import Err, Ok
+from llm_wire.value import Value
 
 D = Decimal
 ORACLE_EXAMPLES = max(25, settings().max_examples // 4)
@@ -324,6 +326,42 @@ class TestContainerHints:
                 "default": [0],
             },
         }
+
+
+@attrs.frozen
+class Opaque:
+    """A record carrying JSON values as they are (a provider's replay data)."""
+
+    kind: str
+    data: Value
+    more: list[Value] = attrs.field(factory=list)
+    extra: Value = None
+
+
+class TestJsonValueHints:
+    def test_value_is_any_json_value(self) -> None:
+        """A ``Value`` hint derives ``json_value()``: kept as it is, schema ``{}``, non-JSON refused."""
+        codec = c.derive(Opaque)
+        data: Any = {"kind": "k", "data": {"a": [1, D("0.5"), None, True, {"b": "x"}]}, "more": [[], {}]}
+        value = Opaque("k", data["data"], [[], {}])
+        assert codec.decode(data) == Ok(value)
+        assert codec.encode(value) == Ok({**data, "extra": None})
+        assert body(codec)["properties"] == {
+            "kind": {"type": "string"},
+            "data": {},
+            "more": {"type": "array", "items": {}},
+            "extra": {"default": None},
+        }
+        not_json: list[Any] = [0.5, {1: "x"}, object()]  # a float is no JSON value here; nor an int key
+        for value in not_json:
+            assert isinstance(codec.encode(Opaque("k", value)), Err)
+
+    @given(json_values())
+    def test_round_trip(self, value: Value) -> None:
+        """Any JSON value survives encode then decode unchanged."""
+        codec = c.derive(Opaque)
+        encoded = unwrap(codec.encode(Opaque("k", value, [value], value)))
+        assert codec.decode(encoded) == Ok(Opaque("k", value, [value], value))
 
 
 @attrs.frozen

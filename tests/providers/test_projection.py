@@ -201,16 +201,23 @@ class TestStrictProfiles:
     """Strict projections: what each provider keeps, rewrites and refuses."""
 
     def test_openai_strict_closes_a_zero_argument_tool(self) -> None:
-        wire = projected(openai_responses.STRICT, {"type": "object"})
-        assert wire.wire_schema == {"type": "object", "additionalProperties": False, "properties": {}}
-        assert openai_strict_violations(wire.wire_schema) == []
-        assert [loss.action for loss in losses(wire, "additionalProperties")] == [Action.REWRITTEN]
+        """An open object is closed, which narrows it: absent and ``true`` alike (issue 23, item 7)."""
+        for open_ in ({"type": "object"}, {"type": "object", "additionalProperties": True}):
+            wire = projected(openai_responses.STRICT, open_)
+            assert wire.wire_schema == {"type": "object", "additionalProperties": False, "properties": {}}
+            assert openai_strict_violations(wire.wire_schema) == []
+            assert [loss.action for loss in losses(wire, "additionalProperties")] == [Action.NARROWED]
+            assert not qualifies(wire)
+        closed = projected(openai_responses.STRICT, {"type": "object", "additionalProperties": False})
+        assert closed.losses == ()
+        assert qualifies(closed)
 
     def test_openai_strict_sends_an_optional_property_as_required_and_nullable(self) -> None:
         document = {
             "type": "object",
             "properties": {"city": {"type": "string"}, "onlyErrors": {"type": "boolean"}},
             "required": ["city"],
+            "additionalProperties": False,
         }
         wire = projected(openai_responses.STRICT, document)
         assert wire.wire_schema == {
@@ -228,6 +235,7 @@ class TestStrictProfiles:
             "type": "object",
             "properties": {"role": {"$ref": "#/$defs/Role", "description": "who"}},
             "required": ["role"],
+            "additionalProperties": False,
             "$defs": {"Role": {"type": "string", "enum": ["a", "b"]}},
         }
         wire = projected(openai_responses.STRICT, document)
@@ -260,7 +268,12 @@ class TestStrictProfiles:
         ],
     )
     def test_openai_strict_reports_each_change(self, member: Value, keyword: str, action: Action) -> None:
-        document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
+        document = {
+            "type": "object",
+            "properties": {"x": member},
+            "required": ["x"],
+            "additionalProperties": False,
+        }
         wire = projected(openai_responses.STRICT, document)
         assert openai_strict_violations(wire.wire_schema) == []
         assert action in [loss.action for loss in losses(wire, keyword)]
@@ -568,6 +581,67 @@ schemas = st.builds(
 )
 
 
+_moving_schemas = st.builds(
+    lambda root, defs: {**root, "$defs": defs} if isinstance(root, dict) else root,
+    st.recursive(
+        _leaf | st.sampled_from([{"type": ["string", "integer", "null"]}, {"type": "object"}]),
+        lambda children: (
+            _combine(children)
+            | st.builds(
+                lambda items: {"type": "array", "prefixItems": items},
+                st.lists(children, min_size=1, max_size=3),
+            )
+            | st.builds(lambda branch: {"type": "object", "allOf": [branch]}, children)
+        ),
+        max_leaves=12,
+    ),
+    st.dictionaries(_names, st.recursive(_leaf, _combine, max_leaves=4), max_size=2),
+)
+
+
+def resolves(document: Value, path: Path) -> bool:
+    """Whether ``path`` leads to a schema (an object or a boolean) in ``document``."""
+    node = document
+    for segment in path:
+        if isinstance(node, dict) and isinstance(segment, str):
+            if segment not in node:
+                return False
+            node = node[segment]
+        elif isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node):
+            node = node[segment]
+        else:
+            return False
+    return isinstance(node, dict | bool)
+
+
+def spell_defaults(value: Value) -> Value:
+    """``value`` with defaults spelt out on typed nodes: no meaning changes."""
+    if isinstance(value, list):
+        return [spell_defaults(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Value] = {
+        key: spell_defaults(item) if key not in ("enum", "const", "required", "type") else item
+        for key, item in value.items()
+    }
+    added = {
+        "object": ("additionalProperties", True),
+        "string": ("minLength", 0),
+        "array": ("uniqueItems", False),
+    }
+    kind = value.get("type")
+    if isinstance(kind, str) and kind in added:
+        name, default = added[kind]
+        out.setdefault(name, default)
+    return out
+
+
+def verdict(result: Result[Projection, ProjectionError]) -> str:
+    if isinstance(result, Err):
+        return "refused"
+    return "keeps meaning" if qualifies(result.value) else "changes meaning"
+
+
 class TestProjectionProperties:
     """Projection of generated schemas never raises and reports every loss."""
 
@@ -615,6 +689,61 @@ class TestProjectionProperties:
         wide["d30"] = {"type": "string"}
         document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": wide}
         assert "nodes" in refused(google.OPENAPI, document).reason
+
+    @given(_moving_schemas)
+    def test_reported_paths_resolve_in_the_original(self, document: Value) -> None:
+        """
+        Every loss and refusal names a node of the schema the user gave, however the projection moved it
+        (oneOf sent as anyOf, allOf merged, a $ref inlined, prefixItems sent as items) (issue 23, item 7).
+        """
+        match from_value(document):
+            case Ok(node):
+                pass
+            case Err():
+                return
+        for profile in PROFILES:
+            match project(node, profile):
+                case Ok(wire):
+                    paths = [loss.path for loss in wire.losses]
+                case Err(error):
+                    paths = [error.path]
+            for path in paths:
+                assert resolves(document, path), (profile.name, path)
+
+    @given(_moving_schemas)
+    def test_spelling_a_default_keeps_the_verdict(self, document: Value) -> None:
+        """
+        A schema and the same schema with defaults spelt out (``additionalProperties: true``,
+        ``minLength: 0``, ``uniqueItems: false``) get the same verdict in every dialect: refused, keeps its
+        meaning, or not (issue 23, item 7).
+        """
+        spelt = spell_defaults(document)
+        match from_value(document), from_value(spelt):
+            case Ok(plain), Ok(spelled):
+                pass
+            case _:
+                return
+        for profile in PROFILES:
+            assert verdict(project(plain, profile)) == verdict(project(spelled, profile)), profile.name
+
+    def test_a_loss_under_oneof_names_oneof(self) -> None:
+        """OpenAI strict sends oneOf as anyOf; a loss inside a branch still names the user's oneOf."""
+        branches: list[Value] = [{"type": "string"}, {"type": "integer"}, {"type": "string", "minLength": 2}]
+        document: Value = {
+            "type": "object",
+            "properties": {"x": {"oneOf": branches}},
+            "additionalProperties": False,
+        }
+        wire = projected(openai_responses.STRICT, document)
+        assert losses(wire, "minLength")[0].path == ("properties", "x", "oneOf", 2)
+        referring: dict[str, Value] = {
+            "type": "object",
+            "properties": {"y": {"$ref": "#/$defs/X"}},
+            "$defs": {"X": {"allOf": [document]}},
+        }
+        inlined = projected(google.OPENAPI, referring)
+        assert inlined.losses
+        assert all(resolves(referring, loss.path) for loss in inlined.losses), inlined.losses
 
     def test_loss_texts_carry_paths_not_values(self) -> None:
         document = {"type": "object", "properties": {"x": {"type": "string", "default": "SECRET-VALUE"}}}

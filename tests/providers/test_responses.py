@@ -805,6 +805,31 @@ class TestChunking:
         assert decoder.finish() == whole
         assert progress == whole_progress
 
+    @pytest.mark.parametrize("module", MODULES)
+    def test_a_last_event_without_its_blank_line_decodes(self, module: ModuleType) -> None:
+        """
+        The provider's final event, whole but without its closing blank line (or its last line end), ends
+        the stream as if the blank line had come; a cut one, or an unclosed event that is not the final one,
+        counts as not sent (a stream that needed it is refused).
+        """
+        events = SAMPLES[module]
+        body = sse(events)
+        whole = run(module, events)[1]
+        assert isinstance(whole, Ok)
+        if module is not CHAT:  # Chat ends at its finish reason; [DONE] only confirms it
+            assert run(module, events[:-1])[1] == Err(
+                ProtocolError("the stream ended before the response finished")
+            )
+        for unclosed, expected in [
+            (body[:-1], whole),
+            (body[:-2], whole),
+            (body[:-3], run(module, events[:-1])[1]),
+            (sse(events[:-1])[:-2], run(module, events[:-2])[1]),
+        ]:
+            decoder = module.WIRE.decoder(ResponseLimits())
+            decoder.feed_bytes(unclosed)
+            assert decoder.finish() == expected
+
     @given(_modules, st.integers(0, 5000))
     def test_a_cut_stream_never_yields_a_partial_call(self, module: ModuleType, cut: int) -> None:
         """A stream cut anywhere fails or returns only calls the whole stream also returns, text intact."""

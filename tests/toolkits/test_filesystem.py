@@ -433,6 +433,72 @@ class TestLimits:
         assert len(list((root / "t").iterdir())) == 4
 
 
+def _deep_tree(root: Path, name: str, depth: int) -> None:
+    """``name/d/.../d/leaf.txt``, ``depth`` directories deep (made from descriptors: no long path)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in [name, *["d"] * (depth - 1)]:
+            os.mkdir(part, dir_fd=fd)
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        leaf = os.open("leaf.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(leaf, b"bottom")
+        os.close(leaf)
+    finally:
+        os.close(fd)
+
+
+def _bottom(root: Path, name: str, depth: int) -> bytes:
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in [name, *["d"] * (depth - 1)]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        leaf = os.open("leaf.txt", os.O_RDONLY, dir_fd=fd)
+        try:
+            return os.read(leaf, 100)
+        finally:
+            os.close(leaf)
+    finally:
+        os.close(fd)
+
+
+class TestDeepTrees:
+    """A tree deeper than Python's recursion limit (a model can make one) is copied, listed and removed."""
+
+    DEPTH = 1500
+
+    def test_copy_and_remove_a_deep_tree(self, fs: FilesystemRuntime, root: Path, log: AuditLog) -> None:
+        """``copy_path`` and ``remove_path`` walk a stack, not a recursion: done, and audited."""
+        _deep_tree(root, "deep", self.DEPTH)
+        copied = fs.copy_path("deep", "copy", recursive=True)
+        assert (copied.status, copied.affected_items) == (FileStatus.OK, self.DEPTH + 1)
+        assert copied.bytes_processed == len(b"bottom")
+        assert _bottom(root, "copy", self.DEPTH) == b"bottom"
+        for name in ("deep", "copy"):
+            removed = fs.remove_path(name, recursive=True)
+            assert (removed.status, removed.affected_items) == (FileStatus.OK, self.DEPTH + 1)
+            assert not (root / name).exists()
+        finished = [e for e in log.events if e.kind is AuditKind.OPERATION_FINISHED]
+        assert [(e.operation, e.status) for e in finished] == [
+            ("copy_path", "ok"),
+            ("remove_path", "ok"),
+            ("remove_path", "ok"),
+        ]
+
+    def test_a_deep_tree_over_the_entry_bound_is_refused(self, root: Path) -> None:
+        """The entry bound still holds on a deep tree: refused before anything is copied or removed."""
+        _deep_tree(root, "deep", self.DEPTH)
+        policy = _policy(root, limits=FilesystemLimits(max_directory_entries=1000))
+        runtime = FilesystemRuntime(policy, approver=ApproveAll())
+        assert runtime.copy_path("deep", "copy", recursive=True).status is FileStatus.LIMIT_EXCEEDED
+        assert not (root / "copy").exists()
+        assert runtime.remove_path("deep", recursive=True).status is FileStatus.LIMIT_EXCEEDED
+        assert _bottom(root, "deep", self.DEPTH) == b"bottom"
+
+
 class TestSpecialFiles:
     """Device files, FIFOs and non-directories in the way are refused without being opened."""
 

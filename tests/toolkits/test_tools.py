@@ -20,6 +20,7 @@ from llm_wire.agent import (
     Approval,
     ApprovalRequest,
     ErrorCategory,
+    ErrorCode,
     Idempotency,
     Runner,
     RunResult,
@@ -272,14 +273,17 @@ class TestCategories:
         assert outcome.ok
         assert _data(outcome)["exit_code"] == 4
 
-    def test_timeout_is_retryable(self, tmp_path: Path) -> None:
+    def test_timeout_of_a_process_is_outcome_unknown(self, tmp_path: Path) -> None:
+        """A process is not idempotent: past its timeout it may have taken effect, so it is not retryable."""
         tools = ProcessTools(ProcessRuntime(ProcessPolicy(tmp_path, allowed_executables=("/bin/sh",))))
         outcome = _call(
             tools, "run_process", {"executable": "sh", "arguments": ["-c", "sleep 5"], "timeout_ms": 200}
         )
         assert outcome.category is ErrorCategory.TIMEOUT
         assert outcome.failure is not None
-        assert outcome.failure.retryable
+        assert (outcome.failure.code, outcome.failure.retryable) == (ErrorCode.OUTCOME_UNKNOWN, False)
+        assert isinstance(outcome.failure.details, dict)
+        assert outcome.failure.details["termination_reason"] == "timed_out"
 
 
 class TestCancellation:
