@@ -31,12 +31,13 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 class TestSeams:
     def test_a_straggler_holds_no_durable_run(self, seen: dict[str, Any]) -> None:
-        """A sync tool sleeping 3 s under a 0.3 s timeout: the run completes at once, the call timed out."""
-        assert seen["straggler"] == {"status": "completed", "codes": {"c1": "timeout"}, "fast": True}
+        """A sync tool sleeping 3 s under a 0.3 s timeout: the run completes at once, the call timed out
+        (``outcome_unknown``: it started and may have had its effect)."""
+        assert seen["straggler"] == {"status": "completed", "codes": {"c1": "outcome_unknown"}, "fast": True}
 
     def test_a_late_result_is_dropped(self, seen: dict[str, Any]) -> None:
-        """An async tool that blocks its loop past its timeout is admitted as timed out."""
-        assert seen["late"] == {"status": "completed", "codes": {"c1": "timeout"}, "fast": True}
+        """An async tool that blocks its loop past its timeout is admitted as timed out (unknown outcome)."""
+        assert seen["late"] == {"status": "completed", "codes": {"c1": "outcome_unknown"}, "fast": True}
 
     def test_system_exit_is_a_failed_call(self, seen: dict[str, Any]) -> None:
         """A tool calling ``sys.exit`` fails its call (``tool_crashed``); the run goes on and completes."""

@@ -422,4 +422,7 @@ class TestInFlightQueue:
         result = drive(runner, mode)
         assert time.monotonic() - started < BOUND
         codes = [c.outcome.failure.code for c in result.calls if c.outcome.failure is not None]
-        assert codes == ["timeout", "capacity_exhausted"]
+        assert codes == [
+            "outcome_unknown",
+            "capacity_exhausted",
+        ]  # the first started: it may have had its effect
