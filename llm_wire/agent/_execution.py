@@ -102,9 +102,10 @@ class Executor:
                 outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
                 if not compensated:
                     return retry_advice(outcome, contract, descriptor.name, consumes_key=consumes_key)
-            delay = retry_delay(
-                contract, outcome, attempt, compensated, self._draw(), consumes_key=consumes_key
-            )
+            drawn = self._draw()
+            if not isinstance(drawn, float | int) or isinstance(drawn, bool):
+                raise TypeError(f"draw must return a float, not {type(drawn).__name__}")
+            delay = retry_delay(contract, outcome, attempt, compensated, drawn, consumes_key=consumes_key)
             if delay is None:
                 return retry_advice(
                     outcome, contract, descriptor.name, consumes_key=consumes_key, compensated=compensated

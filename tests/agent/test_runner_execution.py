@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import attrs
 import pytest
-from agent_tools import Programmable
+from agent_tools import Programmable, sequence
 
 from llm_wire import config, request, user
 from llm_wire.agent import (
@@ -26,6 +26,7 @@ from llm_wire.agent import (
     ApprovalRequest,
     ErrorCategory,
     HostHookError,
+    Idempotency,
     InvocationContext,
     Runner,
     RunResult,
@@ -35,6 +36,7 @@ from llm_wire.agent import (
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
+    ToolRetryPolicy,
     TypedTool,
     Verdict,
     call,
@@ -286,6 +288,18 @@ class TestHostVerdicts:
         result = drive(runner_for(tool, one_call(), approval_policy=lambda request: False), mode)
         assert tool.invocations == []
         assert shown(result)[0]["error"]["code"] == "approval_denied"
+
+    @MODES
+    def test_a_draw_returning_another_type_is_a_type_error(self, mode: str) -> None:
+        retried = ToolContract(
+            idempotency=Idempotency.IDEMPOTENT,
+            retry=ToolRetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
+        )
+        busy = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "busy")
+        tool = Programmable(contract=retried, behave=sequence(busy, ToolOutcome.success("ok")))
+        with pytest.raises(TypeError, match="draw must return a float, not str"):
+            drive(runner_for(tool, one_call(), draw=lambda: "0.5"), mode)
+        assert len(tool.invocations) == 1
 
     @MODES
     def test_a_model_returning_another_type_is_a_type_error(self, mode: str) -> None:
