@@ -4,10 +4,10 @@ file, a scripted model, a SQLite run store that can pause after any write, and a
 kills them with SIGKILL at chosen points and resumes them.
 
 ``python tests/durable_app.py crash BASE SEEDS`` runs SEEDS seeds under BASE (one directory each) and prints
-one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE`` runs a durable run
-against the fake provider at URL straight through, then one killed in its tool call and resumed. DBOS is
-imported once here and every worker is a forked child, so a seed costs a DBOS launch, not an interpreter
-start.
+one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE [KILL_AT]`` runs a
+durable run against the fake provider at URL straight through, then one killed in its KILL_AT-th tool call
+(the first by default) and resumed. DBOS is imported once here and every worker is a forked child, so a seed
+costs a DBOS launch, not an interpreter start.
 """
 
 from __future__ import annotations
@@ -558,18 +558,30 @@ class UpdatePlan:
         return TOOL_TEXT
 
 
-#: Each wire whose recorded responses carry replay data, and the tool its recorded call asks for.
-REPLAY_WIRES: dict[str, tuple[Provider, type]] = {
-    "anthropic": (Provider.ANTHROPIC, GetUserCountry),
-    "openai-responses": (Provider.OPENAI_RESPONSES, UpdatePlan),
-    "gemini": (Provider.GOOGLE, GetUserCountry),
+@attrs.frozen
+class GenerateTopic:
+    """Generate a topic (idempotent: a topic is as good as another)."""
+
+    def invoke(self) -> str:
+        point("tool started")
+        return TOOL_TEXT
+
+
+#: Each wire whose recorded responses carry replay data, and the tools its recorded calls ask for
+#: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature).
+REPLAY_WIRES: dict[str, tuple[Provider, tuple[type, ...]]] = {
+    "anthropic": (Provider.ANTHROPIC, (GetUserCountry,)),
+    "openai-responses": (Provider.OPENAI_RESPONSES, (UpdatePlan,)),
+    "gemini": (Provider.GOOGLE, (GetUserCountry,)),
+    "gemini-rounds": (Provider.GOOGLE, (GetUserCountry, GenerateTopic)),
 }
 
 
 def replay_tools(wire: str) -> ReflectedProvider:
-    """The tool the wire's recorded call asks for; idempotent, so a killed call runs again."""
-    _, tool = REPLAY_WIRES[wire]
-    return reflect(make_tool(tool, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    """The tools the wire's recorded calls ask for; idempotent, so a killed call runs again."""
+    _, tools = REPLAY_WIRES[wire]
+    idempotent = ToolContract(idempotency=Idempotency.IDEMPOTENT)
+    return reflect(*(make_tool(tool, contract=idempotent) for tool in tools))
 
 
 def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: bool) -> None:
@@ -584,17 +596,21 @@ def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: 
     ended = runner.run(RUN_ID, REPLAY_MODEL, messages) if start else runner.wait(RUN_ID)
     assert isinstance(ended, RunRecord)
     answer = "" if ended.result is None else ended.result.content
-    print(json.dumps({"done": ended.status.value, "answer": answer}), flush=True)
+    ids = list(ended.admitted)
+    print(json.dumps({"done": ended.status.value, "answer": answer, "ids": ids}), flush=True)
 
 
-def replay(base: Path, url: str, wire: str) -> dict[str, object]:
-    """A durable run straight through, then one killed in its tool call and resumed by a new worker."""
+def replay(base: Path, url: str, wire: str, kill_at: int = 1) -> dict[str, object]:
+    """
+    A durable run straight through, then one killed in its ``kill_at``-th tool call and resumed by a new
+    worker.
+    """
     straight, killed = base / "straight", base / "killed"
     straight.mkdir(parents=True)
     killed.mkdir(parents=True)
     return {
         "straight": _fork(lambda: replay_worker(straight, url, wire, 0, start=True)),
-        "killed": _fork(lambda: replay_worker(killed, url, wire, 1, start=True)),
+        "killed": _fork(lambda: replay_worker(killed, url, wire, kill_at, start=True)),
         "resumed": _fork(lambda: replay_worker(killed, url, wire, 0, start=False)),
     }
 
@@ -605,4 +621,5 @@ if __name__ == "__main__":
     elif sys.argv[1] == "approvals":
         print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
     elif sys.argv[1] == "replay":
-        print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4])), flush=True)
+        kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+        print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4], kill_at)), flush=True)

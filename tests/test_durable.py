@@ -418,6 +418,68 @@ class TestReplayData:
         assert after_resume == after_plain
 
 
+_ROUNDS = (
+    f"{_GEMINI}--0.json",  # get_user_country, no id, with its thought signature
+    "gemini/pydantic-ai--test_google--test_google_instructions_only_with_tool_calls--1.json",  # generate_topic
+    f"{_GEMINI}--1.json",  # the answer
+)
+
+
+class TestGeminiRounds:
+    """
+    Issues 23, items 5 and 10 together: a durable Gemini run of two tool rounds of id-less calls, killed
+    inside its second call and resumed by a new worker, answers as an uninterrupted run does.
+    """
+
+    def test_a_resumed_two_round_run_keeps_its_ids_and_signatures(self, tmp_path: Path) -> None:
+        """
+        The plain ``Runner``, a durable run straight through and one killed in its second tool call and
+        resumed give the calls the same ids, and send the same requests byte for byte, every recorded
+        thought signature included.
+        """
+        records = [_record(name) for name in _ROUNDS]
+        replies = [recorded(record) for record in records]
+        markers = re.findall(r'"thoughtSignature":"([^"]+)"', "".join(render(r["response"]) for r in records))
+        assert len(markers) == 3
+
+        def reply(received: Received) -> Reply:
+            return replies[min(received.body.count(b'"functionResponse"'), 2)]
+
+        with FakeProvider(reply) as fake:
+            with Client(base_url=fake.url) as client:
+                plain = Runner(client, config(Provider.GOOGLE), replay_tools("gemini-rounds"))
+                answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
+            assert answered.stop is StopReason.ANSWERED, answered.stop
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "gemini-rounds", "2"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        assert runs["killed"]["killed"], runs
+        assert runs["resumed"]["answer"] == runs["straight"]["answer"] == answered.text
+        ids = [record.call.id for record in answered.calls]
+        assert len(set(ids)) == 2
+        assert runs["straight"]["ids"] == runs["resumed"]["ids"] == ids
+        # Plain and straight asked three times; the killed worker twice (it died in the second tool); the
+        # resumed one replayed both model rounds from their records and asked once, after the tool.
+        rounds = [body.count(b'"functionResponse"') for body in bodies]
+        assert rounds == [0, 1, 2, 0, 1, 2, 0, 1, 2]
+        for seen in (1, 2):
+            sent = [body for body, n in zip(bodies, rounds, strict=True) if n == seen]
+            assert len(set(sent)) == 1, f"the requests after round {seen} differ"
+        last = bodies[-1]
+        for marker in markers[:2]:
+            assert marker.encode() in last, "a thought signature was dropped"
+        for call_id in ids:
+            assert call_id.encode() not in last, "an id Gemini never gave was sent to it"
+
+
 def _replay_data(outcome: Outcome) -> list[Value]:
     """What equality leaves out: the response id, replay data and the provider's usage object."""
     usage = outcome.usage
