@@ -418,10 +418,12 @@ class TestReplayData:
         assert after_resume == after_plain
 
 
+#: Two rounds of one id-less Gemini call each (get_user_country, then generate_topic), each with its thought
+#: signature, then the answer.
 _ROUNDS = (
-    f"{_GEMINI}--0.json",  # get_user_country, no id, with its thought signature
-    "gemini/pydantic-ai--test_google--test_google_instructions_only_with_tool_calls--1.json",  # generate_topic
-    f"{_GEMINI}--1.json",  # the answer
+    f"{_GEMINI}--0.json",
+    "gemini/pydantic-ai--test_google--test_google_instructions_only_with_tool_calls--1.json",
+    f"{_GEMINI}--1.json",
 )
 
 
