@@ -1,0 +1,132 @@
+"""
+The runner over every wire (issue 23, Principle 6): a two-round run against the fake provider over loopback,
+as a body and as a stream, whose tool returns 240 KB. The request after the tool carries the bounded result
+in that wire's own words, and the run answers.
+"""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from llm_wire import config, request, user
+from llm_wire.agent import RunEvent, Runner, StopReason, ToolCompleted, ToolOutputTruncated, reflect
+from llm_wire.agent.projection import HeuristicEstimator
+from llm_wire.message import Provider
+from llm_wire.transport import Client
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel, Turn, streaming
+from llm_wire.value import Value
+
+#: What the tool returns: 240,010 bytes of text.
+LOG = "HEAD-" + "x" * 240_000 + "-TAIL"
+
+
+@attrs.frozen
+class ReadLog:
+    """Read the whole log."""
+
+    def invoke(self) -> str:
+        return LOG
+
+
+def _at(body: Value, *path: str | int) -> Value:
+    """The member of a request body at ``path`` (a test failure if it is not there)."""
+    node = body
+    for step in path:
+        if isinstance(step, int):
+            assert isinstance(node, list), (path, step)
+        else:
+            assert isinstance(node, dict), (path, step)
+        node = node[step]  # type: ignore[index]
+    return node
+
+
+def _tool_message(provider: Provider, body: Value) -> tuple[Value, str]:
+    """
+    The tool result message of a request after one tool round, with its text replaced by ``"<text>"``,
+    and the text itself: where each wire puts it.
+    """
+    match provider:
+        case Provider.OPENAI_CHAT:
+            message, key = _at(body, "messages", 2), ("content",)
+        case Provider.OPENAI_RESPONSES:
+            message, key = _at(body, "input", 2), ("output",)
+        case Provider.ANTHROPIC:
+            message, key = _at(body, "messages", 2), ("content", 0, "content")
+        case _:
+            message, key = _at(body, "contents", 2), ("parts", 0, "functionResponse", "response", "result")
+    text = _at(message, *key)
+    assert isinstance(text, str)
+    shown = _replaced(message, key, "<text>")
+    return shown, text
+
+
+def _replaced(node: Value, key: tuple[str | int, ...], replacement: str) -> Value:
+    """A copy of ``node`` with the member at ``key`` replaced."""
+    if not key:
+        return replacement
+    head, rest = key[0], key[1:]
+    if isinstance(node, list) and isinstance(head, int):
+        return [_replaced(item, rest, replacement) if n == head else item for n, item in enumerate(node)]
+    assert isinstance(node, dict)
+    assert isinstance(head, str)
+    return {name: _replaced(item, rest, replacement) if name == head else item for name, item in node.items()}
+
+
+#: The tool message each wire sends, its text aside.
+EXPECTED: dict[Provider, Value] = {
+    Provider.OPENAI_CHAT: {"role": "tool", "tool_call_id": "call-1", "content": "<text>"},
+    Provider.OPENAI_RESPONSES: {"type": "function_call_output", "call_id": "call-1", "output": "<text>"},
+    Provider.ANTHROPIC: {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "call-1", "content": "<text>"}],
+    },
+    Provider.GOOGLE: {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"id": "call-1", "name": "read_log", "response": {"result": "<text>"}}}
+        ],
+    },
+}
+
+
+class TestEveryWire:
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    @pytest.mark.parametrize("provider", list(Provider), ids=lambda provider: provider.value)
+    def test_a_large_tool_result_goes_back_bounded(self, provider: Provider, stream: bool) -> None:
+        """
+        With no ``project_output`` given, the 240 KB result reaches the model within 64 KiB and 10,000
+        estimated tokens, head and tail kept, in the wire's tool message; the whole outcome reaches
+        ``on_event``, the truncation is reported, and the run answers.
+        """
+        bodies: list[Value] = []
+
+        def respond(received: Received, _: Provider) -> Turn:
+            assert streaming(received) is stream
+            bodies.append(received.json())
+            if len(bodies) == 1:
+                return "", [FakeCall("call-1", "read_log", "{}")]
+            return "The log is long.", []
+
+        events: list[RunEvent] = []
+        chosen = config(provider).with_stream(stream)
+        with FakeProvider(ScriptedModel(respond)) as fake, Client(base_url=fake.url, api_key="k") as client:
+            runner = Runner(client, chosen, reflect(ReadLog), on_event=events.append)
+            try:
+                result = runner.run(request("m", [user("Read the log.")]))
+            finally:
+                runner.close()
+        assert result.stop is StopReason.ANSWERED, result.stop
+        assert result.text == "The log is long."
+        assert len(bodies) == 2
+        shown, text = _tool_message(provider, bodies[1])
+        assert shown == EXPECTED[provider]
+        assert len(text.encode()) <= 64 * 1024
+        assert HeuristicEstimator().estimate(text) <= 10_000
+        assert text.startswith("Warning: tool output truncated (original bytes: 240010,")
+        assert "\nHEAD-xxx" in text
+        assert text.endswith("xxx-TAIL")
+        [completed] = [event for event in events if isinstance(event, ToolCompleted)]
+        assert completed.outcome.content == LOG
+        assert completed.message == text
+        assert [event.call.id for event in events if isinstance(event, ToolOutputTruncated)] == ["call-1"]
