@@ -35,30 +35,29 @@ def _at(body: Value, *path: str | int) -> Value:
     for step in path:
         if isinstance(step, int):
             assert isinstance(node, list), (path, step)
+            node = node[step]
         else:
             assert isinstance(node, dict), (path, step)
-        node = node[step]  # type: ignore[index]
+            node = node[step]
     return node
 
 
+#: Where each wire puts the tool message of a request after one tool round, and its text within it.
+WHERE: dict[Provider, tuple[tuple[str | int, ...], tuple[str | int, ...]]] = {
+    Provider.OPENAI_CHAT: (("messages", 2), ("content",)),
+    Provider.OPENAI_RESPONSES: (("input", 2), ("output",)),
+    Provider.ANTHROPIC: (("messages", 2), ("content", 0, "content")),
+    Provider.GOOGLE: (("contents", 2), ("parts", 0, "functionResponse", "response", "result")),
+}
+
+
 def _tool_message(provider: Provider, body: Value) -> tuple[Value, str]:
-    """
-    The tool result message of a request after one tool round, with its text replaced by ``"<text>"``,
-    and the text itself: where each wire puts it.
-    """
-    match provider:
-        case Provider.OPENAI_CHAT:
-            message, key = _at(body, "messages", 2), ("content",)
-        case Provider.OPENAI_RESPONSES:
-            message, key = _at(body, "input", 2), ("output",)
-        case Provider.ANTHROPIC:
-            message, key = _at(body, "messages", 2), ("content", 0, "content")
-        case _:
-            message, key = _at(body, "contents", 2), ("parts", 0, "functionResponse", "response", "result")
-    text = _at(message, *key)
+    """The tool message of a request, its text replaced by ``"<text>"``, and the text itself."""
+    at_message, at_text = WHERE[provider]
+    message = _at(body, *at_message)
+    text = _at(message, *at_text)
     assert isinstance(text, str)
-    shown = _replaced(message, key, "<text>")
-    return shown, text
+    return _replaced(message, at_text, "<text>"), text
 
 
 def _replaced(node: Value, key: tuple[str | int, ...], replacement: str) -> Value:
