@@ -103,6 +103,10 @@ class DurableRunError(Exception):
         super().__init__(error.describe())
         self.error = error
 
+    def __reduce__(self) -> tuple[type[DurableRunError], tuple[StoreError]]:
+        # DBOS pickles a workflow's exception: another worker waiting for the run gets the typed error too.
+        return (DurableRunError, (self.error,))
+
 
 def sqlite_config(name: str, path: str) -> DBOSConfig:
     """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""

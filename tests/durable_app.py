@@ -17,6 +17,7 @@ import os
 import random
 import select
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -57,11 +58,11 @@ from llm_wire.agent.store import (
     StoreError,
     Suspended,
 )
-from llm_wire.durable import DurableRunner, Suspension, sqlite_config
+from llm_wire.durable import DurableRunError, DurableRunner, Suspension, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
-from llm_wire.result import Ok, Result, unwrap
+from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.transport import Client
 from llm_wire.value import Value
 
@@ -615,11 +616,115 @@ def replay(base: Path, url: str, wire: str, kill_at: int = 1) -> dict[str, objec
     }
 
 
+# ---------------------------------------------------------------------------------------------------------
+# A run store that is damaged or locked (issue 23, item 14 at the durable runner's join)
+
+
+class Held:
+    """A write lock on a SQLite file, held by another connection (another process would do the same)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+
+    def take(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self._db.execute("ROLLBACK")
+
+
+_held: dict[str, Held] = {}
+#: How often ``LockStore`` ran.
+_taken = [0]
+
+
+@attrs.frozen
+class LockStore:
+    """Take the store's write lock while running (a host's own transaction gone wrong); idempotent."""
+
+    path: str
+
+    def invoke(self) -> str:
+        _taken[0] += 1
+        _held["runs"].take()
+        return "locked"
+
+
+def _failed(work: Callable[..., object], *arguments: object) -> dict[str, object]:
+    """
+    How ``work(*arguments)`` failed: the exception's type, its typed store error and text, or that it did
+    not.
+    """
+    try:
+        work(*arguments)
+    except DurableRunError as error:
+        return {"raised": "DurableRunError", "error": type(error.error).__name__, "text": str(error)}
+    except Exception as error:  # what the test must not see: a raw exception from the database
+        return {"raised": type(error).__name__, "module": type(error).__module__}
+    return {"raised": None}
+
+
+def stores(directory: Path) -> dict[str, object]:
+    """
+    A durable run over a store file that is no database, over one truncated, over one locked before the
+    run, and over one a tool locks mid-run; what each raised, and what the store holds afterwards.
+    """
+    DBOS(config=sqlite_config("stores", str(directory / "dbos.sqlite")))
+    notes, cut, locked = directory / "notes.sqlite", directory / "cut.sqlite", directory / "locked.sqlite"
+    notes.write_bytes(b"these are my notes, not a database\n" * 200)
+    whole = SqliteRunStore(cut)
+    for n in range(150):
+        unwrap(whole.create(run_id=f"old-{n}", metadata={"note": "x" * 400}))
+    whole.close()
+    cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
+    before = {path.name: path.read_bytes() for path in (notes, cut)}
+    tools = reflect(make_tool(ReadFile, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    locking = reflect(make_tool(LockStore, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    model = BatchModel(("x",), "read_file")
+    chat = config(Provider.OPENAI_CHAT)
+    runners = {
+        name: DurableRunner(name, model, chat, tools, store=SqliteRunStore(path, timeout=0.2))
+        for name, path in (("notes", notes), ("cut", cut))
+    }
+    store = SqliteRunStore(locked, timeout=0.2)
+    runners["locked"] = DurableRunner("locked", model, chat, tools, store=store)
+    midrun = DurableRunner("midrun", BatchModel(("y",), "lock_store"), chat, locking, store=store)
+    DBOS.launch()
+    _held["runs"] = held = Held(locked)
+    seen: dict[str, object] = {}
+    for name in ("notes", "cut"):
+        seen[name] = _failed(runners[name].run, f"run-{name}", "m", [user("go")])
+    seen["unchanged"] = before == {path.name: path.read_bytes() for path in (notes, cut)}
+    held.take()
+    seen["locked"] = _failed(runners["locked"].run, "run-locked", "m", [user("go")])
+    held.release()
+    seen["locked_then"] = _failed(runners["locked"].run, "run-unlocked", "m", [user("go")])
+    seen["midrun"] = _failed(midrun.run, "run-midrun", "m", [user("go")])
+    held.release()
+    # The failure as DBOS kept it: another worker waiting for the run, or a second start of it.
+    seen["midrun_waited"] = _failed(midrun.wait, "run-midrun")
+    seen["midrun_again"] = _failed(midrun.run, "run-midrun", "m", [user("go")])
+    left = unwrap(store.load("run-midrun"))
+    seen["midrun_record"] = {
+        "status": left.status.value,
+        "started": sorted(left.started),
+        "admitted": sorted(left.admitted),
+        "lock_taken": _taken[0],
+    }
+    missing = store.load("run-locked")
+    seen["locked_record"] = type(missing.error).__name__ if isinstance(missing, Err) else "found"
+    done = unwrap(store.load("run-unlocked"))
+    seen["unlocked_record"] = {"status": done.status.value, "admitted": sorted(done.admitted)}
+    return seen
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "crash":
         crash(Path(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "approvals":
         print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
+    elif sys.argv[1] == "stores":
+        print(json.dumps(stores(Path(sys.argv[2]))), flush=True)
     elif sys.argv[1] == "replay":
         kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else 1
         print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4], kill_at)), flush=True)

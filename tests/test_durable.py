@@ -31,10 +31,11 @@ from durable_app import (
 from llm_wire import Prepared, config, prepare, request, user
 from llm_wire.agent import Idempotency, Runner, StopReason, ToolContract, ToolDescriptor, make_tool
 from llm_wire.agent.projection import project_outcome
-from llm_wire.agent.store import RunStatus, SqliteRunStore, sha256_hex
+from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, sha256_hex
 from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import (
     OUTCOME_UNKNOWN,
+    DurableRunError,
     _outcome_of,
     _terminal_value,
     is_safe_to_repeat,
@@ -260,6 +261,83 @@ class TestSeams:
         """
         assert "output" in seams[-1]["passed"]
         assert any(line["cut"] for line in seams if "output" in line)  # some outputs were cut to fit
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What durable runs over damaged and locked store files raised, run once in a real subprocess."""
+    directory = tmp_path_factory.mktemp("stores")
+    done = subprocess.run(
+        [sys.executable, str(APP), "stores", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return facts
+
+
+class TestStores:
+    """
+    Issue 23, item 14 at the durable runner's join: a run whose SQLite store is damaged or locked ends in
+    a typed ``DurableRunError`` carrying the store's error, never a raw ``sqlite3`` exception, and the store
+    keeps what it held.
+    """
+
+    def test_a_damaged_store_file_is_a_typed_error(self, stores: dict[str, Any]) -> None:
+        """A file that is no database, or one cut in half, is ``StoreCorrupt``; neither file is touched."""
+        corrupt = {
+            "raised": "DurableRunError",
+            "error": "StoreCorrupt",
+            "text": "the run store's file is not a database or is damaged",
+        }
+        assert stores["notes"] == stores["cut"] == corrupt
+        assert stores["unchanged"] is True
+
+    def test_a_store_locked_before_the_run_is_busy_and_nothing_is_written(
+        self, stores: dict[str, Any]
+    ) -> None:
+        """
+        A lock held past the store's timeout is ``StoreBusy`` with no record written; once released, a run
+        on the same store completes.
+        """
+        busy = {
+            "raised": "DurableRunError",
+            "error": "StoreBusy",
+            "text": "the run store stayed locked by another writer for 0.2 s; nothing was written (retry)",
+        }
+        assert stores["locked"] == busy
+        assert stores["locked_record"] == "RunNotFound"
+        assert stores["locked_then"] == {"raised": None}
+        assert stores["unlocked_record"] == {"status": "completed", "admitted": ["write-x"]}
+
+    def test_a_store_locked_mid_run_is_busy_for_every_worker(self, stores: dict[str, Any]) -> None:
+        """
+        A lock taken while the tool runs makes the admission ``StoreBusy``; the worker that started the run,
+        one waiting for it and a second start of it all get that typed error (DBOS keeps it pickled), and
+        the record still holds the started call, which ran once.
+        """
+        busy = {
+            "raised": "DurableRunError",
+            "error": "StoreBusy",
+            "text": "the run store stayed locked by another writer for 0.2 s; nothing was written (retry)",
+        }
+        assert stores["midrun"] == stores["midrun_waited"] == stores["midrun_again"] == busy
+        assert stores["midrun_record"] == {
+            "status": "running",
+            "started": ["write-y"],
+            "admitted": [],
+            "lock_taken": 1,
+        }
+
+    def test_the_error_survives_pickling(self) -> None:
+        """``DurableRunError`` pickles with its typed error (DBOS stores a workflow's exception that way)."""
+        again = pickle.loads(pickle.dumps(DurableRunError(StoreBusy(0.2))))
+        assert isinstance(again, DurableRunError)
+        assert again.error == StoreBusy(0.2)
+        assert str(again) == StoreBusy(0.2).describe()
 
 
 class TestContracts:
