@@ -12,6 +12,7 @@ costs a DBOS launch, not an interpreter start.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -568,21 +569,43 @@ class GenerateTopic:
         return TOOL_TEXT
 
 
+#: The card charge's deadline; the service takes four times as long.
+CHARGE_TIMEOUT = 0.3
+
+
+@attrs.frozen
+class ChargeCard:
+    """Charge the card (destructive, not idempotent); the payment service is slower than the deadline."""
+
+    async def invoke(self) -> str:
+        point("tool started")
+        await asyncio.sleep(CHARGE_TIMEOUT * 4)
+        return TOOL_TEXT
+
+
 #: Each wire whose recorded responses carry replay data, and the tools its recorded calls ask for
-#: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature).
+#: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature; ``chat-charge``:
+#: one call that must not run twice).
 REPLAY_WIRES: dict[str, tuple[Provider, tuple[type, ...]]] = {
     "anthropic": (Provider.ANTHROPIC, (GetUserCountry,)),
     "openai-responses": (Provider.OPENAI_RESPONSES, (UpdatePlan,)),
     "gemini": (Provider.GOOGLE, (GetUserCountry,)),
     "gemini-rounds": (Provider.GOOGLE, (GetUserCountry, GenerateTopic)),
+    "chat-charge": (Provider.OPENAI_CHAT, (ChargeCard,)),
+}
+#: The contract of each replayed tool: idempotent (a killed call runs again), but for the card charge.
+REPLAY_CONTRACTS: dict[type, ToolContract] = {
+    ChargeCard: ToolContract(
+        side_effect=SideEffect.DESTRUCTIVE, idempotency=Idempotency.NON_IDEMPOTENT, timeout=CHARGE_TIMEOUT
+    ),
 }
 
 
 def replay_tools(wire: str) -> ReflectedProvider:
-    """The tools the wire's recorded calls ask for; idempotent, so a killed call runs again."""
+    """The tools the wire's recorded calls ask for, under their contracts."""
     _, tools = REPLAY_WIRES[wire]
     idempotent = ToolContract(idempotency=Idempotency.IDEMPOTENT)
-    return reflect(*(make_tool(tool, contract=idempotent) for tool in tools))
+    return reflect(*(make_tool(tool, contract=REPLAY_CONTRACTS.get(tool, idempotent)) for tool in tools))
 
 
 def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: bool) -> None:
@@ -598,7 +621,9 @@ def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: 
     assert isinstance(ended, RunRecord)
     answer = "" if ended.result is None else ended.result.content
     ids = list(ended.admitted)
-    print(json.dumps({"done": ended.status.value, "answer": answer, "ids": ids}), flush=True)
+    audits = {call_id: audit.projected_content_sha256 for call_id, audit in ended.audits.items()}
+    said = {"done": ended.status.value, "answer": answer, "ids": ids, "audits": audits}
+    print(json.dumps(said), flush=True)
 
 
 def replay(base: Path, url: str, wire: str, kill_at: int = 1) -> dict[str, object]:

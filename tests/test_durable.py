@@ -48,7 +48,7 @@ from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Refused, Sent
 from llm_wire.providers.response import FinishReason, PartialCall, Terminal, Usage
 from llm_wire.result import Ok, unwrap
 from llm_wire.transport import Client
-from llm_wire.transport.fake import FakeProvider, Received, Reply, recorded
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, Reply, answer, recorded
 from llm_wire.value import Limits, Value, parse, render
 
 APP = Path(__file__).with_name("durable_app.py")
@@ -558,6 +558,55 @@ class TestGeminiRounds:
             assert marker.encode() in last, "a thought signature was dropped"
         for call_id in ids:
             assert call_id.encode() not in last, "an id Gemini never gave was sent to it"
+
+
+class TestUnknownOutcomes:
+    """
+    Issue 23, items 1 and 2 at the resume: what the model is told about a call that may have taken effect,
+    and what the store audits, are the same whether the call timed out in a plain run or its worker died.
+    """
+
+    def test_a_call_cut_by_a_kill_reads_as_one_cut_by_its_deadline(self, tmp_path: Path) -> None:
+        """
+        A card charge (destructive, not idempotent) past its deadline in a plain ``Runner``, and the same
+        charge killed mid-call in a durable run and resumed by a new worker: the request after the tool is
+        the same byte for byte (``outcome_unknown``, not retryable), and the resumed run's store audits the
+        exact text the model saw.
+        """
+        calling = answer(Provider.OPENAI_CHAT, "", [FakeCall("call-1", "charge_card", "{}")])
+        answered = answer(Provider.OPENAI_CHAT, "I could not tell whether the card was charged.")
+
+        def reply(received: Received) -> Reply:
+            return answered if b'"tool_call_id"' in received.body else calling
+
+        with FakeProvider(reply) as fake:
+            with Client(base_url=fake.url) as client:
+                plain = Runner(client, config(Provider.OPENAI_CHAT), replay_tools("chat-charge"))
+                try:
+                    result = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
+                finally:
+                    plain.close(timeout=0)
+            assert result.stop is StopReason.ANSWERED, result.stop
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "chat-charge", "1"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["killed"]["killed"], runs
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        after_plain, after_straight, after_resume = (body for body in bodies if b'"tool_call_id"' in body)
+        assert after_straight == after_plain
+        assert after_resume == after_plain, "the resumed run told the model something else"
+        shown = json.loads(after_resume)["messages"][-1]["content"]
+        error = json.loads(shown)["error"]
+        assert (error["category"], error["code"], error["retryable"]) == ("timeout", "outcome_unknown", False)
+        assert "charge_card" in error["message"]
+        assert runs["resumed"]["audits"] == {"call-1": sha256_hex(shown)}
 
 
 def _replay_data(outcome: Outcome) -> list[Value]:
