@@ -1,19 +1,31 @@
 """
 The runner over every wire (issue 23, Principle 6): a two-round run against the fake provider over loopback,
-as a body and as a stream, whose tool returns 240 KB. The request after the tool carries the bounded result
-in that wire's own words, and the run answers.
+as a body and as a stream, sync and async, whose tool returns 240 KB. The request after the tool carries the
+bounded result in that wire's own words, and the run answers.
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
 
 import attrs
 import pytest
 
 from llm_wire import config, request, user
-from llm_wire.agent import RunEvent, Runner, StopReason, ToolCompleted, ToolOutputTruncated, reflect
+from llm_wire.agent import (
+    Model,
+    RunEvent,
+    Runner,
+    RunResult,
+    StopReason,
+    ToolCompleted,
+    ToolOutputTruncated,
+    reflect,
+)
 from llm_wire.agent.projection import HeuristicEstimator
 from llm_wire.message import Provider
-from llm_wire.transport import Client
+from llm_wire.transport import AsyncClient, Client
 from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel, Turn, streaming
 from llm_wire.value import Value
 
@@ -89,14 +101,36 @@ EXPECTED: dict[Provider, Value] = {
 }
 
 
+def _run(fake: FakeProvider, runner_of: Callable[[Model], Runner], driver: str) -> RunResult:
+    """One run over the fake provider: ``Client`` and ``run``, or ``AsyncClient`` and ``arun``."""
+    question = request("m", [user("Read the log.")])
+    if driver == "sync":
+        with Client(base_url=fake.url, api_key="k") as client:
+            runner = runner_of(client)
+            try:
+                return runner.run(question)
+            finally:
+                runner.close()
+
+    async def over_async() -> RunResult:
+        async with AsyncClient(base_url=fake.url, api_key="k") as client:
+            return await runner_of(client).arun(question)
+
+    return asyncio.run(over_async())
+
+
 class TestEveryWire:
+    @pytest.mark.parametrize("driver", ["sync", "async"])
     @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
     @pytest.mark.parametrize("provider", list(Provider), ids=lambda provider: provider.value)
-    def test_a_large_tool_result_goes_back_bounded(self, provider: Provider, stream: bool) -> None:
+    def test_a_large_tool_result_goes_back_bounded(
+        self, provider: Provider, stream: bool, driver: str
+    ) -> None:
         """
         With no ``project_output`` given, the 240 KB result reaches the model within 64 KiB and 10,000
         estimated tokens, head and tail kept, in the wire's tool message; the whole outcome reaches
-        ``on_event``, the truncation is reported, and the run answers.
+        ``on_event``, the truncation is reported, and the run answers; over the sync client and ``run``
+        as over the async client and ``arun``.
         """
         bodies: list[Value] = []
 
@@ -109,12 +143,10 @@ class TestEveryWire:
 
         events: list[RunEvent] = []
         chosen = config(provider).with_stream(stream)
-        with FakeProvider(ScriptedModel(respond)) as fake, Client(base_url=fake.url, api_key="k") as client:
-            runner = Runner(client, chosen, reflect(ReadLog), on_event=events.append)
-            try:
-                result = runner.run(request("m", [user("Read the log.")]))
-            finally:
-                runner.close()
+        with FakeProvider(ScriptedModel(respond)) as fake:
+            result = _run(
+                fake, lambda model: Runner(model, chosen, reflect(ReadLog), on_event=events.append), driver
+            )
         assert result.stop is StopReason.ANSWERED, result.stop
         assert result.text == "The log is long."
         assert len(bodies) == 2
