@@ -28,7 +28,7 @@ from pathlib import Path
 import attrs
 from dbos import DBOS
 
-from llm_wire import Prepared, config, user
+from llm_wire import Config, Prepared, config, user
 from llm_wire.agent import (
     Approval,
     ApprovalRequest,
@@ -585,13 +585,14 @@ class ChargeCard:
 
 #: Each wire whose recorded responses carry replay data, and the tools its recorded calls ask for
 #: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature; ``chat-charge``:
-#: one call that must not run twice).
+#: one call that must not run twice; ``gemini-stream``: Gemini 3 over SSE).
 REPLAY_WIRES: dict[str, tuple[Provider, tuple[type, ...]]] = {
     "anthropic": (Provider.ANTHROPIC, (GetUserCountry,)),
     "openai-responses": (Provider.OPENAI_RESPONSES, (UpdatePlan,)),
     "gemini": (Provider.GOOGLE, (GetUserCountry,)),
     "gemini-rounds": (Provider.GOOGLE, (GetUserCountry, GenerateTopic)),
     "chat-charge": (Provider.OPENAI_CHAT, (ChargeCard,)),
+    "gemini-stream": (Provider.GOOGLE, (GetUserCountry,)),
 }
 #: The contract of each replayed tool: idempotent (a killed call runs again), but for the card charge.
 REPLAY_CONTRACTS: dict[type, ToolContract] = {
@@ -599,6 +600,12 @@ REPLAY_CONTRACTS: dict[type, ToolContract] = {
         side_effect=SideEffect.DESTRUCTIVE, idempotency=Idempotency.NON_IDEMPOTENT, timeout=CHARGE_TIMEOUT
     ),
 }
+
+
+def replay_config(wire: str) -> Config:
+    """The configuration a replayed run sends with: the wire's provider, streaming for ``*-stream``."""
+    provider, _ = REPLAY_WIRES[wire]
+    return config(provider).with_stream(wire.endswith("-stream"))
 
 
 def replay_tools(wire: str) -> ReflectedProvider:
@@ -612,9 +619,10 @@ def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: 
     """One worker of the replay runs: the model is the fake provider at ``url``, over HTTP."""
     _state.update(points=0, kill_at=kill_at)
     DBOS(config=sqlite_config("replay", str(directory / "dbos.sqlite")))
-    provider, _ = REPLAY_WIRES[wire]
     store = SqliteRunStore(directory / "runs.sqlite")
-    runner = DurableRunner("replay", Client(base_url=url), config(provider), replay_tools(wire), store=store)
+    runner = DurableRunner(
+        "replay", Client(base_url=url), replay_config(wire), replay_tools(wire), store=store
+    )
     DBOS.launch()
     messages = [user(REPLAY_PROMPT)]
     ended = runner.run(RUN_ID, REPLAY_MODEL, messages) if start else runner.wait(RUN_ID)

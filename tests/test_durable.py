@@ -21,10 +21,10 @@ from durable_app import (
     POLICY,
     REPLAY_MODEL,
     REPLAY_PROMPT,
-    REPLAY_WIRES,
     RUN_ID,
     SCRIPT,
     TOOL_TEXT,
+    replay_config,
     replay_tools,
 )
 
@@ -396,12 +396,14 @@ _RESPONSES = (
     "openai-responses/pydantic-ai--test_openai_responses--test_openai_responses_thinking_with_tool_calls"
 )
 _GEMINI = "gemini/pydantic-ai--test_google--test_google_prompted_output_with_tools"
+_GEMINI_STREAM = "gemini/pydantic-ai--test_structured_output--test_native_output_with_function_tools_stream"
 #: Per wire: the recorded exchange whose response calls the tool, and the one answering after it.
 RECORDED = {
     # The first response is recorded only inside the next request (the assistant turn sent back).
     "anthropic": (None, "anthropic/pydantic-ai--test_anthropic--test_anthropic_tool_with_thinking--1.json"),
     "openai-responses": (f"{_RESPONSES}--0.json", f"{_RESPONSES}--1.json"),
     "gemini": (f"{_GEMINI}--0.json", f"{_GEMINI}--1.json"),
+    "gemini-stream": (f"{_GEMINI_STREAM}--0.json", f"{_GEMINI_STREAM}--1.json"),
 }
 
 
@@ -440,8 +442,9 @@ def _replies(wire: str) -> tuple[Reply, Reply, list[str]]:
         }
         first = recorded({"http_status": 200, "stream": False, "response": body})
     else:
-        body = _record(first_name)["response"]
-        first = recorded(_record(first_name))
+        record = _record(first_name)
+        body = record["response_events"] if record["stream"] else record["response"]
+        first = recorded(record)
     markers = re.findall(r'"(?:signature|encrypted_content|thoughtSignature)":"([^"]+)"', render(body))
     return first, recorded(then), markers
 
@@ -461,14 +464,13 @@ class TestReplayData:
         """
         first, then, markers = _replies(wire)
         assert markers, "the recorded response carries no replay data"
-        provider, _ = REPLAY_WIRES[wire]
 
         def reply(received: Received) -> Reply:
             return then if TOOL_TEXT.encode() in received.body else first
 
         with FakeProvider(reply) as fake:
             with Client(base_url=fake.url) as client:
-                plain = Runner(client, config(provider), replay_tools(wire))
+                plain = Runner(client, replay_config(wire), replay_tools(wire))
                 answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
             assert answered.stop is StopReason.ANSWERED
             done = subprocess.run(
