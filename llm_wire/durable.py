@@ -34,7 +34,6 @@ from llm_wire import codec, message
 from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
     CompensatingProvider,
-    ErrorCategory,
     ErrorCode,
     Pricing,
     Runner,
@@ -47,6 +46,7 @@ from llm_wire.agent import (
     ToolOutputProjectionFailed,
     ToolProvider,
     in_thread,
+    outcome_unknown,
 )
 from llm_wire.agent import Model as AgentModel
 from llm_wire.agent import RunResult as AgentResult
@@ -104,22 +104,14 @@ class DurableRunError(Exception):
         super().__init__(error.describe())
         self.error = error
 
+    def __reduce__(self) -> tuple[type[DurableRunError], tuple[StoreError]]:
+        # DBOS pickles a workflow's exception: another worker waiting for the run gets the typed error too.
+        return (DurableRunError, (self.error,))
+
 
 def sqlite_config(name: str, path: str) -> DBOSConfig:
     """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""
     return {"name": name, "system_database_url": f"sqlite:///{path}", "log_level": "WARNING"}
-
-
-def outcome_unknown(tool: str) -> ToolOutcome:
-    """
-    The tool message for a call whose earlier attempt was interrupted: it may or may not have taken effect,
-    and it was not run again because repeating it is not safe.
-    """
-    text = (
-        f"the call to tool {tool} was interrupted (the worker stopped) and its outcome is unknown; it was not"
-        " run again because it is not idempotent. Check whether its effect happened before calling it again."
-    )
-    return ToolOutcome.failed(ErrorCategory.INTERNAL, OUTCOME_UNKNOWN, text, retryable=False)
 
 
 def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:

@@ -4,19 +4,21 @@ file, a scripted model, a SQLite run store that can pause after any write, and a
 kills them with SIGKILL at chosen points and resumes them.
 
 ``python tests/durable_app.py crash BASE SEEDS`` runs SEEDS seeds under BASE (one directory each) and prints
-one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE`` runs a durable run
-against the fake provider at URL straight through, then one killed in its tool call and resumed. DBOS is
-imported once here and every worker is a forked child, so a seed costs a DBOS launch, not an interpreter
-start.
+one JSON line per seed; the test reads the directories afterwards. ``replay BASE URL WIRE [KILL_AT]`` runs a
+durable run against the fake provider at URL straight through, then one killed in its KILL_AT-th tool call
+(the first by default) and resumed. DBOS is imported once here and every worker is a forked child, so a seed
+costs a DBOS launch, not an interpreter start.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 import select
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -26,7 +28,7 @@ from pathlib import Path
 import attrs
 from dbos import DBOS
 
-from llm_wire import Prepared, config, user
+from llm_wire import Config, Prepared, config, user
 from llm_wire.agent import (
     Approval,
     ApprovalRequest,
@@ -57,11 +59,11 @@ from llm_wire.agent.store import (
     StoreError,
     Suspended,
 )
-from llm_wire.durable import DurableRunner, Suspension, sqlite_config
+from llm_wire.durable import DurableRunError, DurableRunner, Suspension, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
-from llm_wire.result import Ok, Result, unwrap
+from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.transport import Client
 from llm_wire.value import Value
 
@@ -558,45 +560,195 @@ class UpdatePlan:
         return TOOL_TEXT
 
 
-#: Each wire whose recorded responses carry replay data, and the tool its recorded call asks for.
-REPLAY_WIRES: dict[str, tuple[Provider, type]] = {
-    "anthropic": (Provider.ANTHROPIC, GetUserCountry),
-    "openai-responses": (Provider.OPENAI_RESPONSES, UpdatePlan),
-    "gemini": (Provider.GOOGLE, GetUserCountry),
+@attrs.frozen
+class GenerateTopic:
+    """Generate a topic (idempotent: a topic is as good as another)."""
+
+    def invoke(self) -> str:
+        point("tool started")
+        return TOOL_TEXT
+
+
+#: The card charge's deadline; the service takes four times as long.
+CHARGE_TIMEOUT = 0.3
+
+
+@attrs.frozen
+class ChargeCard:
+    """Charge the card (destructive, not idempotent); the payment service is slower than the deadline."""
+
+    async def invoke(self) -> str:
+        point("tool started")
+        await asyncio.sleep(CHARGE_TIMEOUT * 4)
+        return TOOL_TEXT
+
+
+#: Each wire whose recorded responses carry replay data, and the tools its recorded calls ask for
+#: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature; ``chat-charge``:
+#: one call that must not run twice; ``gemini-stream``: Gemini 3 over SSE).
+REPLAY_WIRES: dict[str, tuple[Provider, tuple[type, ...]]] = {
+    "anthropic": (Provider.ANTHROPIC, (GetUserCountry,)),
+    "openai-responses": (Provider.OPENAI_RESPONSES, (UpdatePlan,)),
+    "gemini": (Provider.GOOGLE, (GetUserCountry,)),
+    "gemini-rounds": (Provider.GOOGLE, (GetUserCountry, GenerateTopic)),
+    "chat-charge": (Provider.OPENAI_CHAT, (ChargeCard,)),
+    "gemini-stream": (Provider.GOOGLE, (GetUserCountry,)),
+}
+#: The contract of each replayed tool: idempotent (a killed call runs again), but for the card charge.
+REPLAY_CONTRACTS: dict[type, ToolContract] = {
+    ChargeCard: ToolContract(
+        side_effect=SideEffect.DESTRUCTIVE, idempotency=Idempotency.NON_IDEMPOTENT, timeout=CHARGE_TIMEOUT
+    ),
 }
 
 
+def replay_config(wire: str) -> Config:
+    """The configuration a replayed run sends with: the wire's provider, streaming for ``*-stream``."""
+    provider, _ = REPLAY_WIRES[wire]
+    return config(provider).with_stream(wire.endswith("-stream"))
+
+
 def replay_tools(wire: str) -> ReflectedProvider:
-    """The tool the wire's recorded call asks for; idempotent, so a killed call runs again."""
-    _, tool = REPLAY_WIRES[wire]
-    return reflect(make_tool(tool, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    """The tools the wire's recorded calls ask for, under their contracts."""
+    _, tools = REPLAY_WIRES[wire]
+    idempotent = ToolContract(idempotency=Idempotency.IDEMPOTENT)
+    return reflect(*(make_tool(tool, contract=REPLAY_CONTRACTS.get(tool, idempotent)) for tool in tools))
 
 
 def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: bool) -> None:
     """One worker of the replay runs: the model is the fake provider at ``url``, over HTTP."""
     _state.update(points=0, kill_at=kill_at)
     DBOS(config=sqlite_config("replay", str(directory / "dbos.sqlite")))
-    provider, _ = REPLAY_WIRES[wire]
     store = SqliteRunStore(directory / "runs.sqlite")
-    runner = DurableRunner("replay", Client(base_url=url), config(provider), replay_tools(wire), store=store)
+    runner = DurableRunner(
+        "replay", Client(base_url=url), replay_config(wire), replay_tools(wire), store=store
+    )
     DBOS.launch()
     messages = [user(REPLAY_PROMPT)]
     ended = runner.run(RUN_ID, REPLAY_MODEL, messages) if start else runner.wait(RUN_ID)
     assert isinstance(ended, RunRecord)
     answer = "" if ended.result is None else ended.result.content
-    print(json.dumps({"done": ended.status.value, "answer": answer}), flush=True)
+    ids = list(ended.admitted)
+    audits = {call_id: audit.projected_content_sha256 for call_id, audit in ended.audits.items()}
+    said = {"done": ended.status.value, "answer": answer, "ids": ids, "audits": audits}
+    print(json.dumps(said), flush=True)
 
 
-def replay(base: Path, url: str, wire: str) -> dict[str, object]:
-    """A durable run straight through, then one killed in its tool call and resumed by a new worker."""
+def replay(base: Path, url: str, wire: str, kill_at: int = 1) -> dict[str, object]:
+    """
+    A durable run straight through, then one killed in its ``kill_at``-th tool call and resumed by a new
+    worker.
+    """
     straight, killed = base / "straight", base / "killed"
     straight.mkdir(parents=True)
     killed.mkdir(parents=True)
     return {
         "straight": _fork(lambda: replay_worker(straight, url, wire, 0, start=True)),
-        "killed": _fork(lambda: replay_worker(killed, url, wire, 1, start=True)),
+        "killed": _fork(lambda: replay_worker(killed, url, wire, kill_at, start=True)),
         "resumed": _fork(lambda: replay_worker(killed, url, wire, 0, start=False)),
     }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A run store that is damaged or locked (issue 23, item 14 at the durable runner's join)
+
+
+class Held:
+    """A write lock on a SQLite file, held by another connection (another process would do the same)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+
+    def take(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self._db.execute("ROLLBACK")
+
+
+_held: dict[str, Held] = {}
+#: How often ``LockStore`` ran.
+_taken = [0]
+
+
+@attrs.frozen
+class LockStore:
+    """Take the store's write lock while running (a host's own transaction gone wrong); idempotent."""
+
+    path: str
+
+    def invoke(self) -> str:
+        _taken[0] += 1
+        _held["runs"].take()
+        return "locked"
+
+
+def _failed(work: Callable[..., object], *arguments: object) -> dict[str, object]:
+    """
+    How ``work(*arguments)`` failed: the exception's type, its typed store error and text, or that it did
+    not.
+    """
+    try:
+        work(*arguments)
+    except DurableRunError as error:
+        return {"raised": "DurableRunError", "error": type(error.error).__name__, "text": str(error)}
+    except Exception as error:  # what the test must not see: a raw exception from the database
+        return {"raised": type(error).__name__, "module": type(error).__module__}
+    return {"raised": None}
+
+
+def stores(directory: Path) -> dict[str, object]:
+    """
+    A durable run over a store file that is no database, over one truncated, over one locked before the
+    run, and over one a tool locks mid-run; what each raised, and what the store holds afterwards.
+    """
+    DBOS(config=sqlite_config("stores", str(directory / "dbos.sqlite")))
+    notes, cut, locked = directory / "notes.sqlite", directory / "cut.sqlite", directory / "locked.sqlite"
+    notes.write_bytes(b"these are my notes, not a database\n" * 200)
+    whole = SqliteRunStore(cut)
+    for n in range(150):
+        unwrap(whole.create(run_id=f"old-{n}", metadata={"note": "x" * 400}))
+    whole.close()
+    cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
+    before = {path.name: path.read_bytes() for path in (notes, cut)}
+    tools = reflect(make_tool(ReadFile, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    locking = reflect(make_tool(LockStore, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    model = BatchModel(("x",), "read_file")
+    chat = config(Provider.OPENAI_CHAT)
+    runners = {
+        name: DurableRunner(name, model, chat, tools, store=SqliteRunStore(path, timeout=0.2))
+        for name, path in (("notes", notes), ("cut", cut))
+    }
+    store = SqliteRunStore(locked, timeout=0.2)
+    runners["locked"] = DurableRunner("locked", model, chat, tools, store=store)
+    midrun = DurableRunner("midrun", BatchModel(("y",), "lock_store"), chat, locking, store=store)
+    DBOS.launch()
+    _held["runs"] = held = Held(locked)
+    seen: dict[str, object] = {}
+    for name in ("notes", "cut"):
+        seen[name] = _failed(runners[name].run, f"run-{name}", "m", [user("go")])
+    seen["unchanged"] = before == {path.name: path.read_bytes() for path in (notes, cut)}
+    held.take()
+    seen["locked"] = _failed(runners["locked"].run, "run-locked", "m", [user("go")])
+    held.release()
+    seen["locked_then"] = _failed(runners["locked"].run, "run-unlocked", "m", [user("go")])
+    seen["midrun"] = _failed(midrun.run, "run-midrun", "m", [user("go")])
+    held.release()
+    # The failure as DBOS kept it: another worker waiting for the run, or a second start of it.
+    seen["midrun_waited"] = _failed(midrun.wait, "run-midrun")
+    seen["midrun_again"] = _failed(midrun.run, "run-midrun", "m", [user("go")])
+    left = unwrap(store.load("run-midrun"))
+    seen["midrun_record"] = {
+        "status": left.status.value,
+        "started": sorted(left.started),
+        "admitted": sorted(left.admitted),
+        "lock_taken": _taken[0],
+    }
+    missing = store.load("run-locked")
+    seen["locked_record"] = type(missing.error).__name__ if isinstance(missing, Err) else "found"
+    done = unwrap(store.load("run-unlocked"))
+    seen["unlocked_record"] = {"status": done.status.value, "admitted": sorted(done.admitted)}
+    return seen
 
 
 if __name__ == "__main__":
@@ -604,5 +756,8 @@ if __name__ == "__main__":
         crash(Path(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "approvals":
         print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
+    elif sys.argv[1] == "stores":
+        print(json.dumps(stores(Path(sys.argv[2]))), flush=True)
     elif sys.argv[1] == "replay":
-        print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4])), flush=True)
+        kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+        print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4], kill_at)), flush=True)

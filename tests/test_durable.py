@@ -21,20 +21,21 @@ from durable_app import (
     POLICY,
     REPLAY_MODEL,
     REPLAY_PROMPT,
-    REPLAY_WIRES,
     RUN_ID,
     SCRIPT,
     TOOL_TEXT,
+    replay_config,
     replay_tools,
 )
 
 from llm_wire import Prepared, config, prepare, request, user
 from llm_wire.agent import Idempotency, Runner, StopReason, ToolContract, ToolDescriptor, make_tool
 from llm_wire.agent.projection import project_outcome
-from llm_wire.agent.store import RunStatus, SqliteRunStore, sha256_hex
+from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, sha256_hex
 from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import (
     OUTCOME_UNKNOWN,
+    DurableRunError,
     _outcome_of,
     _terminal_value,
     is_safe_to_repeat,
@@ -47,7 +48,7 @@ from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Refused, Sent
 from llm_wire.providers.response import FinishReason, PartialCall, Terminal, Usage
 from llm_wire.result import Ok, unwrap
 from llm_wire.transport import Client
-from llm_wire.transport.fake import FakeProvider, Received, Reply, recorded
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, Reply, answer, recorded
 from llm_wire.value import Limits, Value, parse, render
 
 APP = Path(__file__).with_name("durable_app.py")
@@ -262,6 +263,83 @@ class TestSeams:
         assert any(line["cut"] for line in seams if "output" in line)  # some outputs were cut to fit
 
 
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What durable runs over damaged and locked store files raised, run once in a real subprocess."""
+    directory = tmp_path_factory.mktemp("stores")
+    done = subprocess.run(
+        [sys.executable, str(APP), "stores", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return facts
+
+
+class TestStores:
+    """
+    Issue 23, item 14 at the durable runner's join: a run whose SQLite store is damaged or locked ends in
+    a typed ``DurableRunError`` carrying the store's error, never a raw ``sqlite3`` exception, and the store
+    keeps what it held.
+    """
+
+    def test_a_damaged_store_file_is_a_typed_error(self, stores: dict[str, Any]) -> None:
+        """A file that is no database, or one cut in half, is ``StoreCorrupt``; neither file is touched."""
+        corrupt = {
+            "raised": "DurableRunError",
+            "error": "StoreCorrupt",
+            "text": "the run store's file is not a database or is damaged",
+        }
+        assert stores["notes"] == stores["cut"] == corrupt
+        assert stores["unchanged"] is True
+
+    def test_a_store_locked_before_the_run_is_busy_and_nothing_is_written(
+        self, stores: dict[str, Any]
+    ) -> None:
+        """
+        A lock held past the store's timeout is ``StoreBusy`` with no record written; once released, a run
+        on the same store completes.
+        """
+        busy = {
+            "raised": "DurableRunError",
+            "error": "StoreBusy",
+            "text": "the run store stayed locked by another writer for 0.2 s; nothing was written (retry)",
+        }
+        assert stores["locked"] == busy
+        assert stores["locked_record"] == "RunNotFound"
+        assert stores["locked_then"] == {"raised": None}
+        assert stores["unlocked_record"] == {"status": "completed", "admitted": ["write-x"]}
+
+    def test_a_store_locked_mid_run_is_busy_for_every_worker(self, stores: dict[str, Any]) -> None:
+        """
+        A lock taken while the tool runs makes the admission ``StoreBusy``; the worker that started the run,
+        one waiting for it and a second start of it all get that typed error (DBOS keeps it pickled), and
+        the record still holds the started call, which ran once.
+        """
+        busy = {
+            "raised": "DurableRunError",
+            "error": "StoreBusy",
+            "text": "the run store stayed locked by another writer for 0.2 s; nothing was written (retry)",
+        }
+        assert stores["midrun"] == stores["midrun_waited"] == stores["midrun_again"] == busy
+        assert stores["midrun_record"] == {
+            "status": "running",
+            "started": ["write-y"],
+            "admitted": [],
+            "lock_taken": 1,
+        }
+
+    def test_the_error_survives_pickling(self) -> None:
+        """``DurableRunError`` pickles with its typed error (DBOS stores a workflow's exception that way)."""
+        again = pickle.loads(pickle.dumps(DurableRunError(StoreBusy(0.2))))
+        assert isinstance(again, DurableRunError)
+        assert again.error == StoreBusy(0.2)
+        assert str(again) == StoreBusy(0.2).describe()
+
+
 class TestContracts:
     """Which calls may run again, and what the model is told otherwise."""
 
@@ -318,12 +396,14 @@ _RESPONSES = (
     "openai-responses/pydantic-ai--test_openai_responses--test_openai_responses_thinking_with_tool_calls"
 )
 _GEMINI = "gemini/pydantic-ai--test_google--test_google_prompted_output_with_tools"
+_GEMINI_STREAM = "gemini/pydantic-ai--test_structured_output--test_native_output_with_function_tools_stream"
 #: Per wire: the recorded exchange whose response calls the tool, and the one answering after it.
 RECORDED = {
     # The first response is recorded only inside the next request (the assistant turn sent back).
     "anthropic": (None, "anthropic/pydantic-ai--test_anthropic--test_anthropic_tool_with_thinking--1.json"),
     "openai-responses": (f"{_RESPONSES}--0.json", f"{_RESPONSES}--1.json"),
     "gemini": (f"{_GEMINI}--0.json", f"{_GEMINI}--1.json"),
+    "gemini-stream": (f"{_GEMINI_STREAM}--0.json", f"{_GEMINI_STREAM}--1.json"),
 }
 
 
@@ -362,8 +442,9 @@ def _replies(wire: str) -> tuple[Reply, Reply, list[str]]:
         }
         first = recorded({"http_status": 200, "stream": False, "response": body})
     else:
-        body = _record(first_name)["response"]
-        first = recorded(_record(first_name))
+        record = _record(first_name)
+        body = record["response_events"] if record["stream"] else record["response"]
+        first = recorded(record)
     markers = re.findall(r'"(?:signature|encrypted_content|thoughtSignature)":"([^"]+)"', render(body))
     return first, recorded(then), markers
 
@@ -383,14 +464,13 @@ class TestReplayData:
         """
         first, then, markers = _replies(wire)
         assert markers, "the recorded response carries no replay data"
-        provider, _ = REPLAY_WIRES[wire]
 
         def reply(received: Received) -> Reply:
             return then if TOOL_TEXT.encode() in received.body else first
 
         with FakeProvider(reply) as fake:
             with Client(base_url=fake.url) as client:
-                plain = Runner(client, config(provider), replay_tools(wire))
+                plain = Runner(client, replay_config(wire), replay_tools(wire))
                 answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
             assert answered.stop is StopReason.ANSWERED
             done = subprocess.run(
@@ -416,6 +496,119 @@ class TestReplayData:
             assert marker.encode() in after_resume, "the resumed run dropped the provider's replay data"
         assert after_straight == after_plain
         assert after_resume == after_plain
+
+
+#: Two rounds of one id-less Gemini call each (get_user_country, then generate_topic), each with its thought
+#: signature, then the answer.
+_ROUNDS = (
+    f"{_GEMINI}--0.json",
+    "gemini/pydantic-ai--test_google--test_google_instructions_only_with_tool_calls--1.json",
+    f"{_GEMINI}--1.json",
+)
+
+
+class TestGeminiRounds:
+    """
+    Issues 23, items 5 and 10 together: a durable Gemini run of two tool rounds of id-less calls, killed
+    inside its second call and resumed by a new worker, answers as an uninterrupted run does.
+    """
+
+    def test_a_resumed_two_round_run_keeps_its_ids_and_signatures(self, tmp_path: Path) -> None:
+        """
+        The plain ``Runner``, a durable run straight through and one killed in its second tool call and
+        resumed give the calls the same ids, and send the same requests byte for byte, every recorded
+        thought signature included.
+        """
+        records = [_record(name) for name in _ROUNDS]
+        replies = [recorded(record) for record in records]
+        markers = re.findall(r'"thoughtSignature":"([^"]+)"', "".join(render(r["response"]) for r in records))
+        assert len(markers) == 3
+
+        def reply(received: Received) -> Reply:
+            return replies[min(received.body.count(b'"functionResponse"'), 2)]
+
+        with FakeProvider(reply) as fake:
+            with Client(base_url=fake.url) as client:
+                plain = Runner(client, config(Provider.GOOGLE), replay_tools("gemini-rounds"))
+                answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
+            assert answered.stop is StopReason.ANSWERED, answered.stop
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "gemini-rounds", "2"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        assert runs["killed"]["killed"], runs
+        assert runs["resumed"]["answer"] == runs["straight"]["answer"] == answered.text
+        ids = [record.call.id for record in answered.calls]
+        assert len(set(ids)) == 2
+        assert runs["straight"]["ids"] == runs["resumed"]["ids"] == ids
+        # Plain and straight asked three times; the killed worker twice (it died in the second tool); the
+        # resumed one replayed both model rounds from their records and asked once, after the tool.
+        rounds = [body.count(b'"functionResponse"') for body in bodies]
+        assert rounds == [0, 1, 2, 0, 1, 2, 0, 1, 2]
+        for seen in (1, 2):
+            sent = [body for body, n in zip(bodies, rounds, strict=True) if n == seen]
+            assert len(set(sent)) == 1, f"the requests after round {seen} differ"
+        last = bodies[-1]
+        for marker in markers[:2]:
+            assert marker.encode() in last, "a thought signature was dropped"
+        for call_id in ids:
+            assert call_id.encode() not in last, "an id Gemini never gave was sent to it"
+
+
+class TestUnknownOutcomes:
+    """
+    Issue 23, items 1 and 2 at the resume: what the model is told about a call that may have taken effect,
+    and what the store audits, are the same whether the call timed out in a plain run or its worker died.
+    """
+
+    def test_a_call_cut_by_a_kill_reads_as_one_cut_by_its_deadline(self, tmp_path: Path) -> None:
+        """
+        A card charge (destructive, not idempotent) past its deadline in a plain ``Runner``, and the same
+        charge killed mid-call in a durable run and resumed by a new worker: the request after the tool is
+        the same byte for byte (``outcome_unknown``, not retryable), and the resumed run's store audits the
+        exact text the model saw.
+        """
+        calling = answer(Provider.OPENAI_CHAT, "", [FakeCall("call-1", "charge_card", "{}")])
+        answered = answer(Provider.OPENAI_CHAT, "I could not tell whether the card was charged.")
+
+        def reply(received: Received) -> Reply:
+            return answered if b'"tool_call_id"' in received.body else calling
+
+        with FakeProvider(reply) as fake:
+            with Client(base_url=fake.url) as client:
+                plain = Runner(client, config(Provider.OPENAI_CHAT), replay_tools("chat-charge"))
+                try:
+                    result = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
+                finally:
+                    plain.close(timeout=0)
+            assert result.stop is StopReason.ANSWERED, result.stop
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "chat-charge", "1"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["killed"]["killed"], runs
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        after_plain, after_straight, after_resume = (body for body in bodies if b'"tool_call_id"' in body)
+        assert after_straight == after_plain
+        assert after_resume == after_plain, "the resumed run told the model something else"
+        shown = json.loads(after_resume)["messages"][-1]["content"]
+        error = json.loads(shown)["error"]
+        assert (error["category"], error["code"], error["retryable"]) == ("timeout", "outcome_unknown", False)
+        assert "charge_card" in error["message"]
+        assert runs["resumed"]["audits"] == {"call-1": sha256_hex(shown)}
 
 
 def _replay_data(outcome: Outcome) -> list[Value]:

@@ -68,7 +68,7 @@ from llm_wire.agent._outcome import (
     category_for_status,
     outcome_for_exception,
 )
-from llm_wire.agent._policy import REDACTED, redact, retry_advice
+from llm_wire.agent._policy import REDACTED, outcome_unknown, redact, retry_advice
 from llm_wire.agent._providers import (
     CompensatingProvider,
     CompositeProvider,
@@ -180,6 +180,7 @@ __all__ = [
     "category_for_status",
     "invalid_arguments",
     "outcome_for_exception",
+    "outcome_unknown",
     "retry_advice",
     "unknown_tool",
     # providers

@@ -29,6 +29,7 @@ __all__ = [
     "REDACTED",
     "expected_version",
     "extract_version",
+    "outcome_unknown",
     "redact",
     "retry_advice",
     "retry_delay",
@@ -124,6 +125,25 @@ def retry_delay(
     return delay
 
 
+def outcome_unknown(tool: str) -> ToolOutcome:
+    """
+    The outcome of a call that started and may have taken effect, and was not run again because repeating
+    it is not safe: ``timeout``/``outcome_unknown``, never retryable. Every runner says it in these words,
+    whether the call ran past its deadline or its worker stopped mid-call (a durable run's resume).
+    """
+    return ToolOutcome.failed(
+        ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, _unknown(tool), retryable=False
+    )
+
+
+def _unknown(tool: str) -> str:
+    return (
+        f"the call to tool {tool} started but did not finish, and may have taken effect; its outcome is"
+        " unknown and it was not run again because repeating it is not safe. Check whether its effect"
+        " happened before calling it again."
+    )
+
+
 def retry_advice(
     outcome: ToolOutcome, contract: ToolContract, tool: str, *, consumes_key: bool, compensated: bool = False
 ) -> ToolOutcome:
@@ -139,11 +159,7 @@ def retry_advice(
     ):
         return outcome
     if failure.category is ErrorCategory.TIMEOUT and failure.code != ErrorCode.OUTCOME_UNKNOWN:
-        message = (
-            f"the call to tool {tool} did not finish in time and may have taken effect; its outcome is"
-            " unknown and it was not run again because repeating it is not safe. Check whether its effect"
-            " happened before calling it again."
-        )
+        message = _unknown(tool)
         unknown = ToolFailure(
             ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, message, False, failure.details
         )
