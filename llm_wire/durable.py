@@ -45,6 +45,7 @@ from llm_wire.agent import (
     ToolOutcome,
     ToolOutputProjectionFailed,
     ToolProvider,
+    in_thread,
     outcome_unknown,
 )
 from llm_wire.agent import Model as AgentModel
@@ -273,7 +274,7 @@ class _StepProvider:
         return self._inner.capabilities(name)
 
     async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
-        outcome: ToolOutcome = await asyncio.to_thread(self._step, invocation)
+        outcome: ToolOutcome = await in_thread(self._step, invocation)
         return outcome
 
 
@@ -285,7 +286,7 @@ class _CompensatingStepProvider(_StepProvider):
         self._compensate_step = compensate_step
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
-        outcome: ToolOutcome = await asyncio.to_thread(self._compensate_step, invocation, failure)
+        outcome: ToolOutcome = await in_thread(self._compensate_step, invocation, failure)
         return outcome
 
 

@@ -91,6 +91,7 @@ from llm_wire.agent._runner import (
     ApprovalPolicy,
     Approver,
     AsyncModel,
+    HostHookError,
     Model,
     PrepareToolResult,
     ProjectOutput,
@@ -111,6 +112,7 @@ from llm_wire.agent._steps import (
     Step,
     StopReason,
 )
+from llm_wire.agent._threads import in_thread
 from llm_wire.agent._typed import (
     TypedTool,
     function_tool,
@@ -188,6 +190,7 @@ __all__ = [
     "ScopedProvider",
     "ToolProvider",
     "compose",
+    "in_thread",
     "reflect",
     "scope",
     # the runner
@@ -197,6 +200,7 @@ __all__ = [
     "AsyncModel",
     "CallRecord",
     "Cancellation",
+    "HostHookError",
     "Model",
     "ModelRequest",
     "PrepareModelRequest",

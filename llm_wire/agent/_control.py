@@ -11,7 +11,9 @@ import math
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, cast
+
+from attrs import frozen
 
 from llm_wire.agent._outcome import ToolOutcome
 from llm_wire.message import ToolCall
@@ -96,9 +98,23 @@ class Portal:
         self.thread = threading.Thread(target=self.loop.run_forever, name="llm_wire.agent", daemon=True)
         self.thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """Whether the loop thread still runs."""
+        return self.thread.is_alive()
+
     def call(self, work: Coroutine[Any, Any, T]) -> T:
-        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(work, self.loop)
-        return future.result()
+        """
+        Run ``work`` on the loop and wait for it. Whatever it raises, ``SystemExit`` and
+        ``KeyboardInterrupt`` included, is raised here, in the caller's thread; the loop thread runs on.
+        """
+        future: concurrent.futures.Future[_Ended[T]] = asyncio.run_coroutine_threadsafe(
+            _ended(work), self.loop
+        )
+        ended = future.result()
+        if ended.error is not None:
+            raise ended.error
+        return cast(T, ended.value)
 
     def close(self, timeout: float | None) -> None:
         pending = asyncio.run_coroutine_threadsafe(_settled(timeout), self.loop).result()
@@ -107,6 +123,27 @@ class Portal:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join()
         self.loop.close()
+
+
+@frozen
+class _Ended(Generic[T]):
+    """How a coroutine ended: its value, or what it raised."""
+
+    value: T | None
+    error: BaseException | None
+
+
+async def _ended(work: Coroutine[Any, Any, T]) -> _Ended[T]:
+    """
+    ``work`` to its end. A ``BaseException`` is caught here, so it never stops the loop (asyncio re-raises
+    ``SystemExit`` and ``KeyboardInterrupt`` out of ``run_forever``, which would leave the caller waiting).
+    """
+    try:
+        return _Ended(await work, None)
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        return _Ended(None, exc)
 
 
 async def _settled(timeout: float | None) -> int:

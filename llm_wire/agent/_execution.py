@@ -8,6 +8,8 @@ outcome carries the retry advice of ``_policy.retry_advice``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import math
 import threading
@@ -16,15 +18,16 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from attrs import evolve
+from attrs import evolve, frozen
 
-from llm_wire.agent._control import RunState
+from llm_wire.agent._control import RunState, resolve
 from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
 from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
 from llm_wire.agent._policy import expected_version, retry_advice, retry_delay
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
+from llm_wire.agent._threads import CURRENT_SLOT, Slot
 from llm_wire.message import ToolCall
 
 __all__ = ["Executor"]
@@ -35,7 +38,7 @@ _LOG = logging.getLogger("llm_wire.agent")
 class Executor:
     """
     Runs calls of one provider under their contracts, with an in-flight cap shared by every run of its
-    runner (an abandoned straggler keeps its slot until it really ends).
+    runner: calls beyond it wait for a slot, and an abandoned straggler keeps its slot until it really ends.
     """
 
     def __init__(
@@ -52,6 +55,8 @@ class Executor:
         self._max_in_flight = max_in_flight
         self._in_flight = 0
         self._flight_lock = threading.Lock()
+        self._idle = threading.Condition(self._flight_lock)
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._emit = emit
         self._log_text = log_exception_text
         self._draw = draw
@@ -60,6 +65,11 @@ class Executor:
     def in_flight(self) -> int:
         """Attempts still running, abandoned stragglers included."""
         return self._in_flight
+
+    def settle(self, timeout: float | None) -> bool:
+        """Wait at most ``timeout`` seconds for every attempt to end, stragglers' threads included."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
 
     async def execute(
         self, run: RunState, call: ToolCall, descriptor: ToolDescriptor, arguments: Any, decoded: Any
@@ -92,9 +102,10 @@ class Executor:
                 outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
                 if not compensated:
                     return retry_advice(outcome, contract, descriptor.name, consumes_key=consumes_key)
-            delay = retry_delay(
-                contract, outcome, attempt, compensated, self._draw(), consumes_key=consumes_key
-            )
+            drawn = self._draw()
+            if not isinstance(drawn, float | int) or isinstance(drawn, bool):
+                raise TypeError(f"draw must return a float, not {type(drawn).__name__}")
+            delay = retry_delay(contract, outcome, attempt, compensated, drawn, consumes_key=consumes_key)
             if delay is None:
                 return retry_advice(
                     outcome, contract, descriptor.name, consumes_key=consumes_key, compensated=compensated
@@ -148,12 +159,16 @@ class Executor:
         if run.cancel.cancelled:
             message = f"the call to tool {name} was cancelled before it started"
             return ToolOutcome.failed(ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False)
-        with self._flight_lock:
-            if self._in_flight >= self._max_in_flight:
-                message = f"tool {name} cannot run now: too many calls are in flight; retry later"
-                busy = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.CAPACITY_EXHAUSTED, message)
-                return busy.with_metadata(tool_execution_capacity_exhausted="true")
-            self._in_flight += 1
+        if not await self._acquire(run, deadline):
+            if run.cancel.cancelled:
+                message = f"the call to tool {name} was cancelled before it started"
+                return ToolOutcome.failed(
+                    ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
+                )
+            message = f"tool {name} could not start before its deadline: too many calls are in flight"
+            busy = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, ErrorCode.CAPACITY_EXHAUSTED, message)
+            return busy.with_metadata(tool_execution_capacity_exhausted="true")
+        slot = Slot(self._release)
         contract = invocation.descriptor.contract
         heartbeat = contract.heartbeat if compensating is None else None
         beats = _Beats(self._emit, invocation.call, heartbeat.minimum_interval if heartbeat else 0.0)
@@ -175,8 +190,10 @@ class Executor:
             provider = self._provider
             assert isinstance(provider, CompensatingProvider)
             work = self._guarded(partial(provider.compensate, invocation, compensating), name, "compensate")
-        task = asyncio.ensure_future(work)
-        task.add_done_callback(self._release)
+        scope = contextvars.copy_context()
+        scope.run(CURRENT_SLOT.set, slot)
+        task = asyncio.get_running_loop().create_task(work, context=scope)
+        task.add_done_callback(slot.drop)
         try:
             return await self._await_attempt(run, task, context, beats, heartbeat, deadline, name)
         except asyncio.CancelledError:  # the run itself was cancelled by its caller: stop the call too
@@ -187,7 +204,7 @@ class Executor:
     async def _await_attempt(
         self,
         run: RunState,
-        task: asyncio.Future[ToolOutcome],
+        task: asyncio.Future[_Answer],
         context: InvocationContext,
         beats: _Beats,
         heartbeat: HeartbeatPolicy | None,
@@ -206,7 +223,11 @@ class Executor:
             await asyncio.wait(watched, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
             beats.flush()
             if task.done():
-                return task.result()
+                answer = task.result()
+                # A tool that blocked the loop past the deadline answered late: its result is dropped too.
+                if deadline is None or answer.at <= deadline:
+                    return answer.outcome
+                break
             if run.cancel.cancelled:
                 break
         context.cancel()
@@ -229,32 +250,71 @@ class Executor:
             outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
         return outcome.with_metadata(late_result_discarded="true")
 
-    def _release(self, _: object) -> None:
+    async def _acquire(self, run: RunState, deadline: float | None) -> bool:
+        """
+        Take an in-flight slot, queueing while all are taken; ``False`` when the deadline passes or the run
+        stops first.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            with self._flight_lock:
+                if self._in_flight < self._max_in_flight:
+                    self._in_flight += 1
+                    return True
+                freed: asyncio.Future[None] = loop.create_future()
+                self._waiters.append((loop, freed))
+            wait = None if deadline is None else deadline - time.monotonic()
+            try:
+                if run.cancel.cancelled or (wait is not None and wait <= 0):
+                    return False
+                await asyncio.wait({freed, run.stopped}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                with self._flight_lock:
+                    if (loop, freed) in self._waiters:
+                        self._waiters.remove((loop, freed))
+
+    def _release(self) -> None:
+        """Give a slot back and wake every queued call (each takes a free slot or queues again)."""
         with self._flight_lock:
             self._in_flight -= 1
+            waiters, self._waiters = self._waiters, []
+            self._idle.notify_all()
+        for loop, freed in waiters:
+            with contextlib.suppress(RuntimeError):  # that call's loop is closed: it waits no more
+                loop.call_soon_threadsafe(resolve, freed)
 
-    async def _guarded(self, work: Callable[[], Awaitable[object]], name: str, step: str) -> ToolOutcome:
+    async def _guarded(self, work: Callable[[], Awaitable[object]], name: str, step: str) -> _Answer:
         """
-        The provider's answer; any exception it raises becomes a sanitized outcome. The provider's coroutine
-        is made here, so a task cancelled before it starts leaves no coroutine unawaited.
+        The provider's answer and when it came; anything it raises, ``BaseException`` included (an argparse
+        ``SystemExit``), becomes a sanitized outcome. The provider's coroutine is made here, so a task
+        cancelled before it starts leaves no coroutine unawaited.
         """
         try:
             result = await work()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except BaseException as exc:
             self.log(exc, name, step)
-            return outcome_for_exception(exc, name)
+            return _Answer(outcome_for_exception(exc, name), time.monotonic())
         if not isinstance(result, ToolOutcome):
             message = f"the provider of tool {name} returned something that is not a ToolOutcome"
-            return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
-        return result
+            failed = ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)
+            return _Answer(failed, time.monotonic())
+        return _Answer(result, time.monotonic())
 
     def log(self, exc: BaseException, name: str, step: str) -> None:
         if self._log_text:
             _LOG.warning("tool %s raised %s in %s: %s", name, type(exc).__name__, step, exc)
         else:
             _LOG.warning("tool %s raised %s in %s", name, type(exc).__name__, step)
+
+
+@frozen
+class _Answer:
+    """A provider's outcome and the ``time.monotonic()`` it arrived at."""
+
+    outcome: ToolOutcome
+    at: float
 
 
 class _Beats:

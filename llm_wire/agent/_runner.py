@@ -59,10 +59,11 @@ from llm_wire.agent._steps import (
     RunTools,
     StopReason,
 )
+from llm_wire.agent._threads import in_thread
 from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing
 from llm_wire.agent.projection import projector
 from llm_wire.message import ToolCall
-from llm_wire.outcome import Outcome
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
@@ -72,6 +73,7 @@ __all__ = [
     "Approver",
     "ApprovalPolicy",
     "AsyncModel",
+    "HostHookError",
     "Model",
     "PrepareToolResult",
     "ProjectOutput",
@@ -103,10 +105,11 @@ class SyncModel(Protocol):
 
 Model: TypeAlias = AsyncModel | SyncModel
 
-#: ``allow_tool_call(call, descriptor)``: whether the host lets the call run at all (checked first).
-AllowToolCall: TypeAlias = Callable[[ToolCall, ToolDescriptor], "bool | Awaitable[bool]"]
+#: ``allow_tool_call(call, descriptor)``: whether the host lets the call run at all (checked first):
+#: ``True``/``ALLOW`` (approval still applies), ``False``/``DENY``, or ``ASK`` the approver.
+AllowToolCall: TypeAlias = Callable[[ToolCall, ToolDescriptor], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``approval_policy(request)`` for ``Approval.POLICY`` tools: allow, deny, or ``ASK`` the approver.
-ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | Awaitable[Verdict]"]
+ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``approver(request)``: allow, deny, or ``ASK`` (suspend the run for manual review).
 Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``prepare_tool_result(call, outcome)``: rewrite an outcome (redact, enrich), or ``None`` to reject it.
@@ -125,6 +128,49 @@ ProjectOutput: TypeAlias = Callable[
 
 async def _maybe(value: T | Awaitable[T]) -> T:
     return await value if inspect.isawaitable(value) else value
+
+
+class HostHookError(Exception):
+    """
+    A hook the host gave the runner raised: ``hook`` names it, ``error_type`` the exception's type. The
+    text repeats neither the exception's message nor any input; the exception itself is the ``__cause__``.
+    """
+
+    def __init__(self, hook: str, error_type: str) -> None:
+        super().__init__(f"the {hook} hook raised {error_type}")
+        self.hook = hook
+        self.error_type = error_type
+
+
+def _called(hook: str, fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)``; an exception it raises is a ``HostHookError`` naming ``hook``."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        raise HostHookError(hook, type(exc).__name__) from exc
+
+
+async def _awaited(hook: str, fn: Callable[..., T | Awaitable[T]], *args: object) -> T:
+    """``_called`` for a hook that may be async."""
+    try:
+        return await _maybe(fn(*args))
+    except Exception as exc:
+        raise HostHookError(hook, type(exc).__name__) from exc
+
+
+def _verdict(hook: str, answer: object) -> Verdict:
+    """A hook's answer as a ``Verdict`` (``True`` allows, ``False`` denies); else a ``TypeError``."""
+    if isinstance(answer, Verdict):
+        return answer
+    if answer is True or answer is False:
+        return Verdict.ALLOW if answer else Verdict.DENY
+    raise TypeError(f"{hook} must return a Verdict or a bool, not {type(answer).__name__}")
+
+
+async def _arrival(pending: Awaitable[T]) -> tuple[T, float]:
+    """What ``pending`` gives and the ``time.monotonic()`` it came at."""
+    value = await pending
+    return value, time.monotonic()
 
 
 def _check_callable(name: str, value: object) -> None:
@@ -318,7 +364,7 @@ class Runner:
         ``arun`` for synchronous code: the same driver on the runner's own event loop thread, so an
         abandoned straggler never holds the caller. ``close`` stops that thread.
         """
-        if self._portal is None:
+        if self._portal is None or not self._portal.alive:
             self._portal = Portal()
         work = self.arun(
             request,
@@ -334,17 +380,20 @@ class Runner:
     def close(self, timeout: float | None = 5.0) -> None:
         """
         Stop the loop thread ``run`` started, once abandoned stragglers finish (at most ``timeout``
-        seconds; a straggler still running then keeps the daemon thread until it ends).
+        seconds; a straggler's thread still running then runs on alone, and its result is dropped).
         """
         if self._portal is not None:
-            self._portal.close(timeout)
+            started = time.monotonic()
+            self._executor.settle(timeout)
+            left = None if timeout is None else max(timeout - (time.monotonic() - started), 0.0)
+            self._portal.close(left)
             self._portal = None
 
     def _ended(self, run: RunState, result: RunResult) -> RunResult:
         """The result with the run's correlation ids and, once, the cost of its whole usage."""
         cost = None
         if self._pricing is not None:
-            cost = self._pricing(result.total_usage)
+            cost = _called("pricing", self._pricing, result.total_usage)
             if cost is not None and not isinstance(cost, Decimal):
                 raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
         return evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
@@ -357,7 +406,7 @@ class Runner:
         if hook is None:
             return step.prepared
         given = ModelRequest(step.prepared.request, dict(run.metadata), run.run_id, run.trace_id, step.round)
-        taken = await _maybe(hook(given))
+        taken = await _awaited("prepare_model_request", hook, given)
         if not isinstance(taken, ModelRequest):
             raise TypeError(f"prepare_model_request must return a ModelRequest, not {type(taken).__name__}")
         # The host may clear the execution context, never the correlation: run_id and trace_id stay.
@@ -379,10 +428,10 @@ class Runner:
             return steps.unprepared(prepared.error)
         self._emit(ModelStarted(step.round))
         if self._async_model:
-            pending: Awaitable[Outcome] = self._model.complete(prepared)  # type: ignore[assignment]
+            pending: Awaitable[object] = self._model.complete(prepared)  # type: ignore[assignment]
         else:
-            pending = asyncio.to_thread(self._model.complete, prepared)  # type: ignore[arg-type]
-        task = asyncio.ensure_future(pending)
+            pending = in_thread(self._model.complete, prepared)
+        task = asyncio.ensure_future(_arrival(pending))
         timeout = None if run.deadline is None else max(run.remaining(), 0.0)
         watched: set[asyncio.Future[Any]] = {task, run.stopped}
         await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -390,7 +439,11 @@ class Runner:
             task.cancel()
             reason = StopReason.CANCELLED if run.cancel.cancelled else StopReason.DEADLINE
             return steps.stop(reason)
-        outcome = task.result()
+        outcome, at = task.result()
+        if not isinstance(outcome, Answer | NeedsTools | OutputLimited | Refused | Failure):
+            raise TypeError(f"model.complete must return an Outcome, not {type(outcome).__name__}")
+        if run.deadline is not None and at > run.deadline:  # a model that blocked the loop answered late
+            return steps.stop(StopReason.DEADLINE)
         self._emit(ModelCompleted(step.round, outcome))
         return steps.model_returned(outcome)
 
@@ -441,7 +494,7 @@ class Runner:
         self, outcome: ToolOutcome, descriptor: ToolDescriptor | None
     ) -> ProjectedOutput | OutputProjectionError:
         """What ``project_output`` made of an outcome; a plain text counts as not truncated."""
-        shown = self._project(outcome, descriptor)
+        shown = _called("project_output", self._project, outcome, descriptor)
         if isinstance(shown, str):
             return ProjectedOutput(shown, _UNREPORTED)
         if not isinstance(shown, ProjectedOutput | OutputProjectionError):
@@ -466,12 +519,18 @@ class Runner:
         self, run: RunState, planned: Planned, descriptor: ToolDescriptor
     ) -> ToolOutcome | None:
         call = planned.call
-        if self._allow is not None and not await _maybe(self._allow(call, descriptor)):
-            return self._deny(
-                call, ErrorCode.DENIED, f"the host did not allow this call to tool {descriptor.name}"
+        ask = False
+        if self._allow is not None:
+            allowed = _verdict(
+                "allow_tool_call", await _awaited("allow_tool_call", self._allow, call, descriptor)
             )
+            if allowed is Verdict.DENY:
+                return self._deny(
+                    call, ErrorCode.DENIED, f"the host did not allow this call to tool {descriptor.name}"
+                )
+            ask = allowed is Verdict.ASK
         contract = descriptor.contract
-        if contract.approval is Approval.NEVER or call.id in run.approved:
+        if call.id in run.approved or (contract.approval is Approval.NEVER and not ask):
             return None
         request = ApprovalRequest(
             call.id,
@@ -484,8 +543,8 @@ class Runner:
             run.run_id,
         )
         verdict = Verdict.ASK
-        if contract.approval is Approval.POLICY and self._policy is not None:
-            verdict = await _maybe(self._policy(request))
+        if contract.approval is Approval.POLICY and self._policy is not None and not ask:
+            verdict = _verdict("approval_policy", await _awaited("approval_policy", self._policy, request))
         if verdict is Verdict.ASK:
             if self._approver is None:
                 return self._deny(
@@ -494,10 +553,7 @@ class Runner:
                     f"tool {descriptor.name} needs approval and no approver is configured",
                 )
             self._emit(ApprovalRequested(request))
-            answer = await _maybe(self._approver(request))
-            verdict = (
-                answer if isinstance(answer, Verdict) else Verdict.ALLOW if answer is True else Verdict.DENY
-            )
+            verdict = _verdict("approver", await _awaited("approver", self._approver, request))
             if verdict is Verdict.ASK:
                 raise _Stop(StopReason.APPROVAL_REQUIRED, tool_call_id=call.id, tool_name=descriptor.name)
         if verdict is Verdict.DENY:
@@ -526,7 +582,7 @@ class Runner:
         # A plan without a preset has both.
         assert descriptor is not None
         assert admitted is not None
-        replayed = None if run.replay is None else run.replay(planned.call)
+        replayed = None if run.replay is None else _called("replay", run.replay, planned.call)
         if replayed is not None:
             if not isinstance(replayed, ToolOutcome):
                 raise TypeError(f"replay must return a ToolOutcome or None, not {type(replayed).__name__}")

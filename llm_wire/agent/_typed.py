@@ -5,8 +5,6 @@ Typed tools: an attrs class or dataclass whose fields are the arguments and whos
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import inspect
 import re
@@ -23,6 +21,7 @@ from llm_wire.agent._descriptor import ProviderCapabilities, ToolContract, ToolD
 from llm_wire.agent._invocation import InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ToolOutcome, outcome_for_exception
 from llm_wire.agent._results import invalid_arguments, no_compensation, outcome_of
+from llm_wire.agent._threads import in_thread
 from llm_wire.codec import Codec
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
@@ -95,7 +94,7 @@ class TypedTool(Generic[A]):
             if self._is_async:
                 result = await cast(Awaitable[object], self._invoke(arguments, context))
             else:
-                result = await _threaded(self._invoke, arguments, context)
+                result = await in_thread(self._invoke, arguments, context)
         except Exception as exc:
             return outcome_for_exception(exc, self.name)
         return outcome_of(result, self.name)
@@ -137,24 +136,10 @@ class TypedTool(Generic[A]):
             if self._compensate_async:
                 result = await cast(Awaitable[object], handler(arguments, context, failure))
             else:
-                result = await _threaded(handler, arguments, context, failure)
+                result = await in_thread(handler, arguments, context, failure)
         except Exception as exc:
             return outcome_for_exception(exc, self.name)
         return outcome_of(result, self.name)
-
-
-async def _threaded(fn: Callable[..., object], *args: object) -> object:
-    """
-    ``fn(*args)`` in a worker thread. Cancelled, it waits for the thread to end before it re-raises: a
-    thread cannot be killed, so the caller's in-flight count keeps an abandoned straggler until it ends.
-    """
-    future = asyncio.get_running_loop().run_in_executor(None, fn, *args)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        with contextlib.suppress(BaseException):
-            await future
-        raise
 
 
 def _description(cls: type, given: str | None) -> str:

@@ -39,6 +39,7 @@ from llm_wire.agent import (
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
+    in_thread,
     invalid_arguments,
     retry_advice,
     unknown_tool,
@@ -224,8 +225,9 @@ class _Provider:
 
     async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
         """
-        Run the call in a worker thread; the invocation's context is the runtime's cancellation signal, so a
-        call the runner abandons stops at the runtime's next check (a process tree is killed).
+        Run the call on a daemon thread (``in_thread``); the invocation's context is the runtime's
+        cancellation signal, so a call the runner abandons stops at the runtime's next check (a process
+        tree is killed).
         """
         entry = self._entries.get(invocation.name)
         if entry is None:
@@ -242,7 +244,7 @@ class _Provider:
                     arguments = decoded
         context = invocation.context
         try:
-            outcome = await asyncio.to_thread(entry.run, arguments, context)
+            outcome = await in_thread(entry.run, arguments, context)
         except asyncio.CancelledError:
             context.cancel()
             raise
