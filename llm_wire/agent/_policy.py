@@ -82,14 +82,22 @@ def safe_to_repeat(
     contract: ToolContract, failed: ToolOutcome, *, consumes_key: bool, compensated: bool
 ) -> bool:
     """
-    Whether running a failed call again cannot repeat its effect: a partial effect the tool reported
+    Whether running a failed call again cannot repeat its effect: the call never started (no slot before
+    its deadline), or a partial effect the tool reported
     (``compensation_required``) was undone (``compensated``); otherwise the contract is idempotent, or
     idempotent with a key its provider consumes (``consumes_key``). The runner retries, and the model is
     told ``retryable``, only then.
     """
+    failure = failed.failure
+    if failure is not None and failure.code in _NEVER_STARTED:
+        return True
     if failed.compensation_required:
         return compensated
     return contract.is_repeatable(consumes_key=consumes_key)
+
+
+#: Failures the runner gives before a call starts: it had no effect, so repeating it is safe.
+_NEVER_STARTED = frozenset({ErrorCode.CAPACITY_EXHAUSTED.value})
 
 
 def retry_delay(

@@ -440,3 +440,8 @@ class TestInFlightQueue:
             "outcome_unknown",
             "capacity_exhausted",
         ]  # the first started: it may have had its effect
+        # The queued call never started, so the model may repeat it whatever the contract.
+        assert [c.outcome.failure.retryable for c in result.calls if c.outcome.failure is not None] == [
+            False,
+            True,
+        ]
