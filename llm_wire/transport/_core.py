@@ -333,9 +333,10 @@ class RetryPlan:
         delay = base * (1 - policy.jitter * self._random.random())
         error = outcome.error
         if isinstance(error, ProviderError):
-            advised = error.retry.delay.total_seconds() if error.retry.delay is not None else None
-            if advised is None and error.retry.at is not None:
-                advised = (error.retry.at - (wall or datetime.now(UTC))).total_seconds()
+            advised = _advised(error, wall)
+            if advised is not None and advised > policy.max_delay:
+                # Waiting less than the provider asked would be refused again: the failure is the answer.
+                return None
             delay = max(delay, advised or 0.0)
         if self.deadline is not None and now + delay >= self.deadline:
             return None
@@ -345,6 +346,17 @@ class RetryPlan:
     def result(self) -> Attempts:
         """Every attempt so far, with the last outcome."""
         return Attempts(self._attempts[-1].outcome, tuple(self._attempts))
+
+
+def _advised(error: ProviderError, wall: datetime | None) -> float | None:
+    """The seconds the provider asked to wait, from now (``wall``); a date without a zone is UTC."""
+    if error.retry.delay is not None:
+        return error.retry.delay.total_seconds()
+    at = error.retry.at
+    if at is None:
+        return None
+    at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return (at - (wall or datetime.now(UTC))).total_seconds()
 
 
 #: Failures that sent nothing but that no retry can mend.

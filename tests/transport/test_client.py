@@ -413,6 +413,29 @@ class TestHttpErrors:
         assert (failure.sent, failure.provider) == (sent, Provider.ANTHROPIC)
         assert "secret" not in str(failure)
 
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize(
+        "date",
+        [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Sun, 06 Nov 1994 08:49:37 -0000",
+        ],
+        ids=["imf-fixdate", "rfc850", "asctime", "minus-zero-zone"],
+    )
+    def test_every_http_date_form_is_an_aware_utc_time(self, kind: Kind, date: str) -> None:
+        """Each date form of RFC 9110 is read as the same aware UTC time, and a retry policy obeys it."""
+        script = [error(Provider.OPENAI_CHAT, 429, retry_after=date), answer(Provider.OPENAI_CHAT, "done")]
+        with FakeProvider(script) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT), retry=QUICK)
+        first = attempts.attempts[0].outcome
+        assert isinstance(first, Failure)
+        assert isinstance(first.error, ProviderError)
+        assert first.error.retry.at == datetime(1994, 11, 6, 8, 49, 37, tzinfo=UTC)
+        assert first.error.retry.at.utcoffset() == timedelta(0)
+        assert isinstance(attempts.outcome, Answer)
+
     def test_rate_limit_headers(self) -> None:
         """``retry-after-ms`` and ``x-should-retry`` are read as the provider's advice."""
         headers = (("retry-after-ms", "250"), ("x-should-retry", "false"))
@@ -482,6 +505,28 @@ class TestRetry:
         with FakeProvider([error(Provider.OPENAI_CHAT, 429, retry_after="30")]) as fake:
             attempts, elapsed = send("sync", fake, prepared(Provider.OPENAI_CHAT), retry=policy)
         assert len(attempts.attempts) == 1
+        assert elapsed < SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize(
+        "after",
+        ["99999999999", "9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT", "40"],
+        ids=["11-digits", "400-digits", "year-9999", "past-max-delay"],
+    )
+    def test_a_huge_retry_after_ends_the_retries(self, kind: Kind, after: str) -> None:
+        """
+        An advised wait past the deadline or ``max_delay`` (however huge) is not cut short: the send ends
+        at once with the provider's error and its advice, and nothing is sent again.
+        """
+        policy = RetryPolicy(attempts=5, max_delay=30.0, deadline=NO_LIMIT)
+        script = [error(Provider.OPENAI_CHAT, 429, retry_after=after), answer(Provider.OPENAI_CHAT, "early")]
+        with FakeProvider(script) as fake:
+            attempts, elapsed = send(kind, fake, prepared(Provider.OPENAI_CHAT), retry=policy)
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        advice = failure.error.retry
+        assert advice.delay is not None or advice.at is not None
+        assert (len(attempts.attempts), len(fake.exchanges)) == (1, 1)
         assert elapsed < SLACK
 
     @pytest.mark.parametrize("kind", KINDS)
