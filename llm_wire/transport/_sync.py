@@ -202,7 +202,7 @@ class Client:
                 sock = _socket_of_stream(response.extensions.get("network_stream"))
                 dogs.extend([_Watchdog(sock)] if sock is not None else [])
             last = time.monotonic()
-            chunks = response.iter_bytes()
+            chunks = response.iter_raw()
             while call.outcome is None:
                 for dog in dogs:
                     now = time.monotonic()
@@ -219,7 +219,7 @@ class Client:
                     call.end()
                     return
                 last = time.monotonic()
-                yield from call.chunk(data)
+                yield from call.raw(data)
         finally:
             for dog in dogs:
                 dog.stop()

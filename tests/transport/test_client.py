@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import socket
 import time
+import tracemalloc
+import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,7 +22,7 @@ from transport_cases import CALL, KINDS, SLACK, Kind, prepared, send, stream
 
 from llm_wire import Limit, config
 from llm_wire._request import Prepared
-from llm_wire.error import LimitExceeded
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider
 from llm_wire.outcome import (
     Answer,
@@ -603,6 +606,79 @@ class TestLimits:
         failure = _failure(attempts)
         assert isinstance(failure.error, LimitExceeded)
         assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+
+def _gzip(block: bytes, mebibytes: int) -> bytes:
+    """``mebibytes`` MiB of ``block`` repeated, gzip-compressed a MiB at a time (never all in memory)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    mebibyte = block * (1024 * 1024 // len(block))
+    parts = [packer.compress(mebibyte) for _ in range(mebibytes)]
+    return b"".join([*parts, packer.flush()])
+
+
+class TestEveryByteCounts:
+    """Every byte that arrives counts against ``RESPONSE_BYTES``: comments, and bytes once decompressed."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_stream_comments_count(self, kind: Kind) -> None:
+        """A stream of SSE comment lines past the bound is refused, not read on."""
+        small = config(Provider.ANTHROPIC).with_limit(Limit.RESPONSE_BYTES, 256 * 1024)
+        real = answer(Provider.ANTHROPIC, "hi", stream=True)
+        comments = tuple(b": keep-alive " + b"x" * 1000 + b"\n" for _ in range(2000))
+        with FakeProvider([evolve(real, chunks=comments + real.chunks)]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.ANTHROPIC, True, base=small))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_a_gzip_bomb_stops_at_the_bound(self, kind: Kind, stream: bool) -> None:
+        """
+        A body of 200 MiB gzipped to 200 KiB stops inflating once past the 8 MiB bound: the peak memory
+        stays under three times the bound.
+        """
+        real = answer(Provider.OPENAI_CHAT, "hi", stream=stream)
+        # A body of blanks (JSON allows them) or a stream of comment lines: nothing but the bound ends it.
+        bomb = _gzip(b": comment\n" if stream else b" " * 64, 200)
+        reply = evolve(real, chunks=(bomb,), headers=(("content-encoding", "gzip"),))
+        with FakeProvider([reply]) as fake:
+            tracemalloc.start()
+            try:
+                attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT, stream))
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.limit == 8 * 1024 * 1024
+        assert peak < 3 * 8 * 1024 * 1024
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+    def test_a_compressed_answer_is_read(self, kind: Kind, encoding: str) -> None:
+        """A gzip or deflate body within the bound decodes as if sent plain; the request asks for both."""
+        real = answer(Provider.OPENAI_CHAT, "sunny")
+        body = b"".join(real.chunks)
+        packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
+        reply = evolve(real, chunks=(packed[:7], packed[7:]), headers=(("content-encoding", encoding),))
+        with FakeProvider([reply]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT))
+            assert fake.exchanges[0].received.header("accept-encoding") == "gzip, deflate"
+        assert isinstance(attempts.outcome, Answer)
+        assert attempts.outcome.text == "sunny"
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_a_corrupt_or_unasked_encoding_is_a_typed_failure(self, kind: Kind) -> None:
+        """A body that is not what its encoding says, or an encoding not asked for, fails typed."""
+        real = answer(Provider.OPENAI_CHAT, "sunny")
+        for name, chunks in (("gzip", (b"not gzip at all",)), ("br", real.chunks)):
+            reply = evolve(real, chunks=chunks, headers=(("content-encoding", name),))
+            with FakeProvider([reply]) as fake:
+                attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT))
+            failure = _failure(attempts)
+            assert isinstance(failure.error, ProtocolError)
+            assert name not in str(failure)
 
 
 class TestStreamTypes:
