@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import gzip
 import socket
+import threading
 import time
 import tracemalloc
 import zlib
@@ -116,6 +117,99 @@ class TestConnections:
 
                 got = asyncio.run(run())
         assert [type(one) for one in got] == [Answer] * 3
+        assert fake.connections == 1
+
+
+def _read_request(conn: socket.socket, pending: bytearray) -> bool:
+    """Read one request (headers and ``content-length`` body) off ``conn``; ``False`` when it closed."""
+    while b"\r\n\r\n" not in pending:
+        data = conn.recv(65536)
+        if not data:
+            return False
+        pending += data
+    head, _, rest = bytes(pending).partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        ),
+        0,
+    )
+    while len(rest) < length:
+        rest += conn.recv(65536)
+    pending[:] = rest[length:]
+    return True
+
+
+def _drip_on_reuse(response: bytes, gap: float, stop: threading.Event) -> tuple[str, threading.Thread]:
+    """A server answering the first request of its one connection at once, then dripping the second."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with listener, contextlib.suppress(OSError):
+            conn, _ = listener.accept()
+            with conn:
+                pending = bytearray()
+                if not _read_request(conn, pending):
+                    return
+                conn.sendall(response)
+                if not _read_request(conn, pending):
+                    return
+                for n in range(len(response)):
+                    if stop.wait(gap):
+                        return
+                    conn.sendall(response[n : n + 1])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", thread
+
+
+class TestReusedConnection:
+    """The total bound holds on a reused keep-alive connection as on a fresh one."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_headers_dripping_on_a_reused_connection_end_at_the_total(self, kind: Kind) -> None:
+        """Status and headers dripped a byte every 0.1 s on the second call end it at ``total``."""
+        body = b"".join(answer(Provider.OPENAI_CHAT, "one").chunks)
+        head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        response = head.encode() + b"x-padding: " + b"p" * 60 + b"\r\n\r\n" + body
+        stop = threading.Event()
+        url, server = _drip_on_reuse(response, 0.1, stop)
+        request_ = prepared(Provider.OPENAI_CHAT)
+        timeouts = Timeouts(total=1.0)
+        try:
+            if kind == "sync":
+                with Client(base_url=url, timeouts=timeouts) as client:
+                    first = client.complete(request_)
+                    start = time.monotonic()
+                    second = client.complete(request_)
+                    elapsed = time.monotonic() - start
+            else:
+
+                async def run() -> tuple[Outcome, Outcome, float]:
+                    async with AsyncClient(base_url=url, timeouts=timeouts) as client:
+                        one = await client.complete(request_)
+                        began = time.monotonic()
+                        two = await client.complete(request_)
+                        return one, two, time.monotonic() - began
+
+                first, second, elapsed = asyncio.run(run())
+        finally:
+            stop.set()
+            server.join(SLACK)
+        assert isinstance(first, Answer)
+        assert isinstance(second, Failure)
+        assert second.error == TransportError(TransportProblem.TOTAL_TIMEOUT, 1.0)
+        assert elapsed < 1.0 + SLACK
+
+    def test_calls_in_a_row_still_share_one_connection(self) -> None:
+        """Watching reused connections keeps them reused: six calls, bodies and streams, over one."""
+        script = [answer(Provider.ANTHROPIC, "one"), answer(Provider.ANTHROPIC, "two", stream=True)] * 3
+        with FakeProvider(script) as fake, Client(base_url=fake.url) as client:
+            got = [client.complete(prepared(Provider.ANTHROPIC, n % 2 == 1)) for n in range(6)]
+        assert [type(one) for one in got] == [Answer] * 6
         assert fake.connections == 1
 
 
