@@ -141,7 +141,7 @@ class AsyncClient:
             # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
             request.extensions["timeout"] = call.body_timeout()
             last = time.monotonic()
-            chunks = response.aiter_bytes()
+            chunks = response.aiter_raw()
             while call.outcome is None:
                 wait = call.wait(time.monotonic(), last)
                 data: bytes | None = None
@@ -158,7 +158,7 @@ class AsyncClient:
                     call.end()
                     return
                 last = time.monotonic()
-                for progress in call.chunk(data):
+                for progress in call.raw(data):
                     yield progress
         finally:
             if response is not None:

@@ -3,8 +3,10 @@ The sans-I/O core both clients drive: one ``HttpCall`` per attempt and one ``Ret
 
 An ``HttpCall`` builds the HTTP request for a ``Prepared`` body (URL, headers, key, the httpx timeouts of the
 connect and first-byte phases), then takes what the network gives, as events: the status and headers, each
-body chunk, the end, a timeout or an httpx error. It says how long the next chunk may take (``wait``), turns
-chunks into ``Progress`` and ends with the ``Outcome`` of ``resolve``/``resolve_stream``. It never reads a
+body chunk as it came off the wire (``raw``: it undoes the content encoding itself, a bounded piece at a
+time, and counts every decoded byte, comments of a stream included, against the response bound), the end,
+a timeout or an httpx error. It says how long the next chunk may take (``wait``), turns chunks into
+``Progress`` and ends with the ``Outcome`` of ``resolve``/``resolve_stream``. It never reads a
 socket or a clock: the drivers (``_sync``, ``_async``) pass ``now`` in. A ``RetryPlan`` decides, from each
 attempt's outcome, whether to retry and after how long.
 """
@@ -13,14 +15,15 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 
 import httpx
 from attrs import evolve, frozen
 
 from llm_wire._request import Prepared
-from llm_wire.error import LimitExceeded
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.outcome import (
     Failure,
     Outcome,
@@ -48,6 +51,11 @@ __all__ = [
 #: How much of an HTTP error body is read (the rest is left unread: an error text needs no more).
 ERROR_BODY_BYTES = 64 * 1024
 _USER_AGENT = "llm_wire/0.1"
+#: The content encodings a request accepts, and the most one decoded piece of a body may hold.
+_ACCEPT_ENCODING = "gzip, deflate"
+_PIECE_BYTES = 64 * 1024
+#: zlib's window bits for each accepted encoding (deflate: the zlib format, or gzip's, detected).
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 32 + zlib.MAX_WBITS}
 
 
 class _Mode(enum.Enum):
@@ -95,7 +103,12 @@ def endpoint_headers(prepared: Prepared, key: str | None, extra: Mapping[str, st
     """The request headers: content type, accept, the API's version headers, the key, then ``extra``."""
     http = prepared.wire.http
     accept = "text/event-stream" if prepared.config.stream else "application/json"
-    headers = [("content-type", "application/json"), ("accept", accept), ("user-agent", _USER_AGENT)]
+    headers = [
+        ("content-type", "application/json"),
+        ("accept", accept),
+        ("accept-encoding", _ACCEPT_ENCODING),
+        ("user-agent", _USER_AGENT),
+    ]
     headers += list(http.headers)
     if key is not None:
         headers.append((http.key_header, f"{http.key_prefix}{key}"))
@@ -122,6 +135,27 @@ FAILURES: tuple[tuple[type[Exception], tuple[TransportProblem, Sent | None]], ..
     (httpx.DecodingError, (TransportProblem.CONNECTION_LOST, None)),
     (OSError, (TransportProblem.CONNECTION_LOST, None)),
 )
+
+
+class _Inflate:
+    """A content decoder that never makes more than ``_PIECE_BYTES`` of output at once."""
+
+    def __init__(self, wbits: int) -> None:
+        self._zlib = zlib.decompressobj(wbits)
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        """The decoded pieces of ``data``; ``zlib.error`` when it is not the encoding it claims."""
+        while True:
+            piece = self._zlib.decompress(data, _PIECE_BYTES)
+            data = self._zlib.unconsumed_tail
+            if piece:
+                yield piece
+            if not data and len(piece) < _PIECE_BYTES:
+                return
+
+    def flush(self) -> bytes:
+        """What is left once the body ended (little: ``pieces`` drained the output)."""
+        return self._zlib.flush()
 
 
 class HttpCall:
@@ -154,6 +188,9 @@ class HttpCall:
         self._status = 0
         self._response_headers: list[tuple[str, str]] = []
         self._body = bytearray()
+        #: Decoded bytes of the body so far (every byte, a stream's comments and blank lines included).
+        self._received = 0
+        self._inflate: _Inflate | None = None
         self._decoder: StreamDecoder | None = None
         self._phase_limit: Wait | None = None
         self._connect_limit = Wait(None, TransportProblem.CONNECT_TIMEOUT, None)
@@ -201,6 +238,18 @@ class HttpCall:
         self._response_headers = headers
         idle = seconds_of(self._timeouts.idle)
         self._phase_limit = Wait(idle, TransportProblem.IDLE_TIMEOUT, idle)
+        encoding = next(
+            (v.strip().lower() for k, v in headers if k.lower() == "content-encoding"), "identity"
+        )
+        if encoding in _WBITS:
+            self._inflate = _Inflate(_WBITS[encoding])
+        elif encoding not in ("identity", ""):
+            self._finish(
+                self._failure(
+                    ProtocolError("the response has a content encoding not asked for"), Sent.MAYBE_SENT
+                )
+            )
+            return
         if not 200 <= status < 300:
             self._mode = _Mode.ERROR
         elif self.prepared.config.stream:
@@ -215,8 +264,34 @@ class HttpCall:
         left = None if idle is None else max(last + idle - now, 0.0)
         return self._cap(left, TransportProblem.IDLE_TIMEOUT, now, idle)
 
+    def raw(self, data: bytes) -> list[Progress]:
+        """
+        One body chunk as it came off the wire: ``chunk`` for each bounded piece it decodes to, until the
+        outcome is decided (a body inflating past the bound stops there, not once it is whole).
+        """
+        if self._inflate is None:
+            return self.chunk(data)
+        progress: list[Progress] = []
+        try:
+            for piece in self._inflate.pieces(data):
+                progress += self.chunk(piece)
+                if self.outcome is not None:
+                    break
+        except zlib.error:
+            self._corrupt()
+        return progress
+
     def chunk(self, data: bytes) -> list[Progress]:
-        """One body chunk; the progress it completes (a stream's), and ``outcome`` set when it decides."""
+        """One decoded chunk of the body: the progress it completes (a stream's); ``outcome`` once decided."""
+        if self._mode in (_Mode.STREAM, _Mode.BODY):
+            self._received += len(data)
+            limits = self.prepared.response_limits
+            if self._received > limits.response_body_bytes:
+                setting = limits.setting("response_body_bytes")
+                error = LimitExceeded(setting, limits.response_body_bytes, None, what="bytes of the response")
+                sent = Sent.COMPLETED if self._mode is _Mode.BODY else self._cut()
+                self._finish(self._failure(error, sent))
+                return []
         if self._mode is _Mode.STREAM:
             assert self._decoder is not None
             match self._decoder.feed_bytes(data):
@@ -226,13 +301,7 @@ class HttpCall:
                     self._finish(resolve_stream(self._decoder, self.prepared))
                     return []
         if self._mode is _Mode.BODY:
-            limits = self.prepared.response_limits
             self._body += data
-            if len(self._body) > limits.response_body_bytes:
-                limit = limits.response_body_bytes
-                setting = limits.setting("response_body_bytes")
-                error = LimitExceeded(setting, limit, None, what="bytes of the response")
-                self._finish(self._failure(error, Sent.COMPLETED))
         elif self._mode is _Mode.ERROR:
             self._body += data
             if len(self._body) >= ERROR_BODY_BYTES:
@@ -243,6 +312,14 @@ class HttpCall:
         """The body ended: the outcome of what arrived."""
         if self.outcome is not None:
             return self.outcome
+        if self._inflate is not None and self._mode is not _Mode.ERROR:
+            try:
+                tail = self._inflate.flush()
+            except zlib.error:
+                return self._corrupt()
+            self.chunk(tail)
+            if self.outcome is not None:
+                return self.outcome
         match self._mode:
             case _Mode.STREAM:
                 assert self._decoder is not None
@@ -289,11 +366,16 @@ class HttpCall:
         """No key for the provider's own endpoint: nothing was sent."""
         return self._finish(self._failure(TransportError(TransportProblem.NO_API_KEY), Sent.NOT_SENT))
 
+    def _corrupt(self) -> Outcome:
+        return self._finish(
+            self._failure(ProtocolError("the response body is not in its content encoding"), self._cut())
+        )
+
     def _cut(self) -> Sent:
         decoder = self._decoder
         return Sent.COMPLETED if decoder is not None and decoder.completed else Sent.MAYBE_SENT
 
-    def _failure(self, error: TransportError | LimitExceeded, sent: Sent) -> Failure:
+    def _failure(self, error: TransportError | LimitExceeded | ProtocolError, sent: Sent) -> Failure:
         decoder = self._decoder
         provider = self.prepared.provider
         if decoder is None:
@@ -333,9 +415,10 @@ class RetryPlan:
         delay = base * (1 - policy.jitter * self._random.random())
         error = outcome.error
         if isinstance(error, ProviderError):
-            advised = error.retry.delay.total_seconds() if error.retry.delay is not None else None
-            if advised is None and error.retry.at is not None:
-                advised = (error.retry.at - (wall or datetime.now(UTC))).total_seconds()
+            advised = _advised(error, wall)
+            if advised is not None and advised > policy.max_delay:
+                # Waiting less than the provider asked would be refused again: the failure is the answer.
+                return None
             delay = max(delay, advised or 0.0)
         if self.deadline is not None and now + delay >= self.deadline:
             return None
@@ -345,6 +428,17 @@ class RetryPlan:
     def result(self) -> Attempts:
         """Every attempt so far, with the last outcome."""
         return Attempts(self._attempts[-1].outcome, tuple(self._attempts))
+
+
+def _advised(error: ProviderError, wall: datetime | None) -> float | None:
+    """The seconds the provider asked to wait, from now (``wall``); a date without a zone is UTC."""
+    if error.retry.delay is not None:
+        return error.retry.delay.total_seconds()
+    at = error.retry.at
+    if at is None:
+        return None
+    at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return (at - (wall or datetime.now(UTC))).total_seconds()
 
 
 #: Failures that sent nothing but that no retry can mend.

@@ -5,6 +5,11 @@ httpx's own timeouts hold the connect and first-byte bounds, each cut to what th
 thread holds the rest on the socket itself (found through httpcore's ``trace`` and ``network_stream``
 extensions): from the connect on, the total bound; after the headers, each idle gap. When a deadline passes
 it shuts the socket down, so a stalled read ends at its bound whatever httpx's per-read timeout allows.
+
+A reused keep-alive connection has no connect to trace: the client keeps the sockets of the connections it
+opened (``_Sockets``), and a request sent on a reused one is watched, until its headers arrive, on every
+connection of the client that was idle when it started (the pool took one of them). Past the deadline those
+are shut down; an idle connection shut down so is only dropped from the pool.
 """
 
 from __future__ import annotations
@@ -30,11 +35,44 @@ __all__ = ["Client"]
 _DEFAULT_TIMEOUTS = Timeouts()
 
 
-class _Watchdog:
-    """Shuts a socket down when a deadline passes before it is moved or stopped."""
+class _Sockets:
+    """The sockets of a client's connections, each held by the exchange using it (``None``: idle)."""
 
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders: dict[socket.socket, object | None] = {}
+
+    def hold(self, sock: socket.socket, holder: object) -> None:
+        """``holder`` uses ``sock`` (a new connection, or the one its headers came on)."""
+        with self._lock:
+            self._prune()
+            self._holders[sock] = holder
+
+    def hold_idle(self, holder: object) -> tuple[socket.socket, ...]:
+        """Every idle socket, now held by ``holder``: a reused connection is one of them."""
+        with self._lock:
+            self._prune()
+            idle = tuple(sock for sock, held in self._holders.items() if held is None)
+            self._holders.update(dict.fromkeys(idle, holder))
+            return idle
+
+    def release(self, holder: object, keep: socket.socket | None = None) -> None:
+        """``holder`` gives back every socket it holds but ``keep``."""
+        with self._lock:
+            for sock, held in self._holders.items():
+                if held is holder and sock is not keep:
+                    self._holders[sock] = None
+
+    def _prune(self) -> None:
+        for sock in [sock for sock in self._holders if sock.fileno() < 0]:
+            del self._holders[sock]
+
+
+class _Watchdog:
+    """Shuts sockets down when a deadline passes before it is moved or stopped."""
+
+    def __init__(self, *socks: socket.socket) -> None:
+        self.socks = socks
         self._cond = threading.Condition()
         self._deadline: float | None = None
         self._wait: Wait | None = None
@@ -67,8 +105,9 @@ class _Watchdog:
                     self._cond.wait(left)
                     continue
                 self.fired = self._wait
-                with contextlib.suppress(OSError):
-                    self._sock.shutdown(socket.SHUT_RDWR)
+                for sock in self.socks:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
                 return
 
 
@@ -123,6 +162,7 @@ class Client:
             msg = f"http must be an httpx.Client or None, not {type(http).__name__}"
             raise TypeError(msg)
         self._http = http if http is not None else httpx.Client(timeout=None)
+        self._sockets = _Sockets()
 
     def complete(self, prepared: Prepared, *, retry: RetryPolicy | None = None) -> Outcome:
         """The outcome of sending ``prepared`` (a stream is read to its end); ``TypeError`` if not one."""
@@ -169,15 +209,27 @@ class Client:
     def _exchange(self, call: HttpCall) -> Iterator[Progress]:
         """Drive ``call`` over the network; it holds the outcome at the end."""
         dogs: list[_Watchdog] = []
+        sockets = self._sockets
+
+        def watch(*socks: socket.socket) -> None:
+            now = time.monotonic()
+            dogs.append(_Watchdog(*socks))
+            dogs[0].arm(call.headers_wait(now), now)
 
         def trace(event: str, info: Mapping[str, object]) -> None:
-            # A new connection: from here on its socket keeps the total bound, while the headers are awaited.
-            if event == "connection.connect_tcp.complete" and not dogs:
+            # From the connect on (or, on a reused connection, from the request on) the total bound holds
+            # on the socket while the headers are awaited.
+            if dogs:
+                return
+            if event == "connection.connect_tcp.complete":
                 sock = _socket_of_stream(info.get("return_value"))
                 if sock is not None:
-                    now = time.monotonic()
-                    dogs.append(_Watchdog(sock))
-                    dogs[0].arm(call.headers_wait(now), now)
+                    sockets.hold(sock, call)
+                    watch(sock)
+            elif event == "http11.send_request_headers.started":
+                idle = sockets.hold_idle(call)
+                if idle:
+                    watch(*idle)
 
         timeout = call.timeout(time.monotonic()).as_dict()
         extensions = {"timeout": timeout, "trace": trace}
@@ -198,11 +250,16 @@ class Client:
             call.response(response.status_code, list(response.headers.multi_items()))
             # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
             request.extensions["timeout"] = call.body_timeout()
-            if not dogs:
-                sock = _socket_of_stream(response.extensions.get("network_stream"))
-                dogs.extend([_Watchdog(sock)] if sock is not None else [])
+            sock = _socket_of_stream(response.extensions.get("network_stream"))
+            sockets.release(call, keep=sock)
+            if sock is not None and (not dogs or dogs[0].socks != (sock,)):
+                # The body is watched on its own connection only.
+                for dog in dogs:
+                    dog.stop()
+                dogs[:] = [_Watchdog(sock)]
+                sockets.hold(sock, call)
             last = time.monotonic()
-            chunks = response.iter_bytes()
+            chunks = response.iter_raw()
             while call.outcome is None:
                 for dog in dogs:
                     now = time.monotonic()
@@ -219,12 +276,13 @@ class Client:
                     call.end()
                     return
                 last = time.monotonic()
-                yield from call.chunk(data)
+                yield from call.raw(data)
         finally:
             for dog in dogs:
                 dog.stop()
             if response is not None:
                 response.close()
+            sockets.release(call)
 
     def close(self) -> None:
         """Close the connections."""

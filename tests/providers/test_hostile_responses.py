@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llm_wire.error import ProtocolError
 from llm_wire.providers import anthropic, google, openai_chat, openai_responses
-from llm_wire.providers._http_errors import provider_error, seconds
+from llm_wire.providers._http_errors import LONGEST, provider_error, seconds
 from llm_wire.providers.response import ErrorKind, ProviderError, ResponseLimits, RetryAdvice
 from llm_wire.result import Err, Ok
 from llm_wire.value import Value
@@ -172,12 +175,26 @@ class TestDeepPayloads:
 class TestProviderNumbers:
     """Numbers in provider text (retry headers, delays) are bounded before any conversion."""
 
-    @pytest.mark.parametrize("text", ["9" * 5000, "1e999999", "-1", "NaN", "Infinity", "1" * 21, "0x10", ""])
+    @pytest.mark.parametrize("text", ["-1", "NaN", "Infinity", "1" * 19 + "x", "0x10", ""])
     def test_hostile_delays(self, text: str) -> None:
-        """A huge, negative or malformed delay is ignored."""
+        """A negative or malformed delay is ignored."""
         assert seconds(text) is None
         error = provider_error(429, {"retry-after": text, "retry-after-ms": text}, None, None, None)
         assert error.retry == RetryAdvice(True, None, None)
+
+    @pytest.mark.parametrize("text", ["9" * 5000, "1e999999", "1" * 21, "99999999999"])
+    def test_huge_delays_are_the_longest_wait(self, text: str) -> None:
+        """A delay too large to hold is the longest wait, not none (which would mean "retry now")."""
+        assert seconds(text) == LONGEST
+        error = provider_error(429, {"retry-after": text}, None, None, None)
+        assert error.retry == RetryAdvice(True, LONGEST, None)
+
+    @given(st.text(max_size=60) | st.from_regex(r"[A-Za-z]{3,9}, [0-9 -A-Za-z:+]{1,30}", fullmatch=True))
+    def test_any_retry_after_is_advice_or_ignored(self, text: str) -> None:
+        """Any header text gives a bounded delay, an aware UTC time, or nothing; never an exception."""
+        advice = provider_error(429, {"retry-after": text}, None, None, None).retry
+        assert advice.delay is None or timedelta(0) <= advice.delay <= LONGEST
+        assert advice.at is None or advice.at.tzinfo is UTC
 
     def test_a_hostile_http_date(self) -> None:
         """A malformed or out-of-range HTTP date is ignored."""

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import socket
+import threading
 import time
+import tracemalloc
+import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,7 +23,7 @@ from transport_cases import CALL, KINDS, SLACK, Kind, prepared, send, stream
 
 from llm_wire import Limit, config
 from llm_wire._request import Prepared
-from llm_wire.error import LimitExceeded
+from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider
 from llm_wire.outcome import (
     Answer,
@@ -113,6 +117,99 @@ class TestConnections:
 
                 got = asyncio.run(run())
         assert [type(one) for one in got] == [Answer] * 3
+        assert fake.connections == 1
+
+
+def _read_request(conn: socket.socket, pending: bytearray) -> bool:
+    """Read one request (headers and ``content-length`` body) off ``conn``; ``False`` when it closed."""
+    while b"\r\n\r\n" not in pending:
+        data = conn.recv(65536)
+        if not data:
+            return False
+        pending += data
+    head, _, rest = bytes(pending).partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        ),
+        0,
+    )
+    while len(rest) < length:
+        rest += conn.recv(65536)
+    pending[:] = rest[length:]
+    return True
+
+
+def _drip_on_reuse(response: bytes, gap: float, stop: threading.Event) -> tuple[str, threading.Thread]:
+    """A server answering the first request of its one connection at once, then dripping the second."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with listener, contextlib.suppress(OSError):
+            conn, _ = listener.accept()
+            with conn:
+                pending = bytearray()
+                if not _read_request(conn, pending):
+                    return
+                conn.sendall(response)
+                if not _read_request(conn, pending):
+                    return
+                for n in range(len(response)):
+                    if stop.wait(gap):
+                        return
+                    conn.sendall(response[n : n + 1])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", thread
+
+
+class TestReusedConnection:
+    """The total bound holds on a reused keep-alive connection as on a fresh one."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_headers_dripping_on_a_reused_connection_end_at_the_total(self, kind: Kind) -> None:
+        """Status and headers dripped a byte every 0.1 s on the second call end it at ``total``."""
+        body = b"".join(answer(Provider.OPENAI_CHAT, "one").chunks)
+        head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        response = head.encode() + b"x-padding: " + b"p" * 60 + b"\r\n\r\n" + body
+        stop = threading.Event()
+        url, server = _drip_on_reuse(response, 0.1, stop)
+        request_ = prepared(Provider.OPENAI_CHAT)
+        timeouts = Timeouts(total=1.0)
+        try:
+            if kind == "sync":
+                with Client(base_url=url, timeouts=timeouts) as client:
+                    first = client.complete(request_)
+                    start = time.monotonic()
+                    second = client.complete(request_)
+                    elapsed = time.monotonic() - start
+            else:
+
+                async def run() -> tuple[Outcome, Outcome, float]:
+                    async with AsyncClient(base_url=url, timeouts=timeouts) as client:
+                        one = await client.complete(request_)
+                        began = time.monotonic()
+                        two = await client.complete(request_)
+                        return one, two, time.monotonic() - began
+
+                first, second, elapsed = asyncio.run(run())
+        finally:
+            stop.set()
+            server.join(SLACK)
+        assert isinstance(first, Answer)
+        assert isinstance(second, Failure)
+        assert second.error == TransportError(TransportProblem.TOTAL_TIMEOUT, 1.0)
+        assert elapsed < 1.0 + SLACK
+
+    def test_calls_in_a_row_still_share_one_connection(self) -> None:
+        """Watching reused connections keeps them reused: six calls, bodies and streams, over one."""
+        script = [answer(Provider.ANTHROPIC, "one"), answer(Provider.ANTHROPIC, "two", stream=True)] * 3
+        with FakeProvider(script) as fake, Client(base_url=fake.url) as client:
+            got = [client.complete(prepared(Provider.ANTHROPIC, n % 2 == 1)) for n in range(6)]
+        assert [type(one) for one in got] == [Answer] * 6
         assert fake.connections == 1
 
 
@@ -413,6 +510,29 @@ class TestHttpErrors:
         assert (failure.sent, failure.provider) == (sent, Provider.ANTHROPIC)
         assert "secret" not in str(failure)
 
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize(
+        "date",
+        [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Sun, 06 Nov 1994 08:49:37 -0000",
+        ],
+        ids=["imf-fixdate", "rfc850", "asctime", "minus-zero-zone"],
+    )
+    def test_every_http_date_form_is_an_aware_utc_time(self, kind: Kind, date: str) -> None:
+        """Each date form of RFC 9110 is read as the same aware UTC time, and a retry policy obeys it."""
+        script = [error(Provider.OPENAI_CHAT, 429, retry_after=date), answer(Provider.OPENAI_CHAT, "done")]
+        with FakeProvider(script) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT), retry=QUICK)
+        first = attempts.attempts[0].outcome
+        assert isinstance(first, Failure)
+        assert isinstance(first.error, ProviderError)
+        assert first.error.retry.at == datetime(1994, 11, 6, 8, 49, 37, tzinfo=UTC)
+        assert first.error.retry.at.utcoffset() == timedelta(0)
+        assert isinstance(attempts.outcome, Answer)
+
     def test_rate_limit_headers(self) -> None:
         """``retry-after-ms`` and ``x-should-retry`` are read as the provider's advice."""
         headers = (("retry-after-ms", "250"), ("x-should-retry", "false"))
@@ -482,6 +602,28 @@ class TestRetry:
         with FakeProvider([error(Provider.OPENAI_CHAT, 429, retry_after="30")]) as fake:
             attempts, elapsed = send("sync", fake, prepared(Provider.OPENAI_CHAT), retry=policy)
         assert len(attempts.attempts) == 1
+        assert elapsed < SLACK
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize(
+        "after",
+        ["99999999999", "9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT", "40"],
+        ids=["11-digits", "400-digits", "year-9999", "past-max-delay"],
+    )
+    def test_a_huge_retry_after_ends_the_retries(self, kind: Kind, after: str) -> None:
+        """
+        An advised wait past the deadline or ``max_delay`` (however huge) is not cut short: the send ends
+        at once with the provider's error and its advice, and nothing is sent again.
+        """
+        policy = RetryPolicy(attempts=5, max_delay=30.0, deadline=NO_LIMIT)
+        script = [error(Provider.OPENAI_CHAT, 429, retry_after=after), answer(Provider.OPENAI_CHAT, "early")]
+        with FakeProvider(script) as fake:
+            attempts, elapsed = send(kind, fake, prepared(Provider.OPENAI_CHAT), retry=policy)
+        failure = _failure(attempts)
+        assert isinstance(failure.error, ProviderError)
+        advice = failure.error.retry
+        assert advice.delay is not None or advice.at is not None
+        assert (len(attempts.attempts), len(fake.exchanges)) == (1, 1)
         assert elapsed < SLACK
 
     @pytest.mark.parametrize("kind", KINDS)
@@ -558,6 +700,79 @@ class TestLimits:
         failure = _failure(attempts)
         assert isinstance(failure.error, LimitExceeded)
         assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+
+def _gzip(block: bytes, mebibytes: int) -> bytes:
+    """``mebibytes`` MiB of ``block`` repeated, gzip-compressed a MiB at a time (never all in memory)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    mebibyte = block * (1024 * 1024 // len(block))
+    parts = [packer.compress(mebibyte) for _ in range(mebibytes)]
+    return b"".join([*parts, packer.flush()])
+
+
+class TestEveryByteCounts:
+    """Every byte that arrives counts against ``RESPONSE_BYTES``: comments, and bytes once decompressed."""
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_stream_comments_count(self, kind: Kind) -> None:
+        """A stream of SSE comment lines past the bound is refused, not read on."""
+        small = config(Provider.ANTHROPIC).with_limit(Limit.RESPONSE_BYTES, 256 * 1024)
+        real = answer(Provider.ANTHROPIC, "hi", stream=True)
+        comments = tuple(b": keep-alive " + b"x" * 1000 + b"\n" for _ in range(2000))
+        with FakeProvider([evolve(real, chunks=comments + real.chunks)]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.ANTHROPIC, True, base=small))
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.setting == "Config.with_limit(Limit.RESPONSE_BYTES, n)"
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_a_gzip_bomb_stops_at_the_bound(self, kind: Kind, stream: bool) -> None:
+        """
+        A body of 200 MiB gzipped to 200 KiB stops inflating once past the 8 MiB bound: the peak memory
+        stays under three times the bound.
+        """
+        real = answer(Provider.OPENAI_CHAT, "hi", stream=stream)
+        # A body of blanks (JSON allows them) or a stream of comment lines: nothing but the bound ends it.
+        bomb = _gzip(b": comment\n" if stream else b" " * 64, 200)
+        reply = evolve(real, chunks=(bomb,), headers=(("content-encoding", "gzip"),))
+        with FakeProvider([reply]) as fake:
+            tracemalloc.start()
+            try:
+                attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT, stream))
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+        failure = _failure(attempts)
+        assert isinstance(failure.error, LimitExceeded)
+        assert failure.error.limit == 8 * 1024 * 1024
+        assert peak < 3 * 8 * 1024 * 1024
+
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+    def test_a_compressed_answer_is_read(self, kind: Kind, encoding: str) -> None:
+        """A gzip or deflate body within the bound decodes as if sent plain; the request asks for both."""
+        real = answer(Provider.OPENAI_CHAT, "sunny")
+        body = b"".join(real.chunks)
+        packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
+        reply = evolve(real, chunks=(packed[:7], packed[7:]), headers=(("content-encoding", encoding),))
+        with FakeProvider([reply]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT))
+            assert fake.exchanges[0].received.header("accept-encoding") == "gzip, deflate"
+        assert isinstance(attempts.outcome, Answer)
+        assert attempts.outcome.text == "sunny"
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_a_corrupt_or_unasked_encoding_is_a_typed_failure(self, kind: Kind) -> None:
+        """A body that is not what its encoding says, or an encoding not asked for, fails typed."""
+        real = answer(Provider.OPENAI_CHAT, "sunny")
+        for name, chunks in (("gzip", (b"not gzip at all",)), ("br", real.chunks)):
+            reply = evolve(real, chunks=chunks, headers=(("content-encoding", name),))
+            with FakeProvider([reply]) as fake:
+                attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT))
+            failure = _failure(attempts)
+            assert isinstance(failure.error, ProtocolError)
+            assert name not in str(failure)
 
 
 class TestStreamTypes:

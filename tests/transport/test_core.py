@@ -77,6 +77,27 @@ class TestRetryPlan:
         at = provider_failure(RetryAdvice(True, None, wall + timedelta(seconds=9)))
         assert plan.record(at, 0.0, wall=wall) == 9.0
 
+    def test_an_advice_past_max_delay_or_the_deadline_ends_the_retries(self) -> None:
+        """A provider asking for longer than ``max_delay``, or past the deadline, gets no early retry."""
+        policy = RetryPolicy(initial=0.1, max_delay=10.0, jitter=0, deadline=60.0)
+        for advice in (
+            RetryAdvice(True, timedelta(seconds=11)),
+            RetryAdvice(True, timedelta(days=36_500)),
+            RetryAdvice(True, None, datetime(9999, 12, 31, tzinfo=UTC)),
+        ):
+            assert RetryPlan(policy, 0.0).record(provider_failure(advice), 0.0) is None
+        assert (
+            RetryPlan(policy, 0.0).record(provider_failure(RetryAdvice(True, timedelta(seconds=9))), 55.0)
+            is None
+        )
+
+    def test_a_date_without_a_zone_is_utc(self) -> None:
+        """A naive ``RetryAdvice.at`` (built by hand) is read as UTC, not refused with a ``TypeError``."""
+        wall = datetime(2026, 1, 1, tzinfo=UTC)
+        naive = provider_failure(RetryAdvice(True, None, datetime(2026, 1, 1, 0, 0, 4)))
+        plan = RetryPlan(RetryPolicy(initial=0.1, jitter=0, deadline=NO_LIMIT), 0.0)
+        assert plan.record(naive, 0.0, wall=wall) == 4.0
+
     def test_deadline(self) -> None:
         """No retry whose wait would reach the deadline."""
         plan = RetryPlan(RetryPolicy(initial=1.0, jitter=0, deadline=5.0), 100.0)
@@ -93,7 +114,10 @@ class TestRetryPlan:
     def test_delays_are_bounded(
         self, attempts: int, jitter: float, seed: int, advised: list[float | None]
     ) -> None:
-        """Each delay lies between the jittered backoff and ``max(backoff, advice)``; attempts are bounded."""
+        """
+        Each delay lies between the jittered backoff and ``max(backoff, advice)``; an advice past
+        ``max_delay`` ends the retries; attempts are bounded.
+        """
         policy = RetryPolicy(
             attempts=attempts, initial=0.5, max_delay=8.0, jitter=jitter, deadline=NO_LIMIT, seed=seed
         )
@@ -101,7 +125,7 @@ class TestRetryPlan:
         for number, seconds in enumerate(advised, start=1):
             delay_advice = None if seconds is None else timedelta(seconds=seconds)
             delay = plan.record(provider_failure(RetryAdvice(True, delay_advice)), 0.0)
-            if number >= attempts:
+            if number >= attempts or (seconds or 0.0) > 8.0:
                 assert delay is None
                 break
             assert delay is not None

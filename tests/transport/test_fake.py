@@ -5,8 +5,12 @@ model answers in the API it is asked in, recordings replay as recorded, and the 
 
 from __future__ import annotations
 
+import socket
+import struct
 import subprocess
 import sys
+import threading
+import time
 
 import httpx
 import pytest
@@ -181,3 +185,39 @@ class TestCommandLine:
         assert done.returncode == 2
         assert "cannot read a recording" in done.stderr
         assert "nonexistent" not in done.stderr
+
+
+def _reset(url: str, request: bytes, read: int) -> None:
+    """Send ``request`` on a new connection, read ``read`` bytes, then reset it (unread bytes left over)."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as conn:
+        conn.sendall(request)
+        conn.recv(read)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def _connection_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+
+class TestQuietServer:
+    """Clients that leave early, as real clients do, print nothing from the server."""
+
+    @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+    def test_a_reset_keep_alive_connection_prints_nothing(
+        self, stream: bool, capfd: pytest.CaptureFixture[str]
+    ) -> None:
+        """A client resetting its kept-alive connection (mid-reply or after it) leaves stderr empty."""
+        reply = answer(Provider.OPENAI_CHAT, "x" * 200_000, stream=stream)
+        request = b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+        before = set(_connection_threads())
+        with FakeProvider([reply] * 6) as fake:
+            for read in (10, 100_000, 1_000_000):
+                _reset(fake.url, request, read)
+            _reset(fake.url, request + request, 1_000_000)
+            end = time.monotonic() + 5.0
+            while set(_connection_threads()) - before and time.monotonic() < end:
+                time.sleep(0.02)
+            assert fake.connections == 4
+        out, err = capfd.readouterr()
+        assert (out, err) == ("", "")

@@ -3,7 +3,8 @@ The fake provider's HTTP server: stdlib ``http.server`` on loopback, one thread 
 
 Each request is recorded (``Received``) and answered with the next ``Reply`` of the script. While it waits
 (a stall, a drip, a held connection) the handler watches its socket, so it sees the moment a client
-disconnects (``Exchange.disconnected``).
+disconnects (``Exchange.disconnected``). A client that resets or leaves its connection is ordinary: the
+server prints nothing for it (any other error in a handler is still printed).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import select
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -81,7 +83,7 @@ class FakeProvider:
         self.exchanges: list[Exchange] = []
         #: TCP connections accepted so far (a client that reuses its connections opens one).
         self.connections = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._server = _QuietServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -138,6 +140,14 @@ class FakeProvider:
             exchange = Exchange(received, reply)
             self.exchanges.append(exchange)
         return exchange
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that is silent about clients that disconnect."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
