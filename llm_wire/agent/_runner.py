@@ -37,7 +37,7 @@ from llm_wire.agent._events import (
     Verdict,
 )
 from llm_wire.agent._execution import Executor
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent._policy import extract_version, redact, validate_output
 from llm_wire.agent._projection_types import (
     MIN_BYTES,
@@ -592,11 +592,8 @@ class Runner:
         )
         hook = self._prepare_result
         if hook is not None:
-            try:
-                prepared = hook(planned.call, outcome)
-            except Exception as exc:
-                self._executor.log(exc, descriptor.name, "prepare_tool_result")
-                prepared = outcome_for_exception(exc, descriptor.name)
+            # The tool has run: a hook that raises is the host's bug, not the tool's failure to retry.
+            prepared = _called("prepare_tool_result", hook, planned.call, outcome)
             if prepared is None:
                 raise _Stop(StopReason.RESULT_REJECTED, tool_call_id=planned.call.id)
             if not isinstance(prepared, ToolOutcome):

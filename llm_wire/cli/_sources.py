@@ -32,7 +32,7 @@ def read_input(path: str) -> Result[bytes, str]:
     """
     try:
         # Non-blocking open: a FIFO with no writer would otherwise wait forever before fstat could look.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return Err(f"{path}: cannot be read ({type(exc).__name__})")
     try:

@@ -362,6 +362,11 @@ class Reducer:
             raw = chunk.encode("utf-8", "surrogatepass")
         else:
             raw = chunk if type(chunk) is bytes else bytes(chunk)
+        # Every byte of the body counts against the bound (comment lines and field names too), once.
+        self._bytes += len(raw)
+        if self._bytes > self._limits.response_body_bytes:
+            self._error = over(self._limits, "response_body_bytes", self._bytes)
+            return Err(self._error)
         if self._utf8_pending or not raw.isascii():
             failed = self._not_utf8(raw)
             if failed is not None:
@@ -475,7 +480,6 @@ class Reducer:
         The event a stream ended inside, without its blank line: taken when it is whole JSON and the
         provider's final event (as the official SDKs take it); a cut one leaves the stream unfinished.
         """
-        self._count(last.data)
         try:
             data = self._parse(last.data)
         except Fail:
@@ -506,11 +510,12 @@ class Reducer:
         if self._error is not None:
             return Err(self._error)
         b = self._b
-        raw = self._raw
+        decode, parse = self._event, self._parse
         decoded = len(b.progress)
         try:
+            # Framed from ``feed_bytes``, whose bytes are counted already.
             for event in events:
-                raw(event.event, event.data)
+                decode(event.event, parse(event.data))
                 decoded = len(b.progress)
         except Fail as fail:
             self._progressed = self._progressed or decoded > 0

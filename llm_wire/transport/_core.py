@@ -416,8 +416,9 @@ class RetryPlan:
         error = outcome.error
         if isinstance(error, ProviderError):
             advised = _advised(error, wall)
-            if advised is not None and advised > policy.max_delay:
-                # Waiting less than the provider asked would be refused again: the failure is the answer.
+            if advised is not None and self.deadline is None and advised > policy.max_delay:
+                # Without a deadline ``max_delay`` is the bound; waiting less than the provider asked
+                # would be refused again: the failure is the answer.
                 return None
             delay = max(delay, advised or 0.0)
         if self.deadline is not None and now + delay >= self.deadline:

@@ -94,7 +94,8 @@ class RetryPolicy:
     error its provider marks retryable. The ``n``-th retry waits ``min(max_delay, initial * multiplier **
     (n - 1))`` less up to ``jitter`` of it at random, or longer when the provider asked (``Retry-After``).
     No attempt starts, and none runs, past ``deadline`` after the first began. A provider asking for a wait
-    past ``max_delay`` or the deadline is never retried early: the send ends with its error and advice.
+    past the deadline (past ``max_delay`` when there is no deadline) is never retried early: the send ends
+    with its error and advice.
     """
 
     #: Attempts in all, the first included.

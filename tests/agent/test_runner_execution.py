@@ -402,6 +402,20 @@ class TestBaseExceptions:
         assert isinstance(raised.value.__cause__, ValueError)
         assert tool.invocations == []
 
+    @MODES
+    def test_prepare_tool_result_that_raises_is_a_typed_error(self, mode: str) -> None:
+        """The tool has run: the hook's exception is the host's, never a retryable failure of the tool."""
+
+        def fails(call: object, outcome: object) -> ToolOutcome:
+            raise TimeoutError("password=hunter2")
+
+        tool = Programmable()
+        with pytest.raises(HostHookError) as raised:
+            drive(runner_for(tool, one_call(), prepare_tool_result=fails), mode)
+        assert str(raised.value) == "the prepare_tool_result hook raised TimeoutError"
+        assert isinstance(raised.value.__cause__, TimeoutError)
+        assert len(tool.invocations) == 1
+
 
 class TestInFlightQueue:
     """``max_in_flight`` queues the calls of a larger parallel batch, each under its own deadline."""

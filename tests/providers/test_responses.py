@@ -686,6 +686,17 @@ class TestResponseBounds:
             LimitExceeded("ResponseLimits(response_body_bytes=)", 50, len(big))
         )
 
+    @pytest.mark.parametrize("wire", [RESPONSES, CHAT, anthropic, google], ids=lambda w: w.__name__)
+    def test_every_byte_of_a_stream_counts(self, wire: ModuleType) -> None:
+        """Comment lines and field names count against the body bound, fed in any chunks: nothing is free."""
+        limits = ResponseLimits(response_body_bytes=1000)
+        decoder = wire.WIRE.decoder(limits)
+        comments = b": keep-alive\n" * 100
+        fed = [decoder.feed_bytes(comments[i : i + 7]) for i in range(0, len(comments), 7)]
+        refused = [n for n, result in enumerate(fed) if isinstance(result, Err)]
+        assert refused[0] == 1000 // 7  # the chunk that brings the count past 1,000 bytes
+        assert fed[-1] == Err(LimitExceeded("ResponseLimits(response_body_bytes=)", 1000, 1001))
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Error bodies

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 from transport_cases import prepared
@@ -78,10 +79,16 @@ class TestRetryPlan:
         assert plan.record(at, 0.0, wall=wall) == 9.0
 
     def test_an_advice_past_max_delay_or_the_deadline_ends_the_retries(self) -> None:
-        """A provider asking for longer than ``max_delay``, or past the deadline, gets no early retry."""
+        """
+        A provider asking for a wait past the deadline gets no early retry; within it, the wait is in full
+        even past ``max_delay``, which bounds the advice only when there is no deadline.
+        """
         policy = RetryPolicy(initial=0.1, max_delay=10.0, jitter=0, deadline=60.0)
+        eleven = provider_failure(RetryAdvice(True, timedelta(seconds=11)))
+        assert RetryPlan(policy, 0.0).record(eleven, 0.0) == 11.0
+        assert RetryPlan(evolve(policy, deadline=NO_LIMIT), 0.0).record(eleven, 0.0) is None
         for advice in (
-            RetryAdvice(True, timedelta(seconds=11)),
+            RetryAdvice(True, timedelta(seconds=61)),
             RetryAdvice(True, timedelta(days=36_500)),
             RetryAdvice(True, None, datetime(9999, 12, 31, tzinfo=UTC)),
         ):
