@@ -7,9 +7,10 @@ extensions): from the connect on, the total bound; after the headers, each idle 
 it shuts the socket down, so a stalled read ends at its bound whatever httpx's per-read timeout allows.
 
 A reused keep-alive connection has no connect to trace: the client keeps the sockets of the connections it
-opened (``_Sockets``), and a request sent on a reused one is watched, until its headers arrive, on every
-connection of the client that was idle when it started (the pool took one of them). Past the deadline those
-are shut down; an idle connection shut down so is only dropped from the pool.
+opened, by origin (``_Sockets``). A request sent on a reused connection is watched, until its headers
+arrive, on its origin's only idle connection (the pool can have handed out no other); with several idle
+connections to one origin (threads sharing the client) it cannot tell which is its own, and is not watched
+until its headers arrive rather than risk shutting down another request's connection.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Generator, Iterator, Mapping
 from types import TracebackType
+from typing import TypeAlias
 
 import httpx
 
@@ -33,39 +35,50 @@ from llm_wire.transport._settings import RetryPolicy, Timeouts
 __all__ = ["Client"]
 
 _DEFAULT_TIMEOUTS = Timeouts()
+#: A connection's origin: scheme, host and port.
+_Origin: TypeAlias = tuple[str, str, int | None]
 
 
 class _Sockets:
-    """The sockets of a client's connections, each held by the exchange using it (``None``: idle)."""
+    """
+    The sockets of a client's connections, each with its origin and the exchange holding it (``None``:
+    idle). A request on a reused connection holds a socket only when it is sure to be the one in use.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._holders: dict[socket.socket, object | None] = {}
+        self._known: dict[socket.socket, tuple[_Origin, object | None]] = {}
 
-    def hold(self, sock: socket.socket, holder: object) -> None:
+    def hold(self, sock: socket.socket, origin: _Origin, holder: object) -> None:
         """``holder`` uses ``sock`` (a new connection, or the one its headers came on)."""
         with self._lock:
             self._prune()
-            self._holders[sock] = holder
+            self._known[sock] = (origin, holder)
 
-    def hold_idle(self, holder: object) -> tuple[socket.socket, ...]:
-        """Every idle socket, now held by ``holder``: a reused connection is one of them."""
+    def hold_reused(self, origin: _Origin, holder: object) -> socket.socket | None:
+        """
+        The socket of a request sent on a reused connection to ``origin``: the origin's only idle
+        connection (the pool can have handed out no other). ``None`` when that is not sure: another
+        exchange's socket is never held, so a deadline never shuts a connection someone else is using.
+        """
         with self._lock:
             self._prune()
-            idle = tuple(sock for sock, held in self._holders.items() if held is None)
-            self._holders.update(dict.fromkeys(idle, holder))
-            return idle
+            socks = [sock for sock, (known, held) in self._known.items() if known == origin and held is None]
+            if len(socks) != 1:
+                return None
+            self._known[socks[0]] = (origin, holder)
+            return socks[0]
 
-    def release(self, holder: object, keep: socket.socket | None = None) -> None:
-        """``holder`` gives back every socket it holds but ``keep``."""
+    def release(self, holder: object) -> None:
+        """``holder`` gives back the socket it holds."""
         with self._lock:
-            for sock, held in self._holders.items():
-                if held is holder and sock is not keep:
-                    self._holders[sock] = None
+            for sock, (origin, held) in self._known.items():
+                if held is holder:
+                    self._known[sock] = (origin, None)
 
     def _prune(self) -> None:
-        for sock in [sock for sock in self._holders if sock.fileno() < 0]:
-            del self._holders[sock]
+        for sock in [sock for sock in self._known if sock.fileno() < 0]:
+            del self._known[sock]
 
 
 class _Watchdog:
@@ -224,15 +237,22 @@ class Client:
             if event == "connection.connect_tcp.complete":
                 sock = _socket_of_stream(info.get("return_value"))
                 if sock is not None:
-                    sockets.hold(sock, call)
+                    sockets.hold(sock, origin, call)
                     watch(sock)
             elif event == "http11.send_request_headers.started":
-                idle = sockets.hold_idle(call)
-                if idle:
-                    watch(*idle)
+                reused = sockets.hold_reused(origin, call)
+                if reused is not None:
+                    watch(reused)
+
+        def closing(event: str, info: Mapping[str, object]) -> None:
+            # The connection goes back to the pool: idle here too, before another request can take it.
+            if event == "http11.response_closed.started":
+                sockets.release(call)
+            else:
+                trace(event, info)
 
         timeout = call.timeout(time.monotonic()).as_dict()
-        extensions = {"timeout": timeout, "trace": trace}
+        extensions = {"timeout": timeout, "trace": closing}
         try:
             request = self._http.build_request(
                 "POST", call.url, headers=call.headers, content=call.content, extensions=extensions
@@ -240,6 +260,7 @@ class Client:
         except (httpx.InvalidURL, httpx.HTTPError, UnicodeError, ValueError):
             call.unsendable()
             return
+        origin: _Origin = (request.url.scheme, request.url.host, request.url.port)
         response: httpx.Response | None = None
         try:
             try:
@@ -251,13 +272,13 @@ class Client:
             # httpcore reads the body's read timeout when the body starts: the idle bound from here on.
             request.extensions["timeout"] = call.body_timeout()
             sock = _socket_of_stream(response.extensions.get("network_stream"))
-            sockets.release(call, keep=sock)
             if sock is not None and (not dogs or dogs[0].socks != (sock,)):
-                # The body is watched on its own connection only.
+                # The body is watched on its own connection (known now), and only there.
                 for dog in dogs:
                     dog.stop()
+                sockets.release(call)
+                sockets.hold(sock, origin, call)
                 dogs[:] = [_Watchdog(sock)]
-                sockets.hold(sock, call)
             last = time.monotonic()
             chunks = response.iter_raw()
             while call.outcome is None:
