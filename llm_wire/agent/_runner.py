@@ -365,6 +365,8 @@ class Runner:
         abandoned straggler never holds the caller. ``close`` stops that thread.
         """
         if self._portal is None or not self._portal.alive:
+            if self._portal is not None:
+                self._portal.loop.close()  # its thread is gone: nothing runs on that loop any more
             self._portal = Portal()
         work = self.arun(
             request,
