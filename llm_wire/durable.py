@@ -11,7 +11,9 @@ runner has its final outcome, the outcome is admitted there and the projection t
 the outcome is unknown: the call runs again only when its contract makes that safe (``idempotent``, or
 ``idempotent_with_key`` with a provider that consumes the key, always under the same key); otherwise the
 model gets a typed ``outcome_unknown`` tool message. An admitted call is never run again: its stored outcome
-is replayed. A run the approver suspends waits in the store for ``resume``.
+is replayed. An attempt the runner abandoned (its deadline passed, its heartbeats stopped) records that
+abandonment as its step even when the tool answers later, so a recovered run is told what the first one
+was. A run the approver suspends waits in the store for ``resume``.
 
 DBOS keeps its own state in SQLite by default (``sqlite_config``; no server to start); PostgreSQL is the
 setting for many workers. The application configures and launches DBOS; create every ``DurableRunner``
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+import time
 from collections.abc import Awaitable, Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -45,6 +48,7 @@ from llm_wire.agent import (
     ToolOutcome,
     ToolOutputProjectionFailed,
     ToolProvider,
+    abandoned_outcome,
     in_thread,
     outcome_unknown,
 )
@@ -260,6 +264,20 @@ class _StepModel:
         return _outcome_of(self._step(prepared), prepared)
 
 
+def _as_seen(outcome: ToolOutcome, invocation: ToolInvocation, *, watched: bool) -> ToolOutcome:
+    """
+    The attempt's outcome as the runner saw it, which DBOS records as the step's: an answer after the
+    deadline, or after the runner abandoned a ``watched`` call whose heartbeats stopped, is the abandonment
+    the runner reported, so a recovered run that replays the step instantly is told the same.
+    """
+    context = invocation.context
+    if context.deadline is not None and time.monotonic() > context.deadline:
+        return abandoned_outcome(invocation.name)
+    if watched and context.cancelled and invocation.descriptor.contract.heartbeat.enabled:
+        return abandoned_outcome(invocation.name, heartbeat=True)
+    return outcome
+
+
 class _StepProvider:
     """The runner's provider: every attempt goes through the workflow's tool step."""
 
@@ -359,7 +377,7 @@ class DurableRunner:
 
         def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
             assert isinstance(provider, CompensatingProvider)
-            return asyncio.run(provider.compensate(invocation, failure))
+            return _as_seen(asyncio.run(provider.compensate(invocation, failure)), invocation, watched=False)
 
         model_step = DBOS.step(name=f"{name}.model")(model_round)
         tool_step = DBOS.step(name=f"{name}.tool")(tool_attempt)
@@ -402,7 +420,7 @@ class DurableRunner:
             consumes_key = capabilities is not None and capabilities.idempotency_key
             if not is_safe_to_repeat(invocation.descriptor, consumes_key):
                 return outcome_unknown(name)
-        return asyncio.run(self._provider.invoke(invocation))
+        return _as_seen(asyncio.run(self._provider.invoke(invocation)), invocation, watched=True)
 
     # -- runner hooks ----------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from llm_wire.agent import (
     Approval,
     ApprovalRequest,
     Capability,
+    HeartbeatPolicy,
     Idempotency,
     InvocationContext,
     ModelRequest,
@@ -583,21 +584,55 @@ class ChargeCard:
         return TOOL_TEXT
 
 
+@attrs.frozen
+class TransferFunds:
+    """Transfer funds (destructive, not idempotent); the bank goes quiet (no heartbeat), then answers."""
+
+    async def invoke(self, ctx: InvocationContext) -> str:
+        point("tool started")
+        await asyncio.sleep(CHARGE_TIMEOUT * 4)
+        return TOOL_TEXT
+
+
+#: How long the settlement check waits: past the card charge's late answer, so DBOS has recorded that step.
+SETTLE_WAIT = CHARGE_TIMEOUT * 4 + 0.4
+
+
+@attrs.frozen
+class CheckSettlement:
+    """Check whether the payment settled (a read: idempotent); it answers only once the charge's did."""
+
+    def invoke(self) -> str:
+        time.sleep(SETTLE_WAIT)
+        point("tool started")
+        return TOOL_TEXT
+
+
 #: Each wire whose recorded responses carry replay data, and the tools its recorded calls ask for
 #: (``gemini-rounds``: two rounds of id-less Gemini calls, each with its thought signature; ``chat-charge``:
-#: one call that must not run twice; ``gemini-stream``: Gemini 3 over SSE).
+#: one call that must not run twice; ``chat-charge-late``: that call, answering after its deadline, then a
+#: settlement check; ``chat-transfer-late``: the same with a transfer abandoned when its heartbeats stop;
+#: ``gemini-stream``: Gemini 3 over SSE).
 REPLAY_WIRES: dict[str, tuple[Provider, tuple[type, ...]]] = {
     "anthropic": (Provider.ANTHROPIC, (GetUserCountry,)),
     "openai-responses": (Provider.OPENAI_RESPONSES, (UpdatePlan,)),
     "gemini": (Provider.GOOGLE, (GetUserCountry,)),
     "gemini-rounds": (Provider.GOOGLE, (GetUserCountry, GenerateTopic)),
     "chat-charge": (Provider.OPENAI_CHAT, (ChargeCard,)),
+    "chat-charge-late": (Provider.OPENAI_CHAT, (ChargeCard, CheckSettlement)),
+    "chat-transfer-late": (Provider.OPENAI_CHAT, (TransferFunds, CheckSettlement)),
     "gemini-stream": (Provider.GOOGLE, (GetUserCountry,)),
 }
-#: The contract of each replayed tool: idempotent (a killed call runs again), but for the card charge.
+#: The contract of each replayed tool: idempotent (a killed call runs again), but for the card charge and
+#: the transfer.
 REPLAY_CONTRACTS: dict[type, ToolContract] = {
     ChargeCard: ToolContract(
         side_effect=SideEffect.DESTRUCTIVE, idempotency=Idempotency.NON_IDEMPOTENT, timeout=CHARGE_TIMEOUT
+    ),
+    TransferFunds: ToolContract(
+        side_effect=SideEffect.DESTRUCTIVE,
+        idempotency=Idempotency.NON_IDEMPOTENT,
+        heartbeat=HeartbeatPolicy(timeout=CHARGE_TIMEOUT),
     ),
 }
 
@@ -612,7 +647,14 @@ def replay_tools(wire: str) -> ReflectedProvider:
     """The tools the wire's recorded calls ask for, under their contracts."""
     _, tools = REPLAY_WIRES[wire]
     idempotent = ToolContract(idempotency=Idempotency.IDEMPOTENT)
-    return reflect(*(make_tool(tool, contract=REPLAY_CONTRACTS.get(tool, idempotent)) for tool in tools))
+    contracts = {tool: REPLAY_CONTRACTS.get(tool, idempotent) for tool in tools}
+    beating = ProviderCapabilities(heartbeat=True)
+    return reflect(
+        *(
+            make_tool(tool, contract=contract, capabilities=beating if contract.heartbeat.enabled else None)
+            for tool, contract in contracts.items()
+        )
+    )
 
 
 def replay_worker(directory: Path, url: str, wire: str, kill_at: int, *, start: bool) -> None:

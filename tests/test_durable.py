@@ -610,6 +610,49 @@ class TestUnknownOutcomes:
         assert "charge_card" in error["message"]
         assert runs["resumed"]["audits"] == {"call-1": sha256_hex(shown)}
 
+    @pytest.mark.parametrize(
+        ("wire", "tool"), [("chat-charge-late", "charge_card"), ("chat-transfer-late", "transfer_funds")]
+    )
+    def test_a_late_answer_the_first_run_dropped_stays_dropped_on_resume(
+        self, wire: str, tool: str, tmp_path: Path
+    ) -> None:
+        """
+        A call that must not run twice answers (success) after the runner abandoned it, at its deadline
+        (the card charge) or when its heartbeats stopped (the transfer): the runner drops the answer and
+        tells the model ``outcome_unknown``, while the attempt's thread runs on to its end. The worker is
+        killed in the next call, once that late answer was in; the recovered run replays the abandoned
+        step and tells the model what the uninterrupted run did, byte for byte, and completes.
+        """
+        charge = answer(Provider.OPENAI_CHAT, "", [FakeCall("call-1", tool, "{}")])
+        settle = answer(Provider.OPENAI_CHAT, "", [FakeCall("call-2", "check_settlement", "{}")])
+        answered = answer(Provider.OPENAI_CHAT, "I could not tell whether the card was charged.")
+
+        def reply(received: Received) -> Reply:
+            if b'"tool_call_id":"call-2"' in received.body:
+                return answered
+            return settle if b'"tool_call_id"' in received.body else charge
+
+        with FakeProvider(reply) as fake:
+            done = subprocess.run(
+                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, wire, "2"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            runs = json.loads(done.stdout.splitlines()[-1])
+            bodies = [exchange.received.body for exchange in fake.exchanges]
+        assert runs["killed"]["killed"], runs
+        assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
+        after_straight, after_resume = (body for body in bodies if b'"tool_call_id":"call-2"' in body)
+        assert after_resume == after_straight, "the resumed run told the model something else"
+        messages = json.loads(after_resume)["messages"]
+        shown = next(m["content"] for m in messages if m.get("tool_call_id") == "call-1")
+        error = json.loads(shown)["error"]
+        assert (error["category"], error["code"], error["retryable"]) == ("timeout", "outcome_unknown", False)
+        assert runs["resumed"]["audits"] == runs["straight"]["audits"]
+
 
 def _replay_data(outcome: Outcome) -> list[Value]:
     """What equality leaves out: the response id, replay data and the provider's usage object."""

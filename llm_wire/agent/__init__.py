@@ -68,7 +68,7 @@ from llm_wire.agent._outcome import (
     category_for_status,
     outcome_for_exception,
 )
-from llm_wire.agent._policy import REDACTED, outcome_unknown, redact, retry_advice
+from llm_wire.agent._policy import REDACTED, abandoned_outcome, outcome_unknown, redact, retry_advice
 from llm_wire.agent._providers import (
     CompensatingProvider,
     CompositeProvider,
@@ -175,6 +175,7 @@ __all__ = [
     "ErrorCode",
     "ToolFailure",
     "ToolOutcome",
+    "abandoned_outcome",
     "argument_issues",
     "category_for_exception",
     "category_for_status",

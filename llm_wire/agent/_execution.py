@@ -25,7 +25,7 @@ from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
 from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
-from llm_wire.agent._policy import expected_version, retry_advice, retry_delay
+from llm_wire.agent._policy import abandoned_outcome, expected_version, retry_advice, retry_delay
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
 from llm_wire.agent._threads import CURRENT_SLOT, Slot
 from llm_wire.message import ToolCall
@@ -237,18 +237,9 @@ class Executor:
             outcome = ToolOutcome.failed(
                 ErrorCategory.CANCELLED, ErrorCode.CANCELLED, message, retryable=False
             )
-        elif (
-            limit is not None
-            and time.monotonic() - beats.last >= limit
-            and (deadline is None or time.monotonic() < deadline)
-        ):
-            message = f"tool {name} stopped reporting heartbeats and was abandoned"
-            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
-            outcome = outcome.with_metadata(heartbeat_timeout="true")
-        else:
-            message = f"tool {name} did not finish before its deadline"
-            outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
-        return outcome.with_metadata(late_result_discarded="true")
+            return outcome.with_metadata(late_result_discarded="true")
+        silent = limit is not None and time.monotonic() - beats.last >= limit
+        return abandoned_outcome(name, heartbeat=silent and (deadline is None or time.monotonic() < deadline))
 
     async def _acquire(self, run: RunState, deadline: float | None) -> bool:
         """

@@ -27,6 +27,7 @@ from llm_wire.value import Value, render
 
 __all__ = [
     "REDACTED",
+    "abandoned_outcome",
     "expected_version",
     "extract_version",
     "outcome_unknown",
@@ -142,6 +143,22 @@ def outcome_unknown(tool: str) -> ToolOutcome:
     return ToolOutcome.failed(
         ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, _unknown(tool), retryable=False
     )
+
+
+def abandoned_outcome(tool: str, *, heartbeat: bool = False) -> ToolOutcome:
+    """
+    The outcome of an attempt the runner abandoned (its result, if one comes, is discarded): past its
+    deadline, or when its heartbeats stopped (``heartbeat``). Every runner reports it in these words, and a
+    durable run records it as the attempt's step, so a replay sees what the first run saw.
+    """
+    if heartbeat:
+        message = f"tool {tool} stopped reporting heartbeats and was abandoned"
+        outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
+        outcome = outcome.with_metadata(heartbeat_timeout="true")
+    else:
+        message = f"tool {tool} did not finish before its deadline"
+        outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+    return outcome.with_metadata(late_result_discarded="true")
 
 
 def _unknown(tool: str) -> str:
