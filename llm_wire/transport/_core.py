@@ -142,9 +142,18 @@ class _Inflate:
 
     def __init__(self, wbits: int) -> None:
         self._zlib = zlib.decompressobj(wbits)
+        # ``deflate`` is the zlib format, but some servers send raw deflate: tried once, on the first bytes.
+        self._raw_fallback = wbits == _WBITS["deflate"]
 
     def pieces(self, data: bytes) -> Iterator[bytes]:
         """The decoded pieces of ``data``; ``zlib.error`` when it is not the encoding it claims."""
+        if self._raw_fallback:
+            self._raw_fallback = False
+            probe = self._zlib.copy()
+            try:
+                probe.decompress(data, 1)
+            except zlib.error:
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
         while True:
             piece = self._zlib.decompress(data, _PIECE_BYTES)
             data = self._zlib.unconsumed_tail

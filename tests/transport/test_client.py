@@ -763,6 +763,20 @@ class TestEveryByteCounts:
         assert attempts.outcome.text == "sunny"
 
     @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("wbits", [zlib.MAX_WBITS, -zlib.MAX_WBITS], ids=["zlib", "raw"])
+    def test_deflate_in_either_form_decodes(self, kind: Kind, wbits: int) -> None:
+        """``deflate`` is the zlib format, but servers also send it raw (as httpx accepts): both read."""
+        real = answer(Provider.OPENAI_CHAT, "sunny")
+        packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+        packed = packer.compress(b"".join(real.chunks)) + packer.flush()
+        pieces = tuple(packed[i : i + 16] for i in range(0, len(packed), 16))
+        reply = evolve(real, chunks=pieces, headers=(("content-encoding", "deflate"),))
+        with FakeProvider([reply]) as fake:
+            attempts, _ = send(kind, fake, prepared(Provider.OPENAI_CHAT))
+        assert isinstance(attempts.outcome, Answer)
+        assert attempts.outcome.text == "sunny"
+
+    @pytest.mark.parametrize("kind", KINDS)
     def test_a_corrupt_or_unasked_encoding_is_a_typed_failure(self, kind: Kind) -> None:
         """A body that is not what its encoding says, or an encoding not asked for, fails typed."""
         real = answer(Provider.OPENAI_CHAT, "sunny")
