@@ -60,6 +60,8 @@ class FilesystemLimits:
     max_search_results: int = field(default=2_000, validator=_positive)
     max_search_depth: int = field(default=64, validator=_positive)
     max_pattern_bytes: int = field(default=4096, validator=_positive)
+    #: Directory levels any walk may enter (the top one counted): each holds a descriptor while it is walked.
+    max_depth: int = field(default=64, validator=_positive)
 
 
 def _bool(instance: object, attribute: object, value: object) -> None:

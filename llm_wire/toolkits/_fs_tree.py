@@ -3,7 +3,7 @@ Bounded, descriptor-relative tree walks for the filesystem toolkit: listing, glo
 
 Every subdirectory is entered with ``descend`` (``O_NOFOLLOW``) from its parent's descriptor, so a walk never
 leaves the tree it started in, whatever is renamed or swapped while it runs. Symlinks are reported as entries
-and never followed.
+and never followed. A walk holds the descriptors of the directories it is in, so every walk has a depth bound.
 """
 
 from __future__ import annotations
@@ -39,6 +39,12 @@ __all__ = [
 ]
 
 
+def _too_deep(max_depth: int) -> Refusal:
+    return Refusal(
+        FileStatus.LIMIT_EXCEEDED, f"the tree is deeper than FilesystemLimits.max_depth ({max_depth} levels)"
+    )
+
+
 @frozen
 class TreeNode:
     """One entry of a walk: its parts below the walk's base, type, and size (files)."""
@@ -56,10 +62,6 @@ class WalkBudget:
     cut: bool = False
     depth_cut: bool = False
     check: Callable[[], None] = field(default=lambda: None)
-
-
-#: No depth bound of its own: a walk that must see everything is bounded by its entries.
-_UNBOUNDED = 1 << 30
 
 
 def _scan(dir_fd: int, limit: int, budget: WalkBudget) -> list[os.DirEntry[str]]:
@@ -160,12 +162,12 @@ def glob_matches(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:
 
 
 def plan_copy(
-    dir_fd: int, name: str, *, max_entries: int, max_bytes: int, check: Callable[[], None]
+    dir_fd: int, name: str, *, max_entries: int, max_bytes: int, max_depth: int, check: Callable[[], None]
 ) -> tuple[TreeNode, ...]:
     """
     The whole tree at ``name`` as a plan in sorted pre-order (``name`` itself first, with no parts), validated
-    before anything is copied: no symlink or special file, at most ``max_entries`` entries and ``max_bytes``
-    bytes (``Refusal`` otherwise).
+    before anything is copied: no symlink or special file, at most ``max_entries`` entries, ``max_bytes``
+    bytes and ``max_depth`` directory levels, ``name`` counted (``Refusal`` otherwise).
     """
     check()
     info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -181,7 +183,9 @@ def plan_copy(
     budget = WalkBudget(check=check)
     child = descend(dir_fd, name)
     try:
-        for node, _ in iter_tree(child, max_depth=_UNBOUNDED, max_entries=max_entries - 1, budget=budget):
+        for node, _ in iter_tree(child, max_depth=max_depth, max_entries=max_entries - 1, budget=budget):
+            if budget.depth_cut:
+                raise _too_deep(max_depth)
             if node.type is EntryType.SYMLINK:
                 raise Refusal(FileStatus.PERMISSION_DENIED, _LINK_IN_SOURCE)
             if node.type is EntryType.OTHER:
@@ -191,6 +195,8 @@ def plan_copy(
             plan.append(node)
     finally:
         os.close(child)
+    if budget.depth_cut:
+        raise _too_deep(max_depth)
     if budget.cut:
         raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the copy has more than {max_entries} entries")
     return tuple(plan)
@@ -273,20 +279,29 @@ def _close_pair(pair: tuple[int, int]) -> None:
         os.close(pair[0])
 
 
-def count_tree(dir_fd: int, *, max_entries: int, check: Callable[[], None]) -> int:
-    """The entries under ``dir_fd`` (links not followed); ``Refusal(LIMIT_EXCEEDED)`` past ``max_entries``."""
+def count_tree(dir_fd: int, *, max_entries: int, max_depth: int, check: Callable[[], None]) -> int:
+    """
+    The entries under ``dir_fd`` (links not followed); ``Refusal(LIMIT_EXCEEDED)`` past ``max_entries``, or
+    past ``max_depth`` directory levels, ``dir_fd`` counted.
+    """
     budget = WalkBudget(check=check)
-    for _ in iter_tree(dir_fd, max_depth=_UNBOUNDED, max_entries=max_entries, budget=budget):
-        pass
+    for _ in iter_tree(dir_fd, max_depth=max_depth, max_entries=max_entries, budget=budget):
+        if budget.depth_cut:
+            raise _too_deep(max_depth)
+    if budget.depth_cut:
+        raise _too_deep(max_depth)
     if budget.cut:
         raise Refusal(FileStatus.LIMIT_EXCEEDED, f"the tree has more than {max_entries} entries")
     return budget.entries
 
 
-def remove_tree(parent: int, name: str, *, removed: list[int], check: Callable[[], None]) -> None:
+def remove_tree(
+    parent: int, name: str, *, removed: list[int], max_depth: int, check: Callable[[], None]
+) -> None:
     """
     Remove the directory ``name`` and everything in it; links are unlinked, never followed. ``removed[0]``
-    counts the entries gone, even when it stops part way. Directories entered are a stack, not a recursion.
+    counts the entries gone, even when it stops part way. Directories entered are a stack, not a recursion,
+    at most ``max_depth`` high (a tree grown deeper since it was counted stops the removal there).
     """
     # One frame per directory entered: its parent's descriptor, its name, its descriptor, its entries left.
     frames: list[tuple[int, str, int, Iterator[tuple[str, bool]]]] = []
@@ -305,6 +320,8 @@ def remove_tree(parent: int, name: str, *, removed: list[int], check: Callable[[
             check()
             entry_name, is_dir = entry
             if is_dir:
+                if len(frames) >= max_depth:
+                    raise _too_deep(max_depth)
                 _enter(frames, fd, entry_name)
             else:
                 os.unlink(entry_name, dir_fd=fd)

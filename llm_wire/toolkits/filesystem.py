@@ -674,8 +674,8 @@ class FilesystemRuntime:
     ) -> FileResult:
         """
         Copy a file, or with ``recursive`` a directory tree, after validating the whole plan (no link or
-        special file, entry and byte bounds). ``overwrite`` replaces a regular file only. On failure the
-        result reports what was done and ``partial``.
+        special file, entry, byte and depth bounds). ``overwrite`` replaces a regular file only. On failure
+        the result reports what was done and ``partial``.
         """
         source, destination = _text("source", source), _text("destination", destination)
         deep, replace = _flag("recursive", recursive), _flag("overwrite", overwrite)
@@ -692,6 +692,7 @@ class FilesystemRuntime:
                         src[-1],
                         max_entries=limits.max_directory_entries,
                         max_bytes=limits.max_copy_bytes,
+                        max_depth=limits.max_depth,
                         check=check,
                     )
                     if plan[0].type is EntryType.DIRECTORY and not deep:
@@ -801,8 +802,9 @@ class FilesystemRuntime:
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
-        Remove a file, an empty directory, or with ``recursive`` a tree (bounded entries, links unlinked and
-        never followed). ``expected_revision`` guards a file. The root itself can never be removed.
+        Remove a file, an empty directory, or with ``recursive`` a tree (bounded entries and depth, links
+        unlinked and never followed). ``expected_revision`` guards a file. The root itself can never be
+        removed.
         """
         path, deep = _text("path", path), _flag("recursive", recursive)
         expected = _optional_text("expected_revision", expected_revision)
@@ -835,14 +837,15 @@ class FilesystemRuntime:
                     os.rmdir(parts[-1], dir_fd=parent)
                     out.items = 1
                     return
+                entries, depth = self.policy.limits.max_directory_entries, self.policy.limits.max_depth
                 child, _ = walk_dirs(parent, parts[-1:])
                 try:
-                    tree.count_tree(child, max_entries=self.policy.limits.max_directory_entries, check=check)
+                    tree.count_tree(child, max_entries=entries, max_depth=depth, check=check)
                 finally:
                     os.close(child)
                 removed = [0]
                 try:
-                    tree.remove_tree(parent, parts[-1], removed=removed, check=check)
+                    tree.remove_tree(parent, parts[-1], removed=removed, max_depth=depth, check=check)
                 finally:
                     out.items = removed[0]
                     if removed[0] and kind_of(parent, parts[-1]) is not None:
@@ -945,7 +948,8 @@ class FilesystemRuntime:
     ) -> Iterator[tuple[tree.WalkBudget, Generator[tuple[tree.TreeNode, int], None, None]]]:
         start, _ = walk_dirs(root, parts)
         budget = tree.WalkBudget(check=check)
-        nodes = tree.iter_tree(start, max_depth=depth, max_entries=entries, budget=budget)
+        levels = min(depth, self.policy.limits.max_depth)
+        nodes = tree.iter_tree(start, max_depth=levels, max_entries=entries, budget=budget)
         try:
             yield budget, nodes
         finally:

@@ -340,7 +340,7 @@ class FilesystemTools(_Provider):
                 _record(
                     _path_or("path", "."),
                     _optional("recursive", _FLAG, False),
-                    _limit("max_depth", limits.max_search_depth, "Levels to walk"),
+                    _limit("max_depth", min(limits.max_search_depth, limits.max_depth), "Levels to walk"),
                     _limit("max_entries", limits.max_directory_entries, "Entries to list"),
                 ),
                 read(),

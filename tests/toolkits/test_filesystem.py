@@ -467,7 +467,10 @@ def _bottom(root: Path, name: str, depth: int) -> bytes:
 
 
 class TestDeepTrees:
-    """A tree deeper than Python's recursion limit (a model can make one) is copied, listed and removed."""
+    """
+    A tree deeper than Python's recursion limit (a model can make one): walked by a stack, with one or two
+    descriptors held per level, so every walk stops at ``FilesystemLimits.max_depth``.
+    """
 
     DEPTH = 1500
 
@@ -475,15 +478,17 @@ class TestDeepTrees:
     def _remove_what_is_left(self, root: Path) -> Iterator[None]:
         """A tree this deep left in the temporary folder breaks pytest's own (recursive) clean-up later."""
         yield
-        limits = FilesystemLimits(max_directory_entries=4 * self.DEPTH)
+        limits = FilesystemLimits(max_directory_entries=4 * self.DEPTH, max_depth=self.DEPTH)
         runtime = FilesystemRuntime(_policy(root, limits=limits), approver=ApproveAll())
-        for name in ("deep", "copy"):
+        for name in ("deep", "copy", "shallow", "shallow-copy"):
             if (root / name).exists():
                 assert runtime.remove_path(name, recursive=True).status is FileStatus.OK
 
-    def test_copy_and_remove_a_deep_tree(self, fs: FilesystemRuntime, root: Path, log: AuditLog) -> None:
-        """``copy_path`` and ``remove_path`` walk a stack, not a recursion: done, and audited."""
+    def test_copy_and_remove_a_deep_tree(self, root: Path, log: AuditLog) -> None:
+        """With ``max_depth`` raised, ``copy_path`` and ``remove_path`` walk a stack: done, and audited."""
         _deep_tree(root, "deep", self.DEPTH)
+        policy = _policy(root, limits=FilesystemLimits(max_depth=self.DEPTH))
+        fs = FilesystemRuntime(policy, approver=ApproveAll(), audit=log)
         copied = fs.copy_path("deep", "copy", recursive=True)
         assert (copied.status, copied.affected_items) == (FileStatus.OK, self.DEPTH + 1)
         assert copied.bytes_processed == len(b"bottom")
@@ -499,11 +504,79 @@ class TestDeepTrees:
             ("remove_path", "ok"),
         ]
 
+    def test_the_default_depth_refuses_a_deep_tree_and_leaves_it_whole(
+        self, fs: FilesystemRuntime, root: Path, log: AuditLog
+    ) -> None:
+        """Past ``max_depth`` copy and remove are ``limit_exceeded`` naming it, before any effect, audited."""
+        _deep_tree(root, "deep", self.DEPTH)
+        copied = fs.copy_path("deep", "copy", recursive=True)
+        removed = fs.remove_path("deep", recursive=True)
+        for result in (copied, removed):
+            assert (result.status, result.affected_items) == (FileStatus.LIMIT_EXCEEDED, 0)
+            assert result.error is not None
+            assert "FilesystemLimits.max_depth" in result.error
+            assert "partial" not in result.metadata
+        assert not (root / "copy").exists()
+        assert _bottom(root, "deep", self.DEPTH) == b"bottom"
+        finished = [e for e in log.events if e.kind is AuditKind.OPERATION_FINISHED]
+        assert [(e.operation, e.status) for e in finished] == [
+            ("copy_path", "limit_exceeded"),
+            ("remove_path", "limit_exceeded"),
+        ]
+
+    def test_max_depth_counts_the_top_directory(self, root: Path) -> None:
+        """A tree of exactly ``max_depth`` levels is copied and removed; one level more is refused."""
+        _deep_tree(root, "shallow", 8)
+        at = FilesystemRuntime(_policy(root, limits=FilesystemLimits(max_depth=8)), approver=ApproveAll())
+        under = FilesystemRuntime(_policy(root, limits=FilesystemLimits(max_depth=7)), approver=ApproveAll())
+        assert under.copy_path("shallow", "shallow-copy", recursive=True).status is FileStatus.LIMIT_EXCEEDED
+        assert at.copy_path("shallow", "shallow-copy", recursive=True).ok
+        assert under.remove_path("shallow-copy", recursive=True).status is FileStatus.LIMIT_EXCEEDED
+        assert at.remove_path("shallow-copy", recursive=True).ok
+
+    def test_every_walk_holds_descriptors_within_max_depth(self, root: Path) -> None:
+        """
+        With only ``2 * max_depth`` (and a few) descriptors left to the process, every walk of a 1,500-deep
+        tree ends typed with no descriptor shortage, and a copy of a tree ``max_depth`` deep succeeds.
+        """
+        _deep_tree(root, "deep", self.DEPTH)
+        _deep_tree(root, "shallow", 64)
+        script = f"""
+import os, resource
+from llm_wire.toolkits.filesystem import FilesystemLimits, FilesystemPolicy, FilesystemRuntime
+from llm_wire.toolkits.governance import ApproveAll
+limits = FilesystemLimits(max_search_depth=10_000)
+policy = FilesystemPolicy({str(root)!r}, allow_copy=True, allow_remove=True, limits=limits)
+fs = FilesystemRuntime(policy, approver=ApproveAll())
+held = max(int(fd) for fd in os.listdir("/proc/self/fd")) + 1  # every descriptor open now is below
+resource.setrlimit(resource.RLIMIT_NOFILE, (held + 2 * 64 + 8, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+for result in (
+    fs.list_directory("deep", recursive=True),
+    fs.glob_files("**/leaf.txt", path="deep"),
+    fs.search_text("bottom", path="deep"),
+    fs.copy_path("deep", "copy", recursive=True),
+    fs.remove_path("deep", recursive=True),
+    fs.copy_path("shallow", "shallow-copy", recursive=True),
+):
+    print(result.operation, result.status.value, result.truncated)
+"""
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        assert run.stdout.splitlines() == [
+            "list_directory ok True",
+            "glob_files ok True",
+            "search_text ok True",
+            "copy_path limit_exceeded False",
+            "remove_path limit_exceeded False",
+            "copy_path ok False",
+        ]
+        assert not (root / "copy").exists()
+        assert _bottom(root, "shallow-copy", 64) == b"bottom"
+
     def test_a_deep_tree_over_the_entry_bound_is_refused(self, root: Path) -> None:
         """The entry bound still holds on a deep tree: refused before anything is copied or removed."""
         _deep_tree(root, "deep", self.DEPTH)
-        policy = _policy(root, limits=FilesystemLimits(max_directory_entries=1000))
-        runtime = FilesystemRuntime(policy, approver=ApproveAll())
+        limits = FilesystemLimits(max_directory_entries=1000, max_depth=self.DEPTH)
+        runtime = FilesystemRuntime(_policy(root, limits=limits), approver=ApproveAll())
         assert runtime.copy_path("deep", "copy", recursive=True).status is FileStatus.LIMIT_EXCEEDED
         assert not (root / "copy").exists()
         assert runtime.remove_path("deep", recursive=True).status is FileStatus.LIMIT_EXCEEDED

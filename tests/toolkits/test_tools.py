@@ -40,7 +40,7 @@ from llm_wire.agent import (
 )
 from llm_wire.message import Provider, ToolCall
 from llm_wire.result import unwrap
-from llm_wire.toolkits.filesystem import FileStatus, FilesystemPolicy, FilesystemRuntime
+from llm_wire.toolkits.filesystem import FileStatus, FilesystemLimits, FilesystemPolicy, FilesystemRuntime
 from llm_wire.toolkits.governance import AuditKind, AuditLog, EffectRequest
 from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime, TerminationReason
 from llm_wire.toolkits.tools import (
@@ -131,6 +131,13 @@ class TestScenario51Provider:
         read = schema.to_value(_descriptor(tools, "read_file").tool.schema)
         assert read["properties"]["path"]["minLength"] == 1  # type: ignore[index, call-overload]
         assert read["properties"]["max_bytes"]["maximum"] == 4 * 1024 * 1024  # type: ignore[index, call-overload]
+
+    def test_listing_depth_declares_the_walk_bound(self, tmp_path: Path) -> None:
+        """``list_directory``'s ``max_depth`` maximum is the depth a walk can reach: neither limit above."""
+        limits = FilesystemLimits(max_search_depth=500, max_depth=40)
+        tools = FilesystemTools(FilesystemRuntime(FilesystemPolicy(tmp_path, limits=limits)))
+        listing = schema.to_value(_descriptor(tools, "list_directory").tool.schema)
+        assert listing["properties"]["max_depth"]["maximum"] == 40  # type: ignore[index, call-overload]
 
     def test_scenario_51_refused_arguments(self, tmp_path: Path) -> None:
         """Arguments that break the schema are ``invalid_input`` before the runtime is reached."""
