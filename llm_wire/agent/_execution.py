@@ -14,11 +14,12 @@ import logging
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import define, evolve, frozen
 
 from llm_wire.agent._control import RunState, resolve
 from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
@@ -38,7 +39,8 @@ _LOG = logging.getLogger("llm_wire.agent")
 class Executor:
     """
     Runs calls of one provider under their contracts, with an in-flight cap shared by every run of its
-    runner: calls beyond it wait for a slot, and an abandoned straggler keeps its slot until it really ends.
+    runner: calls beyond it queue for a slot in arrival order, and an abandoned straggler keeps its slot
+    until it really ends.
     """
 
     def __init__(
@@ -56,7 +58,7 @@ class Executor:
         self._in_flight = 0
         self._flight_lock = threading.Lock()
         self._idle = threading.Condition(self._flight_lock)
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._waiters: deque[_Waiter] = deque()
         self._emit = emit
         self._log_text = log_exception_text
         self._draw = draw
@@ -243,36 +245,53 @@ class Executor:
 
     async def _acquire(self, run: RunState, deadline: float | None) -> bool:
         """
-        Take an in-flight slot, queueing while all are taken; ``False`` when the deadline passes or the run
+        Take an in-flight slot, or queue for one behind the calls already waiting (a freed slot goes to
+        the first of them, so none is free while any waits); ``False`` when the deadline passes or the run
         stops first.
         """
         loop = asyncio.get_running_loop()
-        while True:
-            with self._flight_lock:
-                if self._in_flight < self._max_in_flight:
-                    self._in_flight += 1
-                    return True
-                freed: asyncio.Future[None] = loop.create_future()
-                self._waiters.append((loop, freed))
+        with self._flight_lock:
+            if self._in_flight < self._max_in_flight:
+                self._in_flight += 1
+                return True
+            waiter = _Waiter(loop, loop.create_future())
+            self._waiters.append(waiter)
+        usable = False
+        try:
             wait = None if deadline is None else deadline - time.monotonic()
-            try:
-                if run.cancel.cancelled or (wait is not None and wait <= 0):
-                    return False
-                await asyncio.wait({freed, run.stopped}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                with self._flight_lock:
-                    if (loop, freed) in self._waiters:
-                        self._waiters.remove((loop, freed))
+            if not run.cancel.cancelled and (wait is None or wait > 0):
+                watched: set[asyncio.Future[Any]] = {waiter.woken, run.stopped}
+                await asyncio.wait(watched, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            usable = not run.cancel.cancelled and (deadline is None or time.monotonic() < deadline)
+        finally:
+            usable = self._leave(waiter, usable)
+        return usable
+
+    def _leave(self, waiter: _Waiter, usable: bool) -> bool:
+        """
+        Take ``waiter`` off the queue; whether it holds a slot now. A slot handed to it that it can no
+        longer use (it gave up as the slot came) goes on to the next.
+        """
+        with self._flight_lock:
+            granted = waiter.granted
+            if not granted:
+                with contextlib.suppress(ValueError):  # passed over already: its loop was closed
+                    self._waiters.remove(waiter)
+        if granted and not usable:
+            self._release()
+        return granted and usable
 
     def _release(self) -> None:
-        """Give a slot back and wake every queued call (each takes a free slot or queues again)."""
+        """Give a slot back: to the first queued call whose loop still runs (one wake), else to the pool."""
         with self._flight_lock:
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                with contextlib.suppress(RuntimeError):  # that call's loop is closed: it waits no more
+                    waiter.loop.call_soon_threadsafe(resolve, waiter.woken)
+                    waiter.granted = True
+                    return
             self._in_flight -= 1
-            waiters, self._waiters = self._waiters, []
             self._idle.notify_all()
-        for loop, freed in waiters:
-            with contextlib.suppress(RuntimeError):  # that call's loop is closed: it waits no more
-                loop.call_soon_threadsafe(resolve, freed)
 
     async def _guarded(self, work: Callable[[], Awaitable[object]], name: str, step: str) -> _Answer:
         """
@@ -298,6 +317,15 @@ class Executor:
             _LOG.warning("tool %s raised %s in %s: %s", name, type(exc).__name__, step, exc)
         else:
             _LOG.warning("tool %s raised %s in %s", name, type(exc).__name__, step)
+
+
+@define(eq=False)
+class _Waiter:
+    """A call queued for a slot: its loop, the future that wakes it, and whether a slot was handed to it."""
+
+    loop: asyncio.AbstractEventLoop
+    woken: asyncio.Future[None]
+    granted: bool = False
 
 
 @frozen

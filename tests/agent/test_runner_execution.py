@@ -459,3 +459,116 @@ class TestInFlightQueue:
             False,
             True,
         ]
+
+    @MODES
+    def test_queued_calls_start_in_arrival_order(self, mode: str) -> None:
+        started: list[str] = []
+
+        async def record(invocation: ToolInvocation) -> ToolOutcome:
+            started.append(invocation.call_id)
+            await asyncio.sleep(0.02)
+            return ToolOutcome.success("ok")
+
+        ids = [f"c{n}" for n in range(5)]
+        batch = reply("", *(call("contract_tool", "{}", id=name) for name in ids))
+        result = drive(
+            runner_for(Programmable(behave=record), [batch, reply("done")], parallel=True, max_in_flight=1),
+            mode,
+        )
+        assert [c.outcome.ok for c in result.calls] == [True] * 5
+        assert started == ids
+
+    @MODES
+    def test_a_retry_queues_behind_the_calls_already_waiting(self, mode: str) -> None:
+        """A call's next attempt is a new arrival: the freed slot goes to the first call already queued."""
+        started: list[str] = []
+        retried = ToolContract(
+            idempotency=Idempotency.IDEMPOTENT,
+            retry=ToolRetryPolicy(max_attempts=2, initial_backoff=0, maximum_backoff=0, jitter=0),
+        )
+
+        async def record(invocation: ToolInvocation) -> ToolOutcome:
+            started.append(f"{invocation.call_id}/{invocation.attempt}")
+            await asyncio.sleep(0.02)
+            if invocation.call_id == "c0" and invocation.attempt == 1:
+                return ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "busy")
+            return ToolOutcome.success("ok")
+
+        batch = reply("", *(call("contract_tool", "{}", id=f"c{n}") for n in range(3)))
+        tool = Programmable(contract=retried, behave=record)
+        result = drive(runner_for(tool, [batch, reply("done")], parallel=True, max_in_flight=1), mode)
+        assert [c.outcome.ok for c in result.calls] == [True] * 3
+        assert started == ["c0/1", "c1/1", "c2/1", "c0/2"]
+
+    @MODES
+    @pytest.mark.parametrize("blocking", [False, True])
+    def test_a_waiter_that_gave_up_does_not_take_the_slot(self, mode: str, blocking: bool) -> None:
+        """
+        The slot freed after a queued call's deadline goes to the next in the queue. A holder that blocks
+        the loop frees it before the queued call sees its deadline pass: that call passes the slot on.
+        """
+        started: list[str] = []
+
+        @attrs.frozen
+        class Holder:
+            """Holds the only slot for a while."""
+
+            async def invoke(self) -> str:
+                started.append("holder")
+                if blocking:
+                    time.sleep(0.3)
+                else:
+                    await asyncio.sleep(0.3)
+                return "held"
+
+        @attrs.frozen
+        class Impatient:
+            """Queues with a short timeout of its own."""
+
+            async def invoke(self) -> str:
+                started.append("impatient")
+                return "never"
+
+        @attrs.frozen
+        class Patient:
+            """Queues without a timeout."""
+
+            async def invoke(self) -> str:
+                started.append("patient")
+                return "ok"
+
+        tools = reflect(Holder, make_tool(Impatient, contract=ToolContract(timeout=0.1)), Patient)
+        batch = reply("", call("holder"), call("impatient"), call("patient"), call("patient"))
+        result = drive(runner_for(tools, [batch, reply("done")], parallel=True, max_in_flight=1), mode)
+        assert [c.outcome.content for c in result.calls if c.outcome.ok] == ["held", "ok", "ok"]
+        assert [c.outcome.failure.code for c in result.calls if c.outcome.failure is not None] == [
+            "capacity_exhausted"
+        ]
+        assert started == ["holder", "patient", "patient"]
+
+    def test_a_slot_is_handed_to_a_call_waiting_on_another_loop(self) -> None:
+        """Two runs of one runner on two event loops share the cap: the second run's call waits its turn."""
+        started: list[float] = []
+        holding = threading.Event()
+
+        async def hold(invocation: ToolInvocation) -> ToolOutcome:
+            started.append(time.monotonic())
+            holding.set()
+            await asyncio.sleep(0.2)
+            return ToolOutcome.success("ok")
+
+        tool = Programmable(behave=hold)
+        replies = [reply("", call("contract_tool")), reply("", call("contract_tool")), reply("a"), reply("b")]
+        runner = runner_for(tool, replies, max_in_flight=1)
+        go = request("m", [user("go")])
+        first = threading.Thread(target=lambda: asyncio.run(runner.arun(go)), daemon=True)
+        first.start()
+        assert holding.wait(5)
+        second = within(5, lambda: asyncio.run(runner.arun(go)))
+        first.join(5)
+        assert not first.is_alive()
+        assert second.stop is StopReason.ANSWERED
+        assert [c.outcome.ok for c in second.calls] == [True]
+        assert len(started) == 2
+        assert started[1] - started[0] >= 0.15  # it started once the first call gave its slot back
+        assert runner.in_flight == 0
