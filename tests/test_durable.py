@@ -52,6 +52,17 @@ from llm_wire.transport.fake import FakeCall, FakeProvider, Received, Reply, ans
 from llm_wire.value import Limits, Value, parse, render
 
 APP = Path(__file__).with_name("durable_app.py")
+
+
+def _app(*args: str, timeout: float) -> list[Any]:
+    """Run ``tests/durable_app.py`` with ``args`` in a fresh interpreter: each line it printed, parsed."""
+    done = subprocess.run(
+        [sys.executable, str(APP), *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 SEEDS = 50
 CALLS = {call_id: tool for round_calls in SCRIPT for call_id, tool, _ in round_calls}
 
@@ -105,15 +116,7 @@ class TestCrashes:
 
     def test_sigkill_anywhere_runs_nothing_twice(self, tmp_path: Path) -> None:
         """Every seed's run completes; non-idempotent calls ran at most once, idempotent ones with one key."""
-        done = subprocess.run(
-            [sys.executable, str(APP), "crash", str(tmp_path), str(SEEDS)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        reports = [json.loads(line) for line in done.stdout.splitlines()]
+        reports = _app("crash", str(tmp_path), str(SEEDS), timeout=600)
         assert len(reports) == SEEDS + 1
         kills = set()
         for report in reports:
@@ -137,15 +140,7 @@ class TestCrashes:
 def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What the approvals application saw, run once in a real subprocess."""
     directory = tmp_path_factory.mktemp("approvals")
-    done = subprocess.run(
-        [sys.executable, str(APP), "approvals", str(directory)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    facts: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    facts: dict[str, Any] = _app("approvals", str(directory), timeout=300)[-1]
     return facts
 
 
@@ -267,15 +262,7 @@ class TestSeams:
 def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What durable runs over damaged and locked store files raised, run once in a real subprocess."""
     directory = tmp_path_factory.mktemp("stores")
-    done = subprocess.run(
-        [sys.executable, str(APP), "stores", str(directory)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    facts: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    facts: dict[str, Any] = _app("stores", str(directory), timeout=120)[-1]
     return facts
 
 
@@ -473,15 +460,7 @@ class TestReplayData:
                 plain = Runner(client, replay_config(wire), replay_tools(wire))
                 answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
             assert answered.stop is StopReason.ANSWERED
-            done = subprocess.run(
-                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, wire],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
-            runs = json.loads(done.stdout.splitlines()[-1])
+            runs = _app("replay", str(tmp_path), fake.url, wire, timeout=120)[-1]
             bodies = [exchange.received.body for exchange in fake.exchanges]
         assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
         assert runs["killed"]["killed"], runs
@@ -532,15 +511,7 @@ class TestGeminiRounds:
                 plain = Runner(client, config(Provider.GOOGLE), replay_tools("gemini-rounds"))
                 answered = plain.run(request(REPLAY_MODEL, [user(REPLAY_PROMPT)]))
             assert answered.stop is StopReason.ANSWERED, answered.stop
-            done = subprocess.run(
-                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "gemini-rounds", "2"],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
-            runs = json.loads(done.stdout.splitlines()[-1])
+            runs = _app("replay", str(tmp_path), fake.url, "gemini-rounds", "2", timeout=120)[-1]
             bodies = [exchange.received.body for exchange in fake.exchanges]
         assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
         assert runs["killed"]["killed"], runs
@@ -589,15 +560,7 @@ class TestUnknownOutcomes:
                 finally:
                     plain.close(timeout=0)
             assert result.stop is StopReason.ANSWERED, result.stop
-            done = subprocess.run(
-                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, "chat-charge", "1"],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
-            runs = json.loads(done.stdout.splitlines()[-1])
+            runs = _app("replay", str(tmp_path), fake.url, "chat-charge", "1", timeout=120)[-1]
             bodies = [exchange.received.body for exchange in fake.exchanges]
         assert runs["killed"]["killed"], runs
         assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
@@ -633,15 +596,7 @@ class TestUnknownOutcomes:
             return settle if b'"tool_call_id"' in received.body else charge
 
         with FakeProvider(reply) as fake:
-            done = subprocess.run(
-                [sys.executable, str(APP), "replay", str(tmp_path), fake.url, wire, "2"],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
-            runs = json.loads(done.stdout.splitlines()[-1])
+            runs = _app("replay", str(tmp_path), fake.url, wire, "2", timeout=120)[-1]
             bodies = [exchange.received.body for exchange in fake.exchanges]
         assert runs["killed"]["killed"], runs
         assert runs["straight"]["done"] == runs["resumed"]["done"] == "completed", runs
