@@ -22,7 +22,7 @@ from attrs import field, frozen
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
 from llm_wire.agent._outcome import ToolOutcome
-from llm_wire.agent._projection_types import OutputProjectionError, ProjectionReport
+from llm_wire.agent.projection._types import OutputProjectionError, ProjectionReport
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
 from llm_wire.value import Value

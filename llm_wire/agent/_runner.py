@@ -39,14 +39,6 @@ from llm_wire.agent._events import (
 from llm_wire.agent._execution import Executor
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent._policy import extract_version, redact, validate_output
-from llm_wire.agent._projection_types import (
-    MIN_BYTES,
-    MIN_TOKENS,
-    LimitingFactor,
-    OutputProjectionError,
-    ProjectedOutput,
-    ProjectionReport,
-)
 from llm_wire.agent._providers import ToolProvider
 from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
@@ -62,6 +54,14 @@ from llm_wire.agent._steps import (
 from llm_wire.agent._threads import in_thread
 from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing
 from llm_wire.agent.projection import projector
+from llm_wire.agent.projection._types import (
+    MIN_BYTES,
+    MIN_TOKENS,
+    LimitingFactor,
+    OutputProjectionError,
+    ProjectedOutput,
+    ProjectionReport,
+)
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused
 from llm_wire.result import Err, Ok

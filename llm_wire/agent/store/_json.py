@@ -13,7 +13,13 @@ from typing import TypeVar
 from attrs import evolve
 
 from llm_wire.agent._outcome import ErrorCategory, ToolFailure, ToolOutcome
-from llm_wire.agent._store_record import (
+from llm_wire.agent.projection import (
+    LimitingFactor,
+    ProjectionMethod,
+    ProjectionReport,
+    policy_of,
+)
+from llm_wire.agent.store._record import (
     _RECORD_LIMITS,
     _SHA256,
     RECORD_FORMAT,
@@ -30,12 +36,6 @@ from llm_wire.agent._store_record import (
     StoredResult,
     StoreError,
     UnreadableRecord,
-)
-from llm_wire.agent.projection import (
-    LimitingFactor,
-    ProjectionMethod,
-    ProjectionReport,
-    policy_of,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse, render

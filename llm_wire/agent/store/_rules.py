@@ -13,10 +13,13 @@ from collections.abc import Mapping
 
 from attrs import evolve
 
-from llm_wire.agent._store_json import (
+from llm_wire.agent.projection import (
+    ProjectionPolicy,
+)
+from llm_wire.agent.store._json import (
     _report_value,
 )
-from llm_wire.agent._store_record import (
+from llm_wire.agent.store._record import (
     _SHA256,
     _TRANSITIONS,
     Admission,
@@ -39,9 +42,6 @@ from llm_wire.agent._store_record import (
     StoreError,
     Suspended,
     WriteProblem,
-)
-from llm_wire.agent.projection import (
-    ProjectionPolicy,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value

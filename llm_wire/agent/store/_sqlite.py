@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from attrs import evolve
 
-from llm_wire.agent._store_json import (
+from llm_wire.agent.store._json import (
     _admitted_of,
     _admitted_value,
     _audit_of,
@@ -28,11 +28,11 @@ from llm_wire.agent._store_json import (
     _started_of,
     _started_value,
 )
-from llm_wire.agent._store_memory import (
-    _Step,
-    _Writes,
+from llm_wire.agent.store._protocol import (
+    Step,
+    StoreWrites,
 )
-from llm_wire.agent._store_record import (
+from llm_wire.agent.store._record import (
     _RECORD_LIMITS,
     RECORD_FORMAT,
     AdmittedResult,
@@ -249,7 +249,7 @@ class _Sqlite:
                 ],
             )
 
-    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
+    def update(self, run_id: str, step: Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         def work(db: sqlite3.Connection) -> Result[T, StoreError]:
             with _transaction(db):
                 match self._head(db, run_id, call_id):
@@ -285,7 +285,7 @@ def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
-class SqliteRunStore(_Writes):
+class SqliteRunStore(StoreWrites):
     """
     A ``RunStore`` in one SQLite file (standard library ``sqlite3``, WAL): every write is one
     ``BEGIN IMMEDIATE`` transaction, so several processes can share the file. A file that is damaged or no

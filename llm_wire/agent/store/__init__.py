@@ -28,15 +28,13 @@ implement it. Records are versioned JSON (``record_to_json``, ``record_from_json
 from __future__ import annotations
 
 from llm_wire._public import rehome
-from llm_wire.agent._store_json import (
+from llm_wire.agent.store._json import (
     record_from_json,
     record_to_json,
 )
-from llm_wire.agent._store_memory import (
-    MemoryRunStore,
-    RunStore,
-)
-from llm_wire.agent._store_record import (
+from llm_wire.agent.store._memory import MemoryRunStore
+from llm_wire.agent.store._protocol import RunStore
+from llm_wire.agent.store._record import (
     RECORD_FORMAT,
     Admission,
     AdmittedResult,
@@ -65,11 +63,11 @@ from llm_wire.agent._store_record import (
     UnreadableRecord,
     WriteProblem,
 )
-from llm_wire.agent._store_rules import (
+from llm_wire.agent.store._rules import (
     is_sensitive_key,
     sha256_hex,
 )
-from llm_wire.agent._store_sqlite import (
+from llm_wire.agent.store._sqlite import (
     SqliteRunStore,
 )
 

@@ -13,9 +13,15 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire.agent._estimators import HeuristicEstimator, TokenEstimator, _cut, _EstimatorFailed, _tokens
 from llm_wire.agent._outcome import ErrorCategory
-from llm_wire.agent._projection_types import (
+from llm_wire.agent.projection._estimators import (
+    HeuristicEstimator,
+    TokenEstimator,
+    _cut,
+    _EstimatorFailed,
+    _tokens,
+)
+from llm_wire.agent.projection._types import (
     DEFAULT_POLICY,
     LimitingFactor,
     OutputProjectionError,

@@ -19,23 +19,10 @@ from typing import TypeAlias
 
 from llm_wire._public import rehome
 from llm_wire.agent._descriptor import ToolDescriptor
-from llm_wire.agent._estimators import HeuristicEstimator, TiktokenEstimator, TokenEstimator
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
-from llm_wire.agent._projection_types import (
-    DEFAULT_POLICY,
-    MIN_BYTES,
-    MIN_TOKENS,
-    LimitingFactor,
-    OutputProjectionError,
-    ProjectedOutput,
-    ProjectionFailure,
-    ProjectionMethod,
-    ProjectionPolicy,
-    ProjectionReport,
-    limiting_factor,
-    policy_of,
-)
-from llm_wire.agent._shrink import (
+from llm_wire.agent._steps import Recovery
+from llm_wire.agent.projection._estimators import HeuristicEstimator, TiktokenEstimator, TokenEstimator
+from llm_wire.agent.projection._shrink import (
     CATEGORIES,
     MARKER,
     MAX_CODE_CHARS,
@@ -50,7 +37,20 @@ from llm_wire.agent._shrink import (
     check_policy,
     project,
 )
-from llm_wire.agent._steps import Recovery
+from llm_wire.agent.projection._types import (
+    DEFAULT_POLICY,
+    MIN_BYTES,
+    MIN_TOKENS,
+    LimitingFactor,
+    OutputProjectionError,
+    ProjectedOutput,
+    ProjectionFailure,
+    ProjectionMethod,
+    ProjectionPolicy,
+    ProjectionReport,
+    limiting_factor,
+    policy_of,
+)
 from llm_wire.result import Err, Ok, Result
 
 __all__ = [

@@ -1,14 +1,16 @@
 """
-The ``RunStore`` protocol, its writes defined once over an engine, and the in-memory store.
+The ``RunStore`` protocol and its writes, defined once over an engine (``_Engine``) that each store supplies.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import Protocol, TypeAlias, TypeVar
 
-from llm_wire.agent._store_record import (
+from llm_wire.agent.projection import (
+    ProjectionPolicy,
+)
+from llm_wire.agent.store._record import (
     Admission,
     AdmittedResult,
     ProjectionAudit,
@@ -21,7 +23,7 @@ from llm_wire.agent._store_record import (
     StoreError,
     Suspended,
 )
-from llm_wire.agent._store_rules import (
+from llm_wire.agent.store._rules import (
     _admit,
     _audit,
     _claim,
@@ -31,19 +33,10 @@ from llm_wire.agent._store_rules import (
     _suspend,
     _transition,
 )
-from llm_wire.agent.projection import (
-    ProjectionPolicy,
-)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value
 
-__all__ = [
-    "MemoryRunStore",
-    "RunStore",
-]
-
-# ---------------------------------------------------------------------------------------------------------
-# The protocol and the two stores
+__all__ = ["RunStore", "StoreWrites", "Engine", "Step"]
 
 
 class RunStore(Protocol):
@@ -108,17 +101,17 @@ class RunStore(Protocol):
 
 T = TypeVar("T")
 #: One write: from the record before it to the record after it and what the caller gets back.
-_Step: TypeAlias = Callable[[RunRecord], Result[tuple[RunRecord, T], StoreError]]
+Step: TypeAlias = Callable[[RunRecord], Result[tuple[RunRecord, T], StoreError]]
 
 
-class _Engine(Protocol):
-    """Where records live: a store's storage, under the writes ``_Writes`` defines once."""
+class Engine(Protocol):
+    """Where records live: a store's storage, under the writes ``StoreWrites`` defines once."""
 
     def insert(self, record: RunRecord) -> Result[None, StoreError]: ...
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]: ...
 
-    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
+    def update(self, run_id: str, step: Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         """Apply ``step``; the record it sees holds the keyed rows of ``call_id`` at least."""
         ...
 
@@ -137,10 +130,10 @@ def _with_suspension(
     return result if isinstance(result, Err) else Ok((result.value.record, result.value))
 
 
-class _Writes:
+class StoreWrites:
     """The ``RunStore`` writes, once, over an engine."""
 
-    def __init__(self, engine: _Engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
     def create(
@@ -218,41 +211,3 @@ class _Writes:
     def claim(self, run_id: str, revision: int, token: str) -> Result[RunRecord, StoreError]:
         """Take the continuation of an approved run (or reclaim an active one after a crash)."""
         return self._engine.update(run_id, lambda r: _with_record(_claim(r, revision, token)))
-
-
-class _Memory:
-    def __init__(self) -> None:
-        self._runs: dict[str, RunRecord] = {}
-        self._lock = threading.Lock()
-
-    def insert(self, record: RunRecord) -> Result[None, StoreError]:
-        with self._lock:
-            if self._runs.setdefault(record.run_id, record) is not record:
-                return Err(RunExists(record.run_id))
-            return Ok(None)
-
-    def read(self, run_id: str) -> Result[RunRecord, StoreError]:
-        record = self._runs.get(run_id)
-        return Err(RunNotFound(run_id)) if record is None else Ok(record)
-
-    def update(self, run_id: str, step: _Step[T], call_id: str | None = None) -> Result[T, StoreError]:
-        with self._lock:
-            record = self._runs.get(run_id)
-            if record is None:
-                return Err(RunNotFound(run_id))
-            match step(record):
-                case Err() as failed:
-                    return failed
-                case Ok((after, answer)):
-                    self._runs[run_id] = after
-                    return Ok(answer)
-
-
-class MemoryRunStore(_Writes):
-    """A ``RunStore`` in this process's memory (tests, single-process runs)."""
-
-    def __init__(self) -> None:
-        super().__init__(_Memory())
-
-    def __repr__(self) -> str:
-        return "<MemoryRunStore>"
