@@ -96,6 +96,12 @@ class RetryPolicy:
     No attempt starts, and none runs, past ``deadline`` after the first began. A provider asking for a wait
     past the deadline (past ``max_delay`` when there is no deadline) is never retried early: the send ends
     with its error and advice.
+
+    Not ``agent.ToolRetryPolicy``, which retries a tool call under its contract: there the declared
+    schedule is the mean wait (jitter both ways), the draw is the runner's and the bound is the contract's
+    ``timeout``. Here the jitter only shortens a wait (full jitter by default, spreading clients that hit
+    one rate-limited API), so ``max_delay`` and ``deadline`` bound every wait; the generator is the plan's
+    own (``seed``), and what is retried is decided by what reached the provider, not by idempotency.
     """
 
     #: Attempts in all, the first included.
