@@ -24,9 +24,11 @@ import os
 import stat
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping
+from functools import partial
 
 from llm_wire._public import rehome
 from llm_wire.toolkits import _fs_tree as tree
+from llm_wire.toolkits._common import caller_metadata, clamp
 from llm_wire.toolkits._fs_core import (
     EntryType,
     FileStatus,
@@ -124,24 +126,7 @@ def _optional_text(name: str, value: object) -> str | None:
 
 
 def _clamp(name: str, requested: int, maximum: int) -> int:
-    """0 selects ``maximum``; a larger request is clamped; a negative one refuses."""
-    if requested < 0:
-        raise Refusal(FileStatus.INVALID_REQUEST, f"{name} may not be negative (0 means the policy maximum)")
-    return maximum if requested == 0 else min(requested, maximum)
-
-
-def _clean_metadata(metadata: object) -> dict[str, MetadataValue]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise TypeError("metadata must be a mapping of str to str, int or bool")
-    kept: dict[str, MetadataValue] = {}
-    for key, value in metadata.items():
-        if not isinstance(key, str) or not isinstance(value, str | int | bool):
-            raise TypeError("metadata must be a mapping of str to str, int or bool")
-        if key not in RESERVED_METADATA and not key.startswith("skipped_"):
-            kept[key] = value
-    return kept
+    return clamp(name, requested, maximum, partial(Refusal, FileStatus.INVALID_REQUEST))
 
 
 class FilesystemRuntime:
@@ -212,7 +197,7 @@ class FilesystemRuntime:
         act: Callable[[int, OperationOutcome, Callable[[], None]], None],
     ) -> FileResult:
         cancel = _check_cancel(cancel)
-        caller = _clean_metadata(metadata)
+        caller = caller_metadata(metadata, RESERVED_METADATA, ("skipped_",))
         operation_id = uuid.uuid4().hex
         out = OperationOutcome()
         resources: tuple[str, ...] = ()

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from attrs import field, frozen
 
+from llm_wire.toolkits._common import caller_metadata, clamp, positive_limit
 from llm_wire.toolkits._fs_core import Refusal, open_root, split_path, walk_dirs
 from llm_wire.toolkits._spawn import Ending, Spawned, spawn
 from llm_wire.toolkits.governance import (
@@ -75,24 +76,18 @@ class TerminationReason(enum.Enum):
     BACKEND_ERROR = "backend_error"
 
 
-def _positive(_: object, attribute: object, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        name = getattr(attribute, "name", "limit")
-        raise ConfigurationError(f"ProcessLimits.{name} must be a positive integer")
-
-
 @frozen
 class ProcessLimits:
     """The policy maxima; a request's limit of 0 means the maximum, and a larger one is clamped to it."""
 
-    timeout_ms: int = field(default=30_000, validator=_positive)
-    max_stdout_bytes: int = field(default=_MiB, validator=_positive)
-    max_stderr_bytes: int = field(default=_MiB, validator=_positive)
-    max_stdin_bytes: int = field(default=_MiB, validator=_positive)
-    max_argument_bytes: int = field(default=256 * _KiB, validator=_positive)
-    max_arguments: int = field(default=256, validator=_positive)
-    max_environment_bytes: int = field(default=64 * _KiB, validator=_positive)
-    max_environment_entries: int = field(default=256, validator=_positive)
+    timeout_ms: int = field(default=30_000, validator=positive_limit)
+    max_stdout_bytes: int = field(default=_MiB, validator=positive_limit)
+    max_stderr_bytes: int = field(default=_MiB, validator=positive_limit)
+    max_stdin_bytes: int = field(default=_MiB, validator=positive_limit)
+    max_argument_bytes: int = field(default=256 * _KiB, validator=positive_limit)
+    max_arguments: int = field(default=256, validator=positive_limit)
+    max_environment_bytes: int = field(default=64 * _KiB, validator=positive_limit)
+    max_environment_entries: int = field(default=256, validator=positive_limit)
 
 
 def _strings(value: object) -> tuple[str, ...]:
@@ -389,7 +384,7 @@ class ProcessRuntime:
             stdin_text, workdir, environment, timeout_ms, max_stdout_bytes, max_stderr_bytes
         )
         signal = _check_cancel(cancel)
-        caller = _clean(metadata)
+        caller = caller_metadata(metadata, RESERVED_PROCESS_METADATA)
         operation_id = uuid.uuid4().hex
         runtime_meta: dict[str, MetadataValue] = {"shell": shell}
         resources: tuple[str, ...] = ()
@@ -456,9 +451,9 @@ class ProcessRuntime:
                 raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell is disabled by policy")
             if target.strip() == "":
                 raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell command is empty")
-        timeout = _clamp("timeout_ms", checked.timeout_ms, limits.timeout_ms) / 1000
-        out = _clamp("max_stdout_bytes", checked.max_stdout, limits.max_stdout_bytes)
-        err = _clamp("max_stderr_bytes", checked.max_stderr, limits.max_stderr_bytes)
+        timeout = clamp("timeout_ms", checked.timeout_ms, limits.timeout_ms, _invalid) / 1000
+        out = clamp("max_stdout_bytes", checked.max_stdout, limits.max_stdout_bytes, _invalid)
+        err = clamp("max_stderr_bytes", checked.max_stderr, limits.max_stderr_bytes, _invalid)
         argv_tail = ("-c", target) if shell else arguments
         if len(argv_tail) > limits.max_arguments:
             raise _ProcessRefusal(
@@ -653,22 +648,8 @@ def _argument_list(arguments: object) -> tuple[str, ...]:
     return tuple(arguments)
 
 
-def _clamp(name: str, requested: int, maximum: int) -> int:
-    if requested < 0:
-        raise _ProcessRefusal(
-            TerminationReason.INVALID_REQUEST, f"{name} may not be negative (0 means the policy maximum)"
-        )
-    return maximum if requested == 0 else min(requested, maximum)
-
-
-def _clean(metadata: object) -> dict[str, MetadataValue]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str | int | bool) for k, v in metadata.items()
-    ):
-        raise TypeError("metadata must be a mapping of str to str, int or bool")
-    return {k: v for k, v in metadata.items() if k not in RESERVED_PROCESS_METADATA}
+def _invalid(message: str) -> _ProcessRefusal:
+    return _ProcessRefusal(TerminationReason.INVALID_REQUEST, message)
 
 
 _ENDINGS = {
