@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from attrs import define, field, frozen
 
 from llm_wire.toolkits._common import positive_limit
-from llm_wire.toolkits._fs_core import EntryType, FileStatus
+from llm_wire.toolkits.filesystem._core import EntryType, FileStatus
 from llm_wire.toolkits.governance import MetadataValue, _path
 
 __all__ = [
