@@ -29,6 +29,7 @@ from typing import Any, TypeAlias
 import jiter
 from attrs import evolve, frozen
 
+from llm_wire._checks import positive as _positive
 from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok, Result
@@ -107,13 +108,6 @@ class Limits:
     def with_max_exponent(self, n: int) -> Limits:
         """Allow exponents up to ``n`` in absolute value."""
         return evolve(self, max_exponent=_positive(n))
-
-
-def _positive(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        msg = "a limit must be a positive int"
-        raise ValueError(msg)
-    return n
 
 
 #: The default limits: 1 MiB, depth 64, 262,144 values, numbers of 1,024 bytes / 800 digits / exponent 1,200.

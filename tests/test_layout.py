@@ -29,7 +29,7 @@ REPO = ROOT.parent
 
 #: Bottom to top. A module belongs to the first entry that is its name or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("llm_wire.result", "llm_wire.error", "llm_wire._fast", "llm_wire._public"),
+    ("llm_wire.result", "llm_wire.error", "llm_wire._fast", "llm_wire._public", "llm_wire._checks"),
     ("llm_wire.value",),
     ("llm_wire.schema", "llm_wire.reasons", "llm_wire._described", "llm_wire._regex"),
     ("llm_wire.codec",),

@@ -25,6 +25,7 @@ from llm_wire.agent._descriptor import (
     DESCRIPTOR_FORMAT,
     MIN_OUTPUT_BYTES,
     MIN_OUTPUT_TOKENS,
+    REDACTED,
     Approval,
     Capability,
     Compensation,
@@ -42,6 +43,8 @@ from llm_wire.agent._descriptor import (
     check_capabilities,
     describe,
     descriptor_from_json_schema,
+    redact,
+    retry_advice,
 )
 from llm_wire.agent._events import (
     ApprovalRequest,
@@ -68,7 +71,6 @@ from llm_wire.agent._outcome import (
     category_for_status,
     outcome_for_exception,
 )
-from llm_wire.agent._policy import REDACTED, abandoned_outcome, outcome_unknown, redact, retry_advice
 from llm_wire.agent._providers import (
     CompensatingProvider,
     CompositeProvider,
@@ -82,8 +84,10 @@ from llm_wire.agent._providers import (
 from llm_wire.agent._results import (
     MAX_ISSUE_BYTES,
     MAX_ISSUES,
+    abandoned_outcome,
     argument_issues,
     invalid_arguments,
+    outcome_unknown,
     unknown_tool,
 )
 from llm_wire.agent._runner import (

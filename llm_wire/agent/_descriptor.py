@@ -1,14 +1,15 @@
 """
 ``ToolDescriptor``: a model-visible ``Tool`` plus its ``ToolContract`` (side effect, idempotency, approval,
 timeout, output validation, retries, resource version, compensation, heartbeat, capabilities, output
-ceilings). A contract that cannot be honoured is refused when it is made (``DefinitionError``), and a
-descriptor a provider cannot honour is refused when the provider is registered (``check_capabilities``).
+ceilings; the parts in ``_contract_parts``). A contract that cannot be honoured is refused when it is made
+(``DefinitionError``), and a descriptor a provider cannot honour is refused when the provider is registered
+(``check_capabilities``). The contract answers for its rules on a call's walk: whether repeating a failed
+call is safe, the wait before a retry, the retry advice the model sees, and the output check; the
+descriptor shows an approver the arguments with secrets redacted.
 """
 
 from __future__ import annotations
 
-import enum
-import math
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -18,18 +19,39 @@ from attrs import evolve, field, frozen
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire import tool as _tool
-from llm_wire.agent._outcome import ErrorCategory, check_types
+from llm_wire.agent._contract_parts import (
+    MIN_OUTPUT_BYTES,
+    MIN_OUTPUT_TOKENS,
+    Approval,
+    Capability,
+    Compensation,
+    HeartbeatPolicy,
+    Idempotency,
+    OutputCeilings,
+    OutputValidation,
+    ResourceVersion,
+    Risk,
+    SideEffect,
+    ToolRetryPolicy,
+    _seconds,
+    _strings,
+    _text,
+)
+from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome, check_types
+from llm_wire.agent._results import MAX_ISSUES, unknown_outcome_message
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract
+from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError
 from llm_wire.tool import Tool, ToolError
-from llm_wire.value import Value
+from llm_wire.value import Value, render
 
 __all__ = [
     "DESCRIPTOR_FORMAT",
     "MIN_OUTPUT_BYTES",
     "MIN_OUTPUT_TOKENS",
+    "REDACTED",
     "Approval",
     "Capability",
     "Compensation",
@@ -39,71 +61,22 @@ __all__ = [
     "OutputValidation",
     "ProviderCapabilities",
     "ResourceVersion",
-    "ToolRetryPolicy",
     "Risk",
     "SideEffect",
     "ToolContract",
     "ToolDescriptor",
+    "ToolRetryPolicy",
     "check_capabilities",
     "describe",
     "descriptor_from_json_schema",
+    "redact",
+    "retry_advice",
 ]
 
 #: The ``format`` of ``ToolDescriptor.to_json``.
 DESCRIPTOR_FORMAT = "llm_wire.tool_descriptor.v1"
-#: The smallest model-visible output ceilings a contract may set.
-MIN_OUTPUT_BYTES = 256
-MIN_OUTPUT_TOKENS = 64
-
-
-class SideEffect(enum.Enum):
-    """What a call may change (shown to approvers and in the descriptor JSON)."""
-
-    NONE = "none"
-    READ = "read"
-    WRITE = "write"
-    DESTRUCTIVE = "destructive"
-
-
-class Idempotency(enum.Enum):
-    """Whether repeating a call is safe: it decides whether a failed call may be retried."""
-
-    UNKNOWN = "unknown"
-    IDEMPOTENT = "idempotent"
-    #: Safe to repeat with the same ``idempotency_key`` (the provider must declare it consumes keys).
-    IDEMPOTENT_WITH_KEY = "idempotent_with_key"
-    NON_IDEMPOTENT = "non_idempotent"
-
-
-class Approval(enum.Enum):
-    """Who must agree before a call runs."""
-
-    NEVER = "never"
-    #: The runner's policy callback decides; it may allow, deny, or escalate to the approver.
-    POLICY = "policy"
-    #: The approver is asked every time.
-    ALWAYS = "always"
-
-
-class OutputValidation(enum.Enum):
-    """What an output that breaks the output schema does: fail the call, be recorded, or nothing."""
-
-    STRICT = "strict"
-    WARN = "warn"
-    DISABLED = "disabled"
-
-
-class Risk(enum.Enum):
-    """How much harm a capability can do."""
-
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-    CRITICAL = "critical"
-
-
-def _strings(value: Mapping[str, str]) -> dict[str, str]:
-    return dict(value)
+#: What an approver sees in place of a secret argument.
+REDACTED = "[redacted]"
 
 
 def _capabilities(value: Iterable[Capability]) -> tuple[Capability, ...]:
@@ -112,166 +85,6 @@ def _capabilities(value: Iterable[Capability]) -> tuple[Capability, ...]:
 
 def _names(value: Iterable[str]) -> frozenset[str]:
     return frozenset(value)
-
-
-def _categories(value: Iterable[ErrorCategory]) -> frozenset[ErrorCategory]:
-    return frozenset(value)
-
-
-def _resources(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
-
-
-def _seconds(instance: object, attribute: Any, value: Any) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise DefinitionError(f"{type(instance).__name__}.{attribute.name} must be a finite number >= 0")
-
-
-def _count(instance: object, attribute: Any, value: Any) -> None:
-    if type(value) is not int or value < 1:
-        raise DefinitionError(f"{type(instance).__name__}.{attribute.name} must be an int >= 1")
-
-
-@frozen
-class ToolRetryPolicy:
-    """
-    How many attempts a call gets and the wait between them (seconds): ``initial_backoff`` times
-    ``backoff_multiplier`` per attempt, capped at ``maximum_backoff``, times a jitter factor drawn from
-    ``[1 - jitter, 1 + jitter]``. ``retryable_categories``, when set, replaces the tool's own hint.
-    """
-
-    max_attempts: int = field(default=1, validator=_count)
-    initial_backoff: float = field(default=0.1, validator=_seconds)
-    maximum_backoff: float = field(default=5.0, validator=_seconds)
-    backoff_multiplier: float = 2.0
-    jitter: float = 0.1
-    retryable_categories: frozenset[ErrorCategory] = field(default=frozenset(), converter=_categories)
-
-    def __attrs_post_init__(self) -> None:
-        if self.initial_backoff > self.maximum_backoff:
-            raise DefinitionError("ToolRetryPolicy.initial_backoff must not exceed maximum_backoff")
-        multiplier = self.backoff_multiplier
-        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not multiplier >= 1:
-            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
-        if not math.isfinite(multiplier):
-            raise DefinitionError("ToolRetryPolicy.backoff_multiplier must be a finite number >= 1")
-        jitter = self.jitter
-        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
-            raise DefinitionError("ToolRetryPolicy.jitter must be a number in [0, 1]")
-
-    def backoff(self, attempt: int, draw: float) -> float:
-        """
-        The wait after failed attempt ``attempt`` (from 1), with ``draw`` in [0, 1) choosing the jitter.
-        """
-        delay = self.initial_backoff
-        for _ in range(attempt - 1):
-            delay = min(delay * self.backoff_multiplier, self.maximum_backoff)
-        delay *= 1 - self.jitter + 2 * self.jitter * draw
-        return min(max(delay, 0.0), self.maximum_backoff)
-
-
-def _pointer(instance: object, attribute: Any, value: Any) -> None:
-    if not isinstance(value, str):
-        raise DefinitionError(f"ResourceVersion.{attribute.name} must be a str")
-    if value and (not value.startswith("/") or any(_bad_escape(part) for part in value.split("/")[1:])):
-        raise DefinitionError(f"ResourceVersion.{attribute.name} must be a JSON Pointer such as /version")
-
-
-def _bad_escape(part: str) -> bool:
-    return "~" in part.replace("~0", "").replace("~1", "")
-
-
-def pointer_parts(pointer: str) -> tuple[str, ...]:
-    """The unescaped members of a JSON Pointer (``/a~1b/c`` is ``("a/b", "c")``)."""
-    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
-
-
-@frozen
-class ResourceVersion:
-    """
-    Optimistic concurrency: the version a call expects is read from its arguments at ``argument_pointer``
-    (required when ``require_expected``), and the version after it from its data at ``outcome_pointer``.
-    """
-
-    require_expected: bool = False
-    argument_pointer: str = field(default="/resource_version", validator=_pointer)
-    outcome_pointer: str = field(default="/resource_version", validator=_pointer)
-
-    def __attrs_post_init__(self) -> None:
-        if self.require_expected and not self.argument_pointer:
-            raise DefinitionError("ResourceVersion.require_expected needs an argument_pointer")
-
-
-@frozen
-class Compensation:
-    """Undoing a failed call's partial effect (which makes retrying a non-idempotent call safe)."""
-
-    enabled: bool = False
-    #: Seconds each compensation attempt may take; ``None`` for no bound of its own.
-    timeout: float | None = field(default=None, validator=_seconds)
-    max_attempts: int = field(default=1, validator=_count)
-
-
-@frozen
-class HeartbeatPolicy:
-    """
-    Liveness: a call that reports no heartbeat for ``timeout`` seconds is abandoned; heartbeats closer than
-    ``minimum_interval`` are not emitted as events (they still count as liveness).
-    """
-
-    timeout: float | None = field(default=None, validator=_seconds)
-    minimum_interval: float = field(default=0.25, validator=_seconds)
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the call must report heartbeats."""
-        return bool(self.timeout)
-
-
-def _text(instance: object, attribute: Any, value: Any) -> None:
-    if not isinstance(value, str):
-        raise DefinitionError(f"{type(instance).__name__}.{attribute.name} must be a str")
-
-
-@frozen
-class Capability:
-    """Something a tool can do that an approver should know about (``filesystem.write`` on ``/srv``)."""
-
-    name: str = field(validator=_text)
-    risk: Risk = Risk.LOW
-    summary: str = ""
-    resources: tuple[str, ...] = field(default=(), converter=_resources)
-    metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
-
-    def __attrs_post_init__(self) -> None:
-        check_types(self, {"risk": Risk, "summary": str})
-        if not self.name:
-            raise DefinitionError("Capability.name must not be empty")
-
-
-def _ceiling(minimum: int) -> Any:
-    def check(instance: object, attribute: Any, value: Any) -> None:
-        if value is not None and (type(value) is not int or value < minimum):
-            raise DefinitionError(f"OutputCeilings.{attribute.name} must be an int >= {minimum}")
-
-    return check
-
-
-@frozen
-class OutputCeilings:
-    """Per-tool ceilings on the model-visible output; they can only tighten the run's ceilings."""
-
-    max_bytes: int | None = field(default=None, validator=_ceiling(MIN_OUTPUT_BYTES))
-    max_tokens: int | None = field(default=None, validator=_ceiling(MIN_OUTPUT_TOKENS))
-
-    def tighten(self, max_bytes: int, max_tokens: int) -> tuple[int, int]:
-        """The run's ceilings ``(max_bytes, max_tokens)`` tightened by these (never widened)."""
-        return (
-            max_bytes if self.max_bytes is None else min(max_bytes, self.max_bytes),
-            max_tokens if self.max_tokens is None else min(max_tokens, self.max_tokens),
-        )
 
 
 def _output_schema(value: Contract | Codec[Any] | None) -> Contract | None:
@@ -286,6 +99,14 @@ def _output_schema(value: Contract | Codec[Any] | None) -> Contract | None:
             case Ok(compiled):
                 return compiled
     raise TypeError(f"output_schema must be a Contract, a Codec or None, not {type(value).__name__}")
+
+
+# The parts' defaults, one frozen record each, shared by every contract that keeps them.
+_DEFAULT_RETRY = ToolRetryPolicy()
+_DEFAULT_VERSION = ResourceVersion()
+_DEFAULT_COMPENSATION = Compensation()
+_DEFAULT_HEARTBEAT = HeartbeatPolicy()
+_DEFAULT_CEILINGS = OutputCeilings()
 
 
 @frozen
@@ -305,15 +126,15 @@ class ToolContract:
     #: Seconds for the whole call, all attempts and backoffs included; ``None`` for none of its own.
     timeout: float | None = field(default=None, validator=_seconds)
     output_validation: OutputValidation = OutputValidation.STRICT
-    retry: ToolRetryPolicy = ToolRetryPolicy()
-    resource_version: ResourceVersion = ResourceVersion()
-    compensation: Compensation = Compensation()
-    heartbeat: HeartbeatPolicy = HeartbeatPolicy()
+    retry: ToolRetryPolicy = _DEFAULT_RETRY
+    resource_version: ResourceVersion = _DEFAULT_VERSION
+    compensation: Compensation = _DEFAULT_COMPENSATION
+    heartbeat: HeartbeatPolicy = _DEFAULT_HEARTBEAT
     capabilities: tuple[Capability, ...] = field(default=(), converter=_capabilities)
     #: Argument members whose values approval requests show as ``"[redacted]"`` (besides schema marks:
     #: ``writeOnly: true`` or ``x-secret: true`` on a property).
     secrets: frozenset[str] = field(default=frozenset(), converter=_names)
-    output_ceilings: OutputCeilings = OutputCeilings()
+    output_ceilings: OutputCeilings = _DEFAULT_CEILINGS
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
@@ -351,6 +172,97 @@ class ToolContract:
         return ProviderCapabilities(
             idempotency_key=keyed, heartbeat=self.heartbeat.enabled, compensation=self.compensation.enabled
         )
+
+    def safe_to_repeat(self, failed: ToolOutcome, *, consumes_key: bool, compensated: bool) -> bool:
+        """
+        Whether running a failed call again cannot repeat its effect: the call never started (no slot before
+        its deadline), or a partial effect the tool reported (``compensation_required``) was undone
+        (``compensated``); otherwise ``is_repeatable``. The runner retries, and the model is told
+        ``retryable``, only then.
+        """
+        failure = failed.failure
+        if failure is not None and failure.code in _NEVER_STARTED:
+            return True
+        if failed.compensation_required:
+            return compensated
+        return self.is_repeatable(consumes_key=consumes_key)
+
+    def retry_delay(
+        self, failed: ToolOutcome, attempt: int, compensated: bool, draw: float, *, consumes_key: bool
+    ) -> float | None:
+        """
+        Seconds to wait before attempt ``attempt + 1``, or ``None`` when the call must not be retried:
+        ``retry`` refuses (attempts used up, a failure not retryable), or repeating is not
+        ``safe_to_repeat``. ``draw`` in [0, 1) chooses the jitter.
+        """
+        failure = failed.failure
+        if failure is None:
+            return None
+        delay = self.retry.delay(failure, attempt, draw)
+        if delay is None or not self.safe_to_repeat(
+            failed, consumes_key=consumes_key, compensated=compensated
+        ):
+            return None
+        return delay
+
+    def retry_advice(
+        self, outcome: ToolOutcome, tool: str, *, consumes_key: bool, compensated: bool = False
+    ) -> ToolOutcome:
+        """
+        The final outcome of a call to ``tool`` with the retry advice the model may act on, the same in every
+        runner: a failure stays ``retryable`` only when ``safe_to_repeat``. A timeout that is not safe to
+        repeat (the call started and may have taken effect) becomes ``outcome_unknown``, never retryable;
+        the failure's details and the outcome's metadata are kept.
+        """
+        failure = outcome.failure
+        if failure is None or self.safe_to_repeat(
+            outcome, consumes_key=consumes_key, compensated=compensated
+        ):
+            return outcome
+        if failure.category is ErrorCategory.TIMEOUT and failure.code != ErrorCode.OUTCOME_UNKNOWN:
+            message = unknown_outcome_message(tool)
+            unknown = ToolFailure(
+                ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, message, False, failure.details
+            )
+            return evolve(outcome, content=message, failure=unknown)
+        if failure.retryable:
+            return evolve(outcome, failure=evolve(failure, retryable=False))
+        return outcome
+
+    def validate_output(self, tool: str, outcome: ToolOutcome) -> ToolOutcome:
+        """
+        A successful outcome of ``tool`` checked against ``output_schema``: skipped without a schema, when
+        disabled, or for a failure. No structured data under a schema is reported as such. ``STRICT`` turns
+        a mismatch into an ``internal`` failure listing the issues; ``WARN`` keeps the success and records
+        them in metadata.
+        """
+        output = self.output_schema
+        if not outcome.ok or output is None or self.output_validation is OutputValidation.DISABLED:
+            return outcome
+        if outcome.data is None:
+            issues: list[Value] = [{"message": "the tool returned no structured data", "path": "$"}]
+            code, text = ErrorCode.NO_STRUCTURED_DATA, f"tool {tool} returned no structured data"
+        else:
+            errors = _contract.validate_all(output, outcome.data, limit=MAX_ISSUES)
+            if not errors:
+                return outcome.with_metadata(output_schema_valid="true")
+            issues = [
+                {"message": error.reason.describe(), "path": render_redacted(error.path, error.hidden)}
+                for error in errors
+            ]
+            code, text = (
+                ErrorCode.OUTPUT_SCHEMA,
+                f"the result of tool {tool} does not satisfy its output schema",
+            )
+        recorded = {"output_schema_valid": "false", "output_schema_issues": render(issues)}
+        if self.output_validation is OutputValidation.WARN:
+            return outcome.with_metadata(**recorded)
+        failed = ToolOutcome.failed(ErrorCategory.INTERNAL, code, text, retryable=False, details=issues)
+        return evolve(failed, data=outcome.data, metadata={**outcome.metadata, **recorded})
+
+
+#: Failures the runner gives before a call starts: it had no effect, so repeating it is safe.
+_NEVER_STARTED = frozenset({ErrorCode.CAPACITY_EXHAUSTED.value})
 
 
 _CONTRACT_TYPES: Mapping[str, type | tuple[type, ...]] = {
@@ -405,6 +317,14 @@ class ToolDescriptor:
     def with_contract(self, contract: ToolContract) -> ToolDescriptor:
         """A copy with ``contract`` instead (the argument class and schema are unchanged)."""
         return evolve(self, contract=contract)
+
+    def redact(self, arguments: Value) -> Value:
+        """
+        The arguments as an approver may see them: members marked secret in the input schema (``writeOnly``
+        or ``x-secret``) or named in the contract's ``secrets`` show as ``"[redacted]"``, at any depth of
+        declared object properties.
+        """
+        return _redact(arguments, _schema.to_value(self.tool.schema), self.contract.secrets)
 
     def to_json(self) -> Value:
         """The descriptor as a stable JSON document (tagged ``DESCRIPTOR_FORMAT``)."""
@@ -466,6 +386,25 @@ class ToolDescriptor:
         }
 
 
+def _redact(value: Value, node: Any, names: frozenset[str]) -> Value:
+    if not isinstance(value, dict):
+        return value
+    properties = node.get("properties") if isinstance(node, dict) else None
+    declared = properties if isinstance(properties, dict) else {}
+    out: dict[str, Value] = {}
+    for key, member in value.items():
+        child = declared.get(key)
+        if key in names or _secret(child):
+            out[key] = REDACTED
+        else:
+            out[key] = _redact(member, child, names)
+    return out
+
+
+def _secret(node: Any) -> bool:
+    return isinstance(node, dict) and (node.get("writeOnly") is True or node.get("x-secret") is True)
+
+
 def _number(seconds: float | None) -> Value:
     return None if seconds is None else Decimal(repr(float(seconds)))
 
@@ -511,3 +450,15 @@ def check_capabilities(descriptor: ToolDescriptor, declared: ProviderCapabilitie
     ]
     if missing:
         raise DefinitionError(f"tool {descriptor.name!r}: {'; '.join(missing)}")
+
+
+def retry_advice(
+    outcome: ToolOutcome, contract: ToolContract, tool: str, *, consumes_key: bool, compensated: bool = False
+) -> ToolOutcome:
+    """``contract.retry_advice(outcome, tool, ...)``: the final outcome with the advice the model sees."""
+    return contract.retry_advice(outcome, tool, consumes_key=consumes_key, compensated=compensated)
+
+
+def redact(descriptor: ToolDescriptor, arguments: Value) -> Value:
+    """``descriptor.redact(arguments)``: the arguments as an approver may see them."""
+    return descriptor.redact(arguments)

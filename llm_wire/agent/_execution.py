@@ -2,7 +2,7 @@
 One call under its contract: the resource-version precondition, attempts under the in-flight cap and the
 deadline (cooperative cancellation, late results discarded), heartbeats, safe retries with one
 idempotency key, and compensation. Everything a provider raises becomes an outcome here, and the final
-outcome carries the retry advice of ``_policy.retry_advice``.
+outcome carries the retry advice of ``ToolContract.retry_advice``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
 from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
-from llm_wire.agent._policy import abandoned_outcome, expected_version, retry_advice, retry_delay
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
+from llm_wire.agent._results import abandoned_outcome
 from llm_wire.agent._threads import CURRENT_SLOT, Slot
 from llm_wire.message import ToolCall
 
@@ -82,7 +82,7 @@ class Executor:
         (the contract's timeout and the run's deadline, shared by every attempt and backoff).
         """
         contract = descriptor.contract
-        expected = expected_version(contract.resource_version, descriptor.name, arguments)
+        expected = contract.resource_version.expected_version(descriptor.name, arguments)
         if isinstance(expected, ToolOutcome):
             return expected
         deadline = run.deadline
@@ -103,14 +103,14 @@ class Executor:
                 compensated = await self._compensate(run, invocation, outcome)
                 outcome = outcome.with_metadata(compensation_succeeded=str(compensated).lower())
                 if not compensated:
-                    return retry_advice(outcome, contract, descriptor.name, consumes_key=consumes_key)
+                    return contract.retry_advice(outcome, descriptor.name, consumes_key=consumes_key)
             drawn = self._draw()
             if not isinstance(drawn, float | int) or isinstance(drawn, bool):
                 raise TypeError(f"draw must return a float, not {type(drawn).__name__}")
-            delay = retry_delay(contract, outcome, attempt, compensated, drawn, consumes_key=consumes_key)
+            delay = contract.retry_delay(outcome, attempt, compensated, drawn, consumes_key=consumes_key)
             if delay is None:
-                return retry_advice(
-                    outcome, contract, descriptor.name, consumes_key=consumes_key, compensated=compensated
+                return contract.retry_advice(
+                    outcome, descriptor.name, consumes_key=consumes_key, compensated=compensated
                 )
             left = math.inf if deadline is None else deadline - time.monotonic()
             if left <= delay:

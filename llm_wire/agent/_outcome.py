@@ -56,7 +56,8 @@ class ErrorCode(enum.StrEnum):
     TIMEOUT = "timeout"
     HEARTBEAT_TIMEOUT = "heartbeat_timeout"
     RETRY_DEADLINE = "retry_deadline"
-    #: The call started and may have taken effect, and repeating it is not safe (see ``retry_advice``).
+    #: The call started and may have taken effect, and repeating it is not safe (see
+    #: ``ToolContract.retry_advice``).
     OUTCOME_UNKNOWN = "outcome_unknown"
     CANCELLED = "cancelled"
     CAPACITY_EXHAUSTED = "capacity_exhausted"

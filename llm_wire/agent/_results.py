@@ -1,6 +1,7 @@
 """
-Outcomes the agent layer writes itself: refused arguments with their bounded issues, unknown tools, and a
-tool's return value turned into an outcome.
+Outcomes the agent layer writes itself: refused arguments with their bounded issues, unknown tools, a
+tool's return value turned into an outcome, and what every runner says of a call it abandoned or whose
+outcome is unknown.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ __all__ = [
     "MAX_ISSUES",
     "MAX_ISSUE_BYTES",
     "MAX_LISTED",
+    "abandoned_outcome",
     "argument_issues",
     "invalid_arguments",
     "no_compensation",
     "outcome_of",
+    "outcome_unknown",
+    "unknown_outcome_message",
     "unknown_tool",
 ]
 
@@ -140,3 +144,39 @@ def no_compensation(tool: str) -> ToolOutcome:
     """The ``internal`` outcome of compensating a tool that has no compensation handler."""
     message = f"tool {tool} has no compensation handler"
     return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.NO_COMPENSATION, message, retryable=False)
+
+
+def outcome_unknown(tool: str) -> ToolOutcome:
+    """
+    The outcome of a call that started and may have taken effect, and was not run again because repeating
+    it is not safe: ``timeout``/``outcome_unknown``, never retryable. Every runner says it in these words,
+    whether the call ran past its deadline or its worker stopped mid-call (a durable run's resume).
+    """
+    return ToolOutcome.failed(
+        ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, unknown_outcome_message(tool), retryable=False
+    )
+
+
+def unknown_outcome_message(tool: str) -> str:
+    """The words of ``outcome_unknown`` (also of a timeout that ``ToolContract.retry_advice`` rewrites)."""
+    return (
+        f"the call to tool {tool} started but did not finish, and may have taken effect; its outcome is"
+        " unknown and it was not run again because repeating it is not safe. Check whether its effect"
+        " happened before calling it again."
+    )
+
+
+def abandoned_outcome(tool: str, *, heartbeat: bool = False) -> ToolOutcome:
+    """
+    The outcome of an attempt the runner abandoned (its result, if one comes, is discarded): past its
+    deadline, or when its heartbeats stopped (``heartbeat``). Every runner reports it in these words, and a
+    durable run records it as the attempt's step, so a replay sees what the first run saw.
+    """
+    if heartbeat:
+        message = f"tool {tool} stopped reporting heartbeats and was abandoned"
+        outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
+        outcome = outcome.with_metadata(heartbeat_timeout="true")
+    else:
+        message = f"tool {tool} did not finish before its deadline"
+        outcome = ToolOutcome.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+    return outcome.with_metadata(late_result_discarded="true")

@@ -38,7 +38,6 @@ from llm_wire.agent._events import (
 )
 from llm_wire.agent._execution import Executor
 from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
-from llm_wire.agent._policy import extract_version, redact, validate_output
 from llm_wire.agent._providers import ToolProvider
 from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
@@ -541,7 +540,7 @@ class Runner:
             contract.side_effect,
             contract.idempotency,
             contract.capabilities,
-            redact(descriptor, None if planned.admitted is None else planned.admitted.arguments),
+            descriptor.redact(None if planned.admitted is None else planned.admitted.arguments),
             run.run_id,
         )
         verdict = Verdict.ASK
@@ -603,8 +602,8 @@ class Runner:
                     f"prepare_tool_result must return a ToolOutcome or None, not {type(prepared).__name__}"
                 )
             outcome = prepared
-        outcome = validate_output(descriptor, outcome)
-        return extract_version(descriptor.contract.resource_version, outcome)
+        contract = descriptor.contract
+        return contract.resource_version.extract_version(contract.validate_output(descriptor.name, outcome))
 
     def _emit(self, event: RunEvent) -> None:
         if self._on_event is not None:

@@ -27,6 +27,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
+from llm_wire._checks import positive_int
 from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
@@ -156,10 +157,7 @@ class ArgumentsDelta(Lean):
 Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
 
 
-def _positive(_: object, attribute: object, n: int) -> None:
-    if type(n) is not int or n < 1:
-        msg = f"{getattr(attribute, 'name', 'limit')} must be a positive integer"
-        raise ValueError(msg)
+_positive = positive_int()
 
 
 _MIB = 1024 * 1024

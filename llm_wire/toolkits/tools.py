@@ -41,7 +41,6 @@ from llm_wire.agent import (
     ToolOutcome,
     in_thread,
     invalid_arguments,
-    retry_advice,
     unknown_tool,
 )
 from llm_wire.codec import Codec
@@ -131,7 +130,7 @@ def _outcome(
     if category is None:
         return ToolOutcome.success(message, data)
     # A timeout is worth retrying with a longer budget (when the tool is safe to repeat: ``invoke`` applies
-    # ``retry_advice``); nothing else here gets better by itself.
+    # ``ToolContract.retry_advice``); nothing else here gets better by itself.
     retryable = category is ErrorCategory.TIMEOUT
     return ToolOutcome.failed(category, code, message, retryable=retryable, details=data)
 
@@ -249,7 +248,7 @@ class _Provider:
             context.cancel()
             raise
         # The runner's own rule: a timed-out mutation may have taken effect and is not retryable.
-        return retry_advice(outcome, entry.descriptor.contract, invocation.name, consumes_key=False)
+        return entry.descriptor.contract.retry_advice(outcome, invocation.name, consumes_key=False)
 
 
 def _declare(

@@ -11,6 +11,8 @@ from typing import Any, Literal, TypeAlias
 
 from attrs import Attribute, field, frozen
 
+from llm_wire._checks import positive_int
+
 __all__ = ["NO_LIMIT", "Bound", "NoLimit", "RetryPolicy", "Timeouts", "seconds_of"]
 
 
@@ -66,15 +68,6 @@ class Timeouts:
     idle: Bound = field(default=60.0, validator=_timeout)
 
 
-def _positive_int(_: object, attribute: Attribute[Any], value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        msg = f"RetryPolicy.{attribute.name} must be an int, not {type(value).__name__}"
-        raise TypeError(msg)
-    if value < 1:
-        msg = f"RetryPolicy.{attribute.name} must be at least 1"
-        raise ValueError(msg)
-
-
 def _fraction(_: object, attribute: Attribute[Any], value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         msg = f"RetryPolicy.{attribute.name} must be a number, not {type(value).__name__}"
@@ -96,10 +89,16 @@ class RetryPolicy:
     No attempt starts, and none runs, past ``deadline`` after the first began. A provider asking for a wait
     past the deadline (past ``max_delay`` when there is no deadline) is never retried early: the send ends
     with its error and advice.
+
+    Not ``agent.ToolRetryPolicy``, which retries a tool call under its contract: there the declared
+    schedule is the mean wait (jitter both ways), the draw is the runner's and the bound is the contract's
+    ``timeout``. Here the jitter only shortens a wait (full jitter by default, spreading clients that hit
+    one rate-limited API), so ``max_delay`` and ``deadline`` bound every wait; the generator is the plan's
+    own (``seed``), and what is retried is decided by what reached the provider, not by idempotency.
     """
 
     #: Attempts in all, the first included.
-    attempts: int = field(default=3, validator=_positive_int)
+    attempts: int = field(default=3, validator=positive_int(wrong_type=TypeError))
     initial: float = field(default=0.5, validator=_policy)
     multiplier: float = field(default=2.0, validator=_policy)
     max_delay: float = field(default=30.0, validator=_policy)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from attrs import define
 
-from llm_wire.toolkits._fs_core import decode_text, open_regular, read_bounded
-from llm_wire.toolkits._fs_records import FilesystemLimits, Match, OperationOutcome
+from llm_wire.toolkits.filesystem._core import decode_text, open_regular, read_bounded
+from llm_wire.toolkits.filesystem._records import FilesystemLimits, Match, OperationOutcome
 from llm_wire.toolkits.governance import MetadataValue
 
 __all__ = ["Search"]

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 
 from attrs import define, field, frozen
 
-from llm_wire.toolkits._fs_core import EntryType, FileStatus
-from llm_wire.toolkits.governance import ConfigurationError, MetadataValue, _path
+from llm_wire.toolkits._common import positive_limit
+from llm_wire.toolkits.filesystem._core import EntryType, FileStatus
+from llm_wire.toolkits.governance import MetadataValue, _path
 
 __all__ = [
     "RESERVED_METADATA",
@@ -40,28 +41,22 @@ RESERVED_METADATA = frozenset(
 )
 
 
-def _positive(_: object, attribute: object, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        name = getattr(attribute, "name", "limit")
-        raise ConfigurationError(f"FilesystemLimits.{name} must be a positive integer")
-
-
 @frozen
 class FilesystemLimits:
     """The policy maxima; a request's limit of 0 means the maximum, and a larger one is clamped to it."""
 
-    max_read_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_write_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_search_file_bytes: int = field(default=2 * _MiB, validator=_positive)
-    max_search_total_bytes: int = field(default=64 * _MiB, validator=_positive)
-    max_search_output_bytes: int = field(default=4 * _MiB, validator=_positive)
-    max_copy_bytes: int = field(default=64 * _MiB, validator=_positive)
-    max_directory_entries: int = field(default=10_000, validator=_positive)
-    max_search_results: int = field(default=2_000, validator=_positive)
-    max_search_depth: int = field(default=64, validator=_positive)
-    max_pattern_bytes: int = field(default=4096, validator=_positive)
+    max_read_bytes: int = field(default=4 * _MiB, validator=positive_limit)
+    max_write_bytes: int = field(default=4 * _MiB, validator=positive_limit)
+    max_search_file_bytes: int = field(default=2 * _MiB, validator=positive_limit)
+    max_search_total_bytes: int = field(default=64 * _MiB, validator=positive_limit)
+    max_search_output_bytes: int = field(default=4 * _MiB, validator=positive_limit)
+    max_copy_bytes: int = field(default=64 * _MiB, validator=positive_limit)
+    max_directory_entries: int = field(default=10_000, validator=positive_limit)
+    max_search_results: int = field(default=2_000, validator=positive_limit)
+    max_search_depth: int = field(default=64, validator=positive_limit)
+    max_pattern_bytes: int = field(default=4096, validator=positive_limit)
     #: Directory levels any walk may enter (the top one counted): each holds a descriptor while it is walked.
-    max_depth: int = field(default=64, validator=_positive)
+    max_depth: int = field(default=64, validator=positive_limit)
 
 
 def _bool(instance: object, attribute: object, value: object) -> None:

@@ -1,30 +1,20 @@
 """
-The governed process toolkit: allowlisted executables run by argv, with bounded input, output and time.
-
-``ProcessRuntime(ProcessPolicy(working_directory_root=..., allowed_executables=(...)))`` checks every request
-before launch: the executable must be an allowlisted absolute file (a bare name only through the configured
-search paths), the environment is built from ``base_environment`` plus allowlisted overrides (nothing is
-inherited), stdin is written to a pipe (no shell), the workdir stays inside the root, and every limit is
-bounded (0 means the policy maximum, never unbounded). On timeout or cancellation the whole process tree
-is killed. ``run_shell`` works only when the policy allows a shell; it is critical and asks for approval by
-default.
-
-It is not a sandbox: an allowed program may still read files and use the network.
+``ProcessRuntime``: every request checked before launch (executable, workdir, environment, limits),
+approved when the policy asks, launched through ``_spawn`` and audited.
 """
 
 from __future__ import annotations
 
 import copy as copy_module
-import enum
 import os
 import stat
 import uuid
 from collections.abc import Mapping, Sequence
 
-from attrs import field, frozen
+from attrs import frozen
 
-from llm_wire.toolkits._fs_core import Refusal, open_root, split_path, walk_dirs
-from llm_wire.toolkits._spawn import Ending, Spawned, spawn
+from llm_wire.toolkits._common import caller_metadata, clamp
+from llm_wire.toolkits.filesystem._core import Refusal, open_root, split_path, walk_dirs
 from llm_wire.toolkits.governance import (
     AuditEvent,
     AuditKind,
@@ -39,159 +29,16 @@ from llm_wire.toolkits.governance import (
     _ask,
     _check_cancel,
     _emit,
-    _path,
 )
-
-__all__ = [
-    "TerminationReason",
-    "ProcessLimits",
-    "ProcessPolicy",
-    "ProcessResult",
-    "ProcessRuntime",
-    "RESERVED_PROCESS_METADATA",
-]
-
-_KiB = 1 << 10
-_MiB = 1 << 20
-
-#: Metadata keys only the runtime sets; a caller's values for them are dropped.
-RESERVED_PROCESS_METADATA = frozenset(
-    {"operation_id", "operation", "shell", "executable", "launch_error", "wait_error", "signal"}
+from llm_wire.toolkits.process._records import (
+    RESERVED_PROCESS_METADATA,
+    ProcessPolicy,
+    ProcessResult,
+    TerminationReason,
 )
+from llm_wire.toolkits.process._spawn import Ending, Spawned, spawn
 
-
-class TerminationReason(enum.Enum):
-    """How a process request ended; a non-zero exit is still ``EXITED``, a successful tool result."""
-
-    EXITED = "exited"
-    TIMED_OUT = "timed_out"
-    CANCELLED = "cancelled"
-    LAUNCH_FAILED = "launch_failed"
-    #: The policy refused the request: executable, workdir, environment key or shell.
-    POLICY_DENIED = "policy_denied"
-    APPROVAL_DENIED = "approval_denied"
-    #: The request itself is malformed or over a limit (NUL in an argument, too many arguments, ...).
-    INVALID_REQUEST = "invalid_request"
-    BACKEND_ERROR = "backend_error"
-
-
-def _positive(_: object, attribute: object, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        name = getattr(attribute, "name", "limit")
-        raise ConfigurationError(f"ProcessLimits.{name} must be a positive integer")
-
-
-@frozen
-class ProcessLimits:
-    """The policy maxima; a request's limit of 0 means the maximum, and a larger one is clamped to it."""
-
-    timeout_ms: int = field(default=30_000, validator=_positive)
-    max_stdout_bytes: int = field(default=_MiB, validator=_positive)
-    max_stderr_bytes: int = field(default=_MiB, validator=_positive)
-    max_stdin_bytes: int = field(default=_MiB, validator=_positive)
-    max_argument_bytes: int = field(default=256 * _KiB, validator=_positive)
-    max_arguments: int = field(default=256, validator=_positive)
-    max_environment_bytes: int = field(default=64 * _KiB, validator=_positive)
-    max_environment_entries: int = field(default=256, validator=_positive)
-
-
-def _strings(value: object) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Sequence | frozenset | set):
-        raise TypeError("expected a sequence of str")
-    items = tuple(value)
-    if not all(isinstance(item, str) for item in items):
-        raise TypeError("expected a sequence of str")
-    return items
-
-
-def _environment(value: object) -> Mapping[str, str]:
-    if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    ):
-        raise TypeError("expected a mapping of str to str")
-    return dict(value)
-
-
-def _bool(instance: object, attribute: object, value: object) -> None:
-    if not isinstance(value, bool):
-        raise TypeError(f"ProcessPolicy.{getattr(attribute, 'name', 'flag')} must be a bool")
-
-
-def _str(instance: object, attribute: object, value: object) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"ProcessPolicy.{getattr(attribute, 'name', 'setting')} must be a str")
-
-
-def _limits(instance: object, attribute: object, value: object) -> None:
-    if not isinstance(value, ProcessLimits):
-        raise TypeError("ProcessPolicy.limits must be a ProcessLimits")
-
-
-def _key_set(value: object) -> frozenset[str]:
-    return frozenset(_strings(value))
-
-
-@frozen
-class ProcessPolicy:
-    """
-    What the runtime may run. ``allowed_executables`` holds absolute paths (each authorizes exactly that
-    canonical file) or bare names (found only in ``executable_search_paths``); ``base_environment`` is the
-    whole environment a process starts from, and a request may set only ``allowed_environment_overrides``.
-    The shell is off; turned on, it still asks for approval unless ``require_approval_for_shell`` is off.
-    """
-
-    working_directory_root: str = field(converter=_path)
-    allowed_executables: tuple[str, ...] = field(default=(), converter=_strings)
-    executable_search_paths: tuple[str, ...] = field(default=(), converter=_strings)
-    default_workdir: str = field(default=".", validator=_str)
-    base_environment: Mapping[str, str] = field(factory=dict, converter=_environment)
-    allowed_environment_overrides: frozenset[str] = field(default=frozenset(), converter=_key_set)
-    allow_shell: bool = field(default=False, validator=_bool)
-    require_approval_for_process: bool = field(default=False, validator=_bool)
-    require_approval_for_shell: bool = field(default=True, validator=_bool)
-    shell_executable: str = field(default="/bin/sh", validator=_str)
-    limits: ProcessLimits = field(default=ProcessLimits(), validator=_limits)
-
-
-@frozen
-class ProcessResult:
-    """
-    How a request ended. ``stdout``/``stderr`` are the kept bytes as UTF-8 text (bad bytes replaced);
-    ``exit_code`` is set for ``EXITED`` only; ``error`` is our text (never input) when the request failed.
-    """
-
-    termination_reason: TerminationReason
-    stdout: str = ""
-    stderr: str = ""
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    elapsed_ms: int = 0
-    exit_code: int | None = None
-    process_id: int | None = None
-    metadata: Mapping[str, MetadataValue] = field(factory=dict)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether the process ran to its own exit (with any exit code)."""
-        return self.termination_reason is TerminationReason.EXITED
-
-    def to_plain(self) -> dict[str, object]:
-        """The result as JSON-ready data (what a model sees)."""
-        plain: dict[str, object] = {
-            "termination_reason": self.termination_reason.value,
-            "exit_code": self.exit_code,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "stdout_truncated": self.stdout_truncated,
-            "stderr_truncated": self.stderr_truncated,
-            "elapsed_ms": self.elapsed_ms,
-            "process_id": self.process_id,
-            "metadata": dict(self.metadata),
-        }
-        if self.error is not None:
-            plain["error"] = self.error
-        return plain
+__all__ = ["ProcessRuntime"]
 
 
 class _ProcessRefusal(Exception):  # internal control flow: always caught in ``_perform``
@@ -389,7 +236,7 @@ class ProcessRuntime:
             stdin_text, workdir, environment, timeout_ms, max_stdout_bytes, max_stderr_bytes
         )
         signal = _check_cancel(cancel)
-        caller = _clean(metadata)
+        caller = caller_metadata(metadata, RESERVED_PROCESS_METADATA)
         operation_id = uuid.uuid4().hex
         runtime_meta: dict[str, MetadataValue] = {"shell": shell}
         resources: tuple[str, ...] = ()
@@ -456,9 +303,9 @@ class ProcessRuntime:
                 raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell is disabled by policy")
             if target.strip() == "":
                 raise _ProcessRefusal(TerminationReason.POLICY_DENIED, "the shell command is empty")
-        timeout = _clamp("timeout_ms", checked.timeout_ms, limits.timeout_ms) / 1000
-        out = _clamp("max_stdout_bytes", checked.max_stdout, limits.max_stdout_bytes)
-        err = _clamp("max_stderr_bytes", checked.max_stderr, limits.max_stderr_bytes)
+        timeout = clamp("timeout_ms", checked.timeout_ms, limits.timeout_ms, _invalid) / 1000
+        out = clamp("max_stdout_bytes", checked.max_stdout, limits.max_stdout_bytes, _invalid)
+        err = clamp("max_stderr_bytes", checked.max_stderr, limits.max_stderr_bytes, _invalid)
         argv_tail = ("-c", target) if shell else arguments
         if len(argv_tail) > limits.max_arguments:
             raise _ProcessRefusal(
@@ -653,22 +500,8 @@ def _argument_list(arguments: object) -> tuple[str, ...]:
     return tuple(arguments)
 
 
-def _clamp(name: str, requested: int, maximum: int) -> int:
-    if requested < 0:
-        raise _ProcessRefusal(
-            TerminationReason.INVALID_REQUEST, f"{name} may not be negative (0 means the policy maximum)"
-        )
-    return maximum if requested == 0 else min(requested, maximum)
-
-
-def _clean(metadata: object) -> dict[str, MetadataValue]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str | int | bool) for k, v in metadata.items()
-    ):
-        raise TypeError("metadata must be a mapping of str to str, int or bool")
-    return {k: v for k, v in metadata.items() if k not in RESERVED_PROCESS_METADATA}
+def _invalid(message: str) -> _ProcessRefusal:
+    return _ProcessRefusal(TerminationReason.INVALID_REQUEST, message)
 
 
 _ENDINGS = {

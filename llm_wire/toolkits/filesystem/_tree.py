@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from attrs import define, field, frozen
 
-from llm_wire.toolkits._fs_core import (
+from llm_wire.toolkits.filesystem._core import (
     EntryType,
     FileStatus,
     Refusal,
