@@ -420,7 +420,7 @@ class RetryPlan:
         if policy is None or len(self._attempts) >= policy.attempts or not retryable(outcome):
             return None
         assert isinstance(outcome, Failure)
-        base = min(policy.max_delay, policy.initial * policy.multiplier ** (len(self._attempts) - 1))
+        base = _backoff(policy, len(self._attempts) - 1)
         delay = base * (1 - policy.jitter * self._random.random())
         error = outcome.error
         if isinstance(error, ProviderError):
@@ -469,3 +469,11 @@ def retryable(outcome: Outcome) -> bool:
     if isinstance(error, TransportError) and error.problem in _NEVER_RETRIED:
         return False
     return outcome.sent is Sent.NOT_SENT
+
+
+def _backoff(policy: RetryPolicy, retry: int) -> float:
+    """``min(max_delay, initial * multiplier ** retry)``; a growth past the float range is ``max_delay``."""
+    try:
+        return min(policy.max_delay, policy.initial * policy.multiplier**retry)
+    except OverflowError:
+        return policy.max_delay if policy.initial > 0 else 0.0

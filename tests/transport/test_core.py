@@ -69,6 +69,19 @@ class TestRetryPlan:
         assert [plan.record(REFUSED, 0.0) for _ in range(5)] == [1.0, 2.0, 3.0, 3.0, None]
         assert [a.waited for a in plan.result().attempts] == [0.0, 1.0, 2.0, 3.0, 3.0]
 
+    def test_a_long_schedule_never_overflows(self) -> None:
+        """Past the float range, ``multiplier ** n`` is the longest wait, not an ``OverflowError``."""
+        plan = RetryPlan(
+            RetryPolicy(
+                attempts=2_000, initial=1.0, multiplier=10.0, max_delay=5.0, jitter=0, deadline=NO_LIMIT
+            ),
+            0.0,
+        )
+        delays = [plan.record(REFUSED, 0.0) for _ in range(2_000)]
+        assert delays[:2] == [1.0, 5.0]
+        assert set(delays[1:-1]) == {5.0}
+        assert delays[-1] is None
+
     def test_retry_after_wins_over_a_shorter_backoff(self) -> None:
         """A provider's delay, or its date, is waited for in full."""
         policy = RetryPolicy(initial=0.1, jitter=0, deadline=NO_LIMIT)
