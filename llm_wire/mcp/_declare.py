@@ -135,7 +135,8 @@ def declare(tools: Sequence[Value], *, prefix: str | None = None, param_headers:
     Declare the tools of a ``tools/list`` result (its ``tools`` array): each under its wire name (mangled
     when a provider would refuse it, after ``prefix`` when given), with its input and output schema loaded.
     A tool is left out, with its typed error, when its entry is malformed, its name is empty or shared on the
-    wire with another tool (then both are), or a schema cannot be honoured. With ``param_headers`` (a
+    wire with another tool (then both are), a schema cannot be honoured, or it can only be called as a task
+    (``execution.taskSupport: "required"``, the tasks extension). With ``param_headers`` (a
     2026-07-28 listing; needs the ``mcp`` extra) the input schema's ``x-mcp-header`` declarations are read
     too, and a tool whose declarations break MCP's rules is left out (a ``ProtocolError``), as MCP requires.
     """
@@ -181,6 +182,11 @@ def _declared(entry: dict[str, Any], wire: str, prefix: str | None, param_header
     description = entry.get("description")
     if not isinstance(description, str):
         description = ""
+    execution = entry.get("execution")
+    if isinstance(execution, dict) and execution.get("taskSupport") == "required":
+        return LeftOut(
+            0, name, ProtocolError("the tool can only be called as a task, which this client does not")
+        )
     input_schema = entry.get("inputSchema")
     if not isinstance(input_schema, dict):
         return LeftOut(0, name, ProtocolError("a listed tool has no inputSchema object"), SchemaField.INPUT)

@@ -94,12 +94,13 @@ def contract_for(
 
 def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation) -> ToolOutcome:
     """
-    A call's result as the model sees it. A success keeps the text blocks as ``content``, every other block
-    as an artifact reference (its ``uri``, or a ``data:`` URI for images and audio) and all blocks as sent in
-    ``metadata["mcp.content"]``; ``structuredContent`` becomes ``data``, checked against the output schema
-    under ``mode``. ``isError`` is a failed outcome carrying the tool's text; a refused or lost request is
-    the failure its kind calls for (timeouts and lost connections may be retried; a server's JSON-RPC error
-    is not, and its code is in ``details["jsonrpc_code"]``).
+    A call's result as the model sees it. A success's ``content`` is its text blocks, resource links and
+    embedded resources (as their URIs, and an embedded text's text) in order; every other block than text is
+    also an artifact reference (its ``uri``, or a ``data:`` URI for images and audio, which the model does not
+    see), and all blocks stay as sent in ``metadata["mcp.content"]``; ``structuredContent`` becomes
+    ``data``, checked against the output schema under ``mode``. ``isError`` is a failed outcome carrying the
+    tool's text; a refused or lost request is the failure its kind calls for (timeouts and lost connections
+    may be retried; a server's JSON-RPC error is not, and its code is in ``details["jsonrpc_code"]``).
     """
     match result:
         case Err(problem):
@@ -121,8 +122,33 @@ def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: Output
             return ToolOutcome.failed(ErrorCategory.INTERNAL, code, checked.error.describe(), retryable=False)
         notes["mcp.output_problem"] = checked.error.describe()
     artifacts = tuple(ref for ref in map(_reference, answer.content) if ref is not None)
-    outcome = ToolOutcome.success(answer.text(), data, artifacts=artifacts)
+    shown = (_shown(block) for block in answer.content)
+    outcome = ToolOutcome.success("\n".join(text for text in shown if text), data, artifacts=artifacts)
     return outcome.with_metadata(**notes)
+
+
+def _shown(block: Value) -> str | None:
+    """
+    A block as the model reads it: a text block's text; a resource link, or an embedded resource, as its
+    URI (and an embedded text's own text). Images and audio are not shown: tool results reach the model as
+    text, so they stay artifacts (``data:`` URIs) for the application.
+    """
+    if not isinstance(block, dict):
+        return None
+    kind, text = block.get("type"), block.get("text")
+    if kind == "text":
+        return text if isinstance(text, str) else None
+    if kind == "resource_link":
+        uri, name, mime = block.get("uri"), block.get("name"), block.get("mimeType")
+        about = ", ".join(part for part in (name, mime) if isinstance(part, str) and part)
+        return f"resource link: {uri}" + (f" ({about})" if about else "") if isinstance(uri, str) else None
+    resource = block.get("resource")
+    if kind == "resource" and isinstance(resource, dict) and isinstance(resource.get("uri"), str):
+        body = resource.get("text")
+        mime = resource.get("mimeType")
+        head = f"resource: {resource['uri']}" + (f" ({mime})" if isinstance(mime, str) and mime else "")
+        return f"{head}\n{body}" if isinstance(body, str) else head
+    return None
 
 
 def _reference(block: Value) -> str | None:
