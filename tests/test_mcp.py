@@ -189,6 +189,17 @@ class TestCall:
         with pytest.raises(ValueError, match=r"McpLimits\.timeout"):
             mcp.McpLimits(timeout=0)
 
+    def test_wrong_type_of_the_new_parameters(self, demo: mcp.McpClient, listing: mcp.Listing) -> None:
+        """``era``, ``timeout`` and ``progress`` of the wrong type are ``TypeError``s naming them."""
+        add = listing.find("add")
+        assert add is not None
+        with pytest.raises(TypeError, match="era must be an Era"):
+            mcp.McpClient(DEMO, era="stateless")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="timeout must be a number"):
+            demo.call_tool(add, {"a": 1, "b": 2}, timeout="1")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="progress must be an async callable"):
+            demo.call_tool(add, {"a": 1, "b": 2}, progress=3)  # type: ignore[arg-type]
+
 
 ROUGH = mcp.Stdio(sys.executable, (str(Path(__file__).with_name("mcp_rough_server.py")),))
 
