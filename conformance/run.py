@@ -147,13 +147,18 @@ def _table_rows(text: str) -> Iterator[list[str]]:
             yield [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+def _row(result: Result) -> tuple[str, str]:
+    """What the baseline holds of a result: its verdict and its failing checks."""
+    return result.verdict, result.failing_cell
+
+
 def table(results: list[Result], reasons: dict[tuple[str, str], tuple[str, str, str]]) -> str:
     """The result table, in Markdown; a known failure's why is the baseline's reason."""
     lines = ["| scenario | revision | result | failing checks | why |", "| --- | --- | --- | --- | --- |"]
     for r in results:
         why = r.why
         known = reasons.get((r.scenario, r.revision))
-        if known is not None and (known[0], known[1]) == (r.verdict, r.failing_cell) and not r.passed:
+        if known is not None and known[:2] == _row(r) and not r.passed:
             why = known[2]
         lines.append(f"| `{r.scenario}` | {r.revision} | {r.verdict} | {r.failing_cell} | {why} |")
     return "\n".join(lines)
@@ -181,13 +186,20 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda pair: run_one(node, *pair), RUN))
     expected = baseline()
+    for n, first in enumerate(results):
+        if _row(first) != expected.get((first.scenario, first.revision), ("", ""))[:2]:
+            # Some checks are timed (sse-retry's reconnection delay): on a loaded machine, one more run alone.
+            again = run_one(node, first.scenario, first.revision)
+            results[n] = Result(
+                again.scenario, again.revision, again.passed, f"{again.why} (second run)", again.failing
+            )
     print(table(results, expected))
     problems: list[str] = []
     for r in results:
         known = expected.get((r.scenario, r.revision))
         if known is None:
             problems.append(f"{r.scenario} at {r.revision}: {r.verdict}, and the baseline has no row for it")
-        elif (known[0], known[1]) != (r.verdict, r.failing_cell):
+        elif known[:2] != _row(r):
             seen = f"{r.verdict} (failing: {r.failing_cell})"
             said = f"{known[0]} (failing: {known[1]})"
             problems.append(f"{r.scenario} at {r.revision}: {seen}, the baseline says {said}")

@@ -411,7 +411,7 @@ class AsyncMcpClient:
 
 
 async def _start(session: Any, era: Era) -> None:
-    """The handshake, ``server/discover``, or the one then (on any error answer) the other."""
+    """Start in ``era``: ``initialize``, ``server/discover``, or the latter and, on an error, the former."""
     if era is Era.HANDSHAKE:
         await session.initialize()
         return
