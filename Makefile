@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test fuzz demo bench lint typecheck install clean
+.PHONY: test fuzz demo bench lint typecheck install install-conformance conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,6 +15,19 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# Test-only Node.js packages, pinned in conformance/package-lock.json: the MCP conformance suite, the reference
+# server `server-everything`, and the Node.js 22 the suite needs (machines have 20). Without npm, the tests
+# that need them are skipped, and say so.
+NPM_STAMP := conformance/node_modules/.installed
+
+$(NPM_STAMP): conformance/package.json conformance/package-lock.json
+	cd conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+install-conformance:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); \
+	else echo "install-conformance: npm is not on PATH: the MCP conformance and reference-server tests are skipped"; fi
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -23,8 +36,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The suite on every core (pytest-xdist); `$(BIN)/pytest path` runs a part serially, with its printed tallies.
-test: lint typecheck
+test: lint typecheck install-conformance
 	$(BIN)/pytest -n auto
+
+# The MCP client conformance suite against llm_wire.mcp, held to conformance/baseline.md (also run by `test`).
+conformance: $(STAMP) install-conformance
+	$(BIN)/python conformance/run.py
 
 # The differential test against jsonschema at length (not part of `test`): FUZZ_EXAMPLES schemas per test,
 # two tests; prints the tally of schemas, verdicts and refusals.
@@ -39,4 +56,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis conformance/node_modules conformance/results

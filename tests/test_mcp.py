@@ -36,8 +36,8 @@ from llm_wire.agent import (
     invocation_for,
     reply,
 )
-from llm_wire.error import LimitExceeded
-from llm_wire.mcp._transport import Lines, Oversized, request_id
+from llm_wire.error import LimitExceeded, ProtocolError
+from llm_wire.mcp._transport import Lines, Oversized, request_id, with_param_headers
 from llm_wire.message import Provider, ToolCall
 from llm_wire.names import NameCollision, Named
 from llm_wire.result import Err, Ok, unwrap
@@ -188,6 +188,17 @@ class TestCall:
             mcp.Stdio("python", "-m")
         with pytest.raises(ValueError, match=r"McpLimits\.timeout"):
             mcp.McpLimits(timeout=0)
+
+    def test_wrong_type_of_the_new_parameters(self, demo: mcp.McpClient, listing: mcp.Listing) -> None:
+        """``era``, ``timeout`` and ``progress`` of the wrong type are ``TypeError``s naming them."""
+        add = listing.find("add")
+        assert add is not None
+        with pytest.raises(TypeError, match="era must be an Era"):
+            mcp.McpClient(DEMO, era="stateless")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="timeout must be a number"):
+            demo.call_tool(add, {"a": 1, "b": 2}, timeout="1")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="progress must be an async callable"):
+            demo.call_tool(add, {"a": 1, "b": 2}, progress=3)  # type: ignore[arg-type]
 
 
 ROUGH = mcp.Stdio(sys.executable, (str(Path(__file__).with_name("mcp_rough_server.py")),))
@@ -467,6 +478,49 @@ class TestDeclare:
         """A prefix names every tool of the server."""
         listing = mcp.declare([{"name": "search", "inputSchema": {"type": "object"}}], prefix="web")
         assert [t.wire_name for t in listing.tools] == ["web_search"]
+
+    def test_a_task_only_tool_is_left_out(self) -> None:
+        """A tool that can only be called as a task (the tasks extension) is left out, typed."""
+        entry: dict[str, Value] = {"name": "research", "inputSchema": {"type": "object"}}
+        entry["execution"] = {"taskSupport": "required"}
+        listing = mcp.declare([entry, {**entry, "name": "quick", "execution": {"taskSupport": "optional"}}])
+        assert [t.name for t in listing.tools] == ["quick"]
+        (left,) = listing.refused
+        assert isinstance(left.error, ProtocolError)
+        assert left.describe().endswith("the tool can only be called as a task, which this client does not")
+
+    def test_x_mcp_header_declarations(self) -> None:
+        """With ``param_headers`` a valid declaration is kept for calls; a broken one leaves the tool out."""
+        region: dict[str, Value] = {"type": "string", "x-mcp-header": "Region"}
+        listed: dict[str, Value] = {"region": region}
+        broken: dict[str, Value] = {"r": {**region, "type": "array"}}
+        tools: list[Value] = [
+            {"name": "good", "inputSchema": {"type": "object", "properties": listed}},
+            {"name": "bad", "inputSchema": {"type": "object", "properties": broken}},
+        ]
+        listing = mcp.declare(tools, param_headers=True)
+        assert [(t.name, dict(t.param_headers)) for t in listing.tools] == [("good", {("region",): "Region"})]
+        (left,) = listing.refused
+        assert (left.name, left.schema) == ("bad", mcp.SchemaField.INPUT)
+        assert "array" not in left.describe()  # the server's words stay out of the text
+        assert [t.name for t in mcp.declare(tools).tools] == ["good", "bad"]  # the handshake era: annotations
+
+    def test_param_headers_reach_the_message(self) -> None:
+        """A ``tools/call`` gets its ``Mcp-Param-*`` headers; other messages are left as they are."""
+        import mcp_types
+        from mcp.shared.message import ClientMessageMetadata, SessionMessage
+
+        def message(method: str, arguments: dict[str, Any]) -> SessionMessage:
+            params = {"name": "good", "arguments": arguments}
+            request = mcp_types.JSONRPCRequest(jsonrpc="2.0", id=1, method=method, params=params)
+            return SessionMessage(request, ClientMessageMetadata(headers={"mcp-method": method}))
+
+        table: dict[str, dict[tuple[str, ...], str]] = {"good": {("region",): "Region"}}
+        sent = with_param_headers(message("tools/call", {"region": "été"}), table)
+        mirrored = {"mcp-method": "tools/call", "Mcp-Param-Region": "=?base64?w6l0w6k=?="}
+        assert sent.metadata.headers == mirrored
+        other = message("tools/list", {"region": "x"})
+        assert with_param_headers(other, table) is other
 
     @settings(max_examples=60)
     @given(

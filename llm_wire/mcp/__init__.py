@@ -1,7 +1,8 @@
 """
 MCP tools: a live MCP server's tools declared, checked and called (extra ``mcp``, on the official SDK).
 
-``AsyncMcpClient`` connects to a server (``Stdio`` command or ``StreamableHttp`` URL), lists its tools
+``AsyncMcpClient`` connects to a server (``Stdio`` command or ``StreamableHttp`` URL) in the protocol ``Era``
+asked for (the ``initialize`` handshake, the stateless 2026-07-28 revision, or either), lists its tools
 following ``nextCursor``, declares each with ``tool.from_json_schema`` under its wire name
 (``llm_wire.names``), and leaves out a tool whose name or schema cannot be honoured with its typed error
 (``LeftOut``), never loosened. ``call`` checks the arguments against the tool's contract and sends them with
@@ -36,8 +37,10 @@ from __future__ import annotations
 from llm_wire._public import rehome
 from llm_wire.mcp._client import (
     AsyncMcpClient,
+    Era,
     McpClient,
     McpLimits,
+    Progress,
     Server,
     Stdio,
     StreamableHttp,
@@ -83,6 +86,7 @@ __all__ = [
     "ConnectFailed",
     "ConnectionClosed",
     "Connected",
+    "Era",
     "Hints",
     "InexactNumber",
     "LeftOut",
@@ -94,6 +98,7 @@ __all__ = [
     "OutputMissing",
     "OutputProblem",
     "OutputRejected",
+    "Progress",
     "RequestFailed",
     "SchemaField",
     "Server",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
+from functools import partial
 from types import MappingProxyType, TracebackType
 from typing import Any, TextIO, TypeAlias
 
@@ -37,6 +39,8 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, Value, parse
 
 __all__ = [
+    "Era",
+    "Progress",
     "Stdio",
     "StreamableHttp",
     "Server",
@@ -81,6 +85,24 @@ class StreamableHttp:
 
 
 Server: TypeAlias = Stdio | StreamableHttp
+
+
+class Era(enum.Enum):
+    """
+    How a connection starts, and so which protocol revisions it can speak: the ``initialize`` handshake
+    (2024-11-05 to 2025-11-25, a session per connection), the stateless 2026-07-28 revision
+    (``server/discover``, then every request carries its own ``_meta``), or ``AUTO``: ``server/discover``
+    first, and the handshake when the server does not answer it.
+    """
+
+    HANDSHAKE = "handshake"
+    STATELESS = "stateless"
+    AUTO = "auto"
+
+
+#: Called with each progress notification of a call: ``progress``, ``total`` (``None`` when unknown) and
+#: the server's message (``None`` when it sent none).
+Progress: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 _LISTING = DEFAULT.with_max_bytes(16 << 20)
@@ -185,14 +207,18 @@ class AsyncMcpClient:
         prefix: str | None = None,
         limits: McpLimits = McpLimits(),
         errlog: TextIO | None = None,
+        era: Era = Era.HANDSHAKE,
     ) -> None:
         if not isinstance(server, Stdio | StreamableHttp):
             raise TypeError(f"server must be a Stdio or StreamableHttp, not {type(server).__name__}")
         if not isinstance(limits, McpLimits):
             raise TypeError(f"limits must be a McpLimits, not {type(limits).__name__}")
+        if not isinstance(era, Era):
+            raise TypeError(f"era must be an Era, not {type(era).__name__}")
         self.server = server
         self.prefix = prefix
         self.limits = limits
+        self.era = era
         self._errlog = errlog
         self._stack: AsyncExitStack | None = None
         self._session: Any = None
@@ -213,14 +239,20 @@ class AsyncMcpClient:
             read, write = await self._open(stack)
             session = await stack.enter_async_context(ClientSession(read, write))
             with anyio.fail_after(self.limits.start):
-                await session.initialize()
+                await _start(session, self.era)
         except Exception as exc:
             await _close_quietly(stack)
-            self._failure = _start_failure(exc, self.limits.start, self._watch, self.limits)
+            method = "initialize" if self.era is Era.HANDSHAKE else "server/discover"
+            self._failure = _start_failure(method, exc, self.limits.start, self._watch, self.limits)
             return self
         self._stack = stack
         self._session = session
         return self
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol revision the connection speaks (``2025-11-25``, ``2026-07-28``...), or ``None``."""
+        return None if self._session is None else self._session.protocol_version
 
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
@@ -271,6 +303,7 @@ class AsyncMcpClient:
         if self._session is None:
             return Err(self._failure or ConnectionClosed("tools/list"))
         import mcp.types as types
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         entries: list[Value] = []
         cursor: str | None = None
@@ -298,8 +331,12 @@ class AsyncMcpClient:
                 )
             cursor = page.next_cursor
             if cursor is None:
-                listing = declare(entries, prefix=self.prefix)
+                modern = self.protocol_version in MODERN_PROTOCOL_VERSIONS
+                listing = declare(entries, prefix=self.prefix, param_headers=modern)
                 self._listing = listing
+                self._watch.param_headers = {
+                    t.name: dict(t.param_headers) for t in listing.tools if t.param_headers
+                }
                 return Ok(listing)
         return Err(LimitExceeded("McpLimits.pages", self.limits.pages, what="tools/list pages"))
 
@@ -322,8 +359,24 @@ class AsyncMcpClient:
             return Err(UnknownMcpTool(wire_name))
         return await self.call_tool(found, arguments)
 
-    async def call_tool(self, tool: McpTool, arguments: Value) -> Result[CallResult, McpError]:
-        """``call`` for a tool already found (``Listing.find``)."""
+    async def call_tool(
+        self,
+        tool: McpTool,
+        arguments: Value,
+        *,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> Result[CallResult, McpError]:
+        """
+        ``call`` for a tool already found (``Listing.find``). ``progress`` is called with each progress
+        notification the server sends for this call; ``timeout`` shortens ``McpLimits.timeout`` for it (a
+        caller's deadline), and the request is cancelled when it passes.
+        """
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
+            raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be an async callable or None, not {type(progress).__name__}")
+        seconds = self.limits.timeout if timeout is None else min(self.limits.timeout, max(timeout, 0.0))
         errors = _contract.validate_all(tool.tool.contract, arguments, limit=8)
         if errors:
             return Err(ArgumentsRefused(tool.wire_name, SchemaRejected(errors)))
@@ -340,10 +393,12 @@ class AsyncMcpClient:
         try:
             # ``send_request``, not ``call_tool``: the SDK's own output check would raise on a bad result,
             # where the caller's output-validation mode decides (``check_output``).
-            with anyio.fail_after(self.limits.timeout):
-                answer = await self._session.send_request(request, types.CallToolResult)
+            with anyio.fail_after(seconds):
+                answer = await self._session.send_request(
+                    request, types.CallToolResult, progress_callback=progress
+                )
         except Exception as exc:
-            return Err(_mapped("tools/call", exc, self.limits.timeout, self._watch, self.limits))
+            return Err(_mapped("tools/call", exc, seconds, self._watch, self.limits))
         match _as_value(answer, self.limits.result, "McpLimits.result"):
             case Err(problem):
                 return Err(problem)
@@ -355,15 +410,33 @@ class AsyncMcpClient:
         return Ok(CallResult(blocks, found.get("structuredContent"), found.get("isError") is True))
 
 
-def _start_failure(exc: BaseException, seconds: float, watch: Watch, limits: McpLimits) -> McpError:
+async def _start(session: Any, era: Era) -> None:
+    """Start in ``era``: ``initialize``, ``server/discover``, or the latter and, on an error, the former."""
+    if era is Era.HANDSHAKE:
+        await session.initialize()
+        return
+    if era is Era.STATELESS:
+        await session.discover()
+        return
+    from mcp import MCPError
+
+    try:
+        await session.discover()
+    except (MCPError, RuntimeError):  # an error answer, or no modern revision in common: not a modern server
+        await session.initialize()
+
+
+def _start_failure(
+    method: str, exc: BaseException, seconds: float, watch: Watch, limits: McpLimits
+) -> McpError:
     inner = _innermost(exc)
     if isinstance(inner, OSError):
         return ConnectFailed(f"the server could not be started ({type(inner).__name__})", repr(inner))
-    mapped = _mapped("initialize", exc, seconds, watch, limits)
+    mapped = _mapped(method, exc, seconds, watch, limits)
     if isinstance(mapped, ConnectionClosed):
-        return ConnectFailed("the server closed the connection before answering initialize", repr(inner))
+        return ConnectFailed(f"the server closed the connection before answering {method}", repr(inner))
     if isinstance(mapped, ProtocolError):
-        return ConnectFailed(f"initialize failed ({type(inner).__name__})", repr(inner))
+        return ConnectFailed(f"{method} failed ({type(inner).__name__})", repr(inner))
     return mapped
 
 
@@ -397,8 +470,9 @@ class McpClient:
         prefix: str | None = None,
         limits: McpLimits = McpLimits(),
         errlog: TextIO | None = None,
+        era: Era = Era.HANDSHAKE,
     ) -> None:
-        self._client = AsyncMcpClient(server, prefix=prefix, limits=limits, errlog=errlog)
+        self._client = AsyncMcpClient(server, prefix=prefix, limits=limits, errlog=errlog, era=era)
         self._portal: Any = None
         self._portal_cm: Any = None
         self._context: Any = None
@@ -442,7 +516,25 @@ class McpClient:
         result: Result[CallResult, McpError] = self._run(self._client.call, wire_name, arguments)
         return result
 
-    def call_tool(self, tool: McpTool, arguments: Value) -> Result[CallResult, McpError]:
-        """``AsyncMcpClient.call_tool``."""
-        result: Result[CallResult, McpError] = self._run(self._client.call_tool, tool, arguments)
+    @property
+    def era(self) -> Era:
+        """How the connection starts (``AsyncMcpClient.era``)."""
+        return self._client.era
+
+    @property
+    def protocol_version(self) -> str | None:
+        """``AsyncMcpClient.protocol_version``."""
+        return self._client.protocol_version
+
+    def call_tool(
+        self,
+        tool: McpTool,
+        arguments: Value,
+        *,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> Result[CallResult, McpError]:
+        """``AsyncMcpClient.call_tool``; ``progress`` runs on the connection's own thread."""
+        call = partial(self._client.call_tool, tool, arguments, progress=progress, timeout=timeout)
+        result: Result[CallResult, McpError] = self._run(call)
         return result

@@ -83,6 +83,10 @@ class Hints:
     title: str | None = None
 
 
+def _frozen(table: Mapping[tuple[str, ...], str]) -> Mapping[tuple[str, ...], str]:
+    return MappingProxyType(dict(table))
+
+
 @frozen(eq=False)
 class McpTool:
     """
@@ -95,6 +99,9 @@ class McpTool:
     prefix: str | None = None
     output: Contract | None = field(default=None, repr=False)
     hints: Hints = Hints()
+    #: The arguments a call mirrors into ``Mcp-Param-*`` HTTP headers (2026-07-28): property path to header
+    #: token, from the input schema's ``x-mcp-header`` declarations; empty when not declared for.
+    param_headers: Mapping[tuple[str, ...], str] = field(factory=dict, converter=_frozen, repr=False)
 
     @property
     def wire_name(self) -> str:
@@ -123,12 +130,15 @@ class Listing:
         return self._by_wire.get(wire_name)
 
 
-def declare(tools: Sequence[Value], *, prefix: str | None = None) -> Listing:
+def declare(tools: Sequence[Value], *, prefix: str | None = None, param_headers: bool = False) -> Listing:
     """
     Declare the tools of a ``tools/list`` result (its ``tools`` array): each under its wire name (mangled
     when a provider would refuse it, after ``prefix`` when given), with its input and output schema loaded.
     A tool is left out, with its typed error, when its entry is malformed, its name is empty or shared on the
-    wire with another tool (then both are), or a schema cannot be honoured.
+    wire with another tool (then both are), a schema cannot be honoured, or it can only be called as a task
+    (``execution.taskSupport: "required"``, the tasks extension). With ``param_headers`` (a
+    2026-07-28 listing; needs the ``mcp`` extra) the input schema's ``x-mcp-header`` declarations are read
+    too, and a tool whose declarations break MCP's rules is left out (a ``ProtocolError``), as MCP requires.
     """
     if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
         raise TypeError(f"tools must be a sequence of tool objects, not {type(tools).__name__}")
@@ -156,7 +166,7 @@ def declare(tools: Sequence[Value], *, prefix: str | None = None) -> Listing:
             first, second = sorted((index, other))
             refused.append(LeftOut(index, named.name, NameCollision(wire, by_index[first], by_index[second])))
             continue
-        made = _declared(entry, wire, prefix)
+        made = _declared(entry, wire, prefix, param_headers)
         if isinstance(made, LeftOut):
             refused.append(LeftOut(index, named.name, made.error, made.schema))
         else:
@@ -167,11 +177,16 @@ def declare(tools: Sequence[Value], *, prefix: str | None = None) -> Listing:
     return Listing(tuple(declared), tuple(refused), table.value)
 
 
-def _declared(entry: dict[str, Any], wire: str, prefix: str | None) -> McpTool | LeftOut:
+def _declared(entry: dict[str, Any], wire: str, prefix: str | None, param_headers: bool) -> McpTool | LeftOut:
     name: str = entry["name"]
     description = entry.get("description")
     if not isinstance(description, str):
         description = ""
+    execution = entry.get("execution")
+    if isinstance(execution, dict) and execution.get("taskSupport") == "required":
+        return LeftOut(
+            0, name, ProtocolError("the tool can only be called as a task, which this client does not")
+        )
     input_schema = entry.get("inputSchema")
     if not isinstance(input_schema, dict):
         return LeftOut(0, name, ProtocolError("a listed tool has no inputSchema object"), SchemaField.INPUT)
@@ -180,6 +195,14 @@ def _declared(entry: dict[str, Any], wire: str, prefix: str | None) -> McpTool |
             return LeftOut(0, name, tool_error, SchemaField.INPUT)
         case Ok(declared):
             pass
+    headers: dict[tuple[str, ...], str] = {}
+    if param_headers:
+        from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
+
+        if find_invalid_x_mcp_header(input_schema) is not None:  # its text repeats server words: not kept
+            refusal = ProtocolError("an x-mcp-header declaration of the input schema breaks MCP's rules")
+            return LeftOut(0, name, refusal, SchemaField.INPUT)
+        headers = x_mcp_header_map(input_schema)
     output: Contract | None = None
     output_schema = entry.get("outputSchema")
     if output_schema is not None:
@@ -188,7 +211,7 @@ def _declared(entry: dict[str, Any], wire: str, prefix: str | None) -> McpTool |
                 return LeftOut(0, name, InvalidSchema(load_error), SchemaField.OUTPUT)
             case Ok(output):
                 pass
-    return McpTool(declared, name, prefix, output, _hints(entry.get("annotations")))
+    return McpTool(declared, name, prefix, output, _hints(entry.get("annotations")), headers)
 
 
 def _hints(annotations: object) -> Hints:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from functools import partial
 from typing import TypeAlias
 
 from llm_wire.agent import (
     ErrorCategory,
     ErrorCode,
+    HeartbeatPolicy,
     Idempotency,
+    InvocationContext,
     OutputValidation,
     ProviderCapabilities,
     SideEffect,
@@ -19,7 +23,7 @@ from llm_wire.agent import (
     invalid_arguments,
     unknown_tool,
 )
-from llm_wire.mcp._client import AsyncMcpClient, McpClient
+from llm_wire.mcp._client import AsyncMcpClient, McpClient, Progress
 from llm_wire.mcp._declare import (
     CallResult,
     LeftOut,
@@ -53,13 +57,22 @@ __all__ = [
 ]
 
 
+#: The default liveness policy: none (progress notifications still arrive, and are not required).
+_NO_HEARTBEATS = HeartbeatPolicy()
+
+
 def contract_for(
-    tool: McpTool, *, trust_hints: bool = False, output_validation: OutputValidation = OutputValidation.STRICT
+    tool: McpTool,
+    *,
+    trust_hints: bool = False,
+    output_validation: OutputValidation = OutputValidation.STRICT,
+    heartbeat: HeartbeatPolicy = _NO_HEARTBEATS,
 ) -> ToolContract:
     """
     The contract of an MCP tool: its output contract under ``output_validation``, and what it may change.
     Without ``trust_hints`` a tool is taken at MCP's own defaults (it may destroy, repeating it may not be
     safe); with it, its annotations decide (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``).
+    ``heartbeat`` is its liveness policy: the server's progress notifications are its heartbeats.
     """
     side_effect, idempotency = SideEffect.DESTRUCTIVE, Idempotency.UNKNOWN
     if trust_hints:
@@ -75,17 +88,19 @@ def contract_for(
         side_effect=side_effect,
         idempotency=idempotency,
         output_validation=output_validation,
+        heartbeat=heartbeat,
     )
 
 
 def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation) -> ToolOutcome:
     """
-    A call's result as the model sees it. A success keeps the text blocks as ``content``, every other block
-    as an artifact reference (its ``uri``, or a ``data:`` URI for images and audio) and all blocks as sent in
-    ``metadata["mcp.content"]``; ``structuredContent`` becomes ``data``, checked against the output schema
-    under ``mode``. ``isError`` is a failed outcome carrying the tool's text; a refused or lost request is
-    the failure its kind calls for (timeouts and lost connections may be retried; a server's JSON-RPC error
-    is not, and its code is in ``details["jsonrpc_code"]``).
+    A call's result as the model sees it. A success's ``content`` is its text blocks, resource links and
+    embedded resources (as their URIs, and an embedded text's text) in order; every other block than text is
+    also an artifact reference (its ``uri``, or a ``data:`` URI for images and audio, which the model does not
+    see), and all blocks stay as sent in ``metadata["mcp.content"]``; ``structuredContent`` becomes
+    ``data``, checked against the output schema under ``mode``. ``isError`` is a failed outcome carrying the
+    tool's text; a refused or lost request is the failure its kind calls for (timeouts and lost connections
+    may be retried; a server's JSON-RPC error is not, and its code is in ``details["jsonrpc_code"]``).
     """
     match result:
         case Err(problem):
@@ -107,8 +122,33 @@ def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: Output
             return ToolOutcome.failed(ErrorCategory.INTERNAL, code, checked.error.describe(), retryable=False)
         notes["mcp.output_problem"] = checked.error.describe()
     artifacts = tuple(ref for ref in map(_reference, answer.content) if ref is not None)
-    outcome = ToolOutcome.success(answer.text(), data, artifacts=artifacts)
+    shown = (_shown(block) for block in answer.content)
+    outcome = ToolOutcome.success("\n".join(text for text in shown if text), data, artifacts=artifacts)
     return outcome.with_metadata(**notes)
+
+
+def _shown(block: Value) -> str | None:
+    """
+    A block as the model reads it: a text block's text; a resource link, or an embedded resource, as its
+    URI (and an embedded text's own text). Images and audio are not shown: tool results reach the model as
+    text, so they stay artifacts (``data:`` URIs) for the application.
+    """
+    if not isinstance(block, dict):
+        return None
+    kind, text = block.get("type"), block.get("text")
+    if kind == "text":
+        return text if isinstance(text, str) else None
+    if kind == "resource_link":
+        uri, name, mime = block.get("uri"), block.get("name"), block.get("mimeType")
+        about = ", ".join(part for part in (name, mime) if isinstance(part, str) and part)
+        return f"resource link: {uri}" + (f" ({about})" if about else "") if isinstance(uri, str) else None
+    resource = block.get("resource")
+    if kind == "resource" and isinstance(resource, dict) and isinstance(resource.get("uri"), str):
+        body = resource.get("text")
+        mime = resource.get("mimeType")
+        head = f"resource: {resource['uri']}" + (f" ({mime})" if isinstance(mime, str) and mime else "")
+        return f"{head}\n{body}" if isinstance(body, str) else head
+    return None
 
 
 def _reference(block: Value) -> str | None:
@@ -162,8 +202,10 @@ class McpProvider:
     The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
     name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
     by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
-    An ``AsyncMcpClient`` is called on the event loop it was entered on, so run such a provider there; a
-    ``McpClient`` runs on its own thread and serves any loop.
+    A call's progress notifications are its heartbeats (``ToolHeartbeat`` events, when ``heartbeat`` enables
+    them), and its request is cancelled when the call's deadline passes. An ``AsyncMcpClient`` is called on
+    the event loop it was entered on, so run such a provider there; a ``McpClient`` runs on its own thread
+    and serves any loop.
     """
 
     def __init__(
@@ -172,7 +214,10 @@ class McpProvider:
         *,
         trust_hints: bool = False,
         output_validation: OutputValidation = OutputValidation.STRICT,
+        heartbeat: HeartbeatPolicy = _NO_HEARTBEATS,
     ) -> None:
+        if not isinstance(heartbeat, HeartbeatPolicy):
+            raise TypeError(f"heartbeat must be a HeartbeatPolicy, not {type(heartbeat).__name__}")
         self._routes: dict[str, tuple[Connected, McpTool]] = {}
         descriptors: list[ToolDescriptor] = []
         refused: list[LeftOut] = []
@@ -188,7 +233,9 @@ class McpProvider:
                     )
                     raise DefinitionError(collision.describe())
                 self._routes[found.wire_name] = (client, found)
-                contract = contract_for(found, trust_hints=trust_hints, output_validation=output_validation)
+                contract = contract_for(
+                    found, trust_hints=trust_hints, output_validation=output_validation, heartbeat=heartbeat
+                )
                 descriptors.append(ToolDescriptor(found.tool, contract))
         self._descriptors = tuple(descriptors)
         #: The tools the servers listed but that were left out, with their errors.
@@ -202,8 +249,11 @@ class McpProvider:
         return self._descriptors
 
     def capabilities(self, name: str) -> ProviderCapabilities | None:
-        """MCP servers take no idempotency key, send no heartbeats and compensate nothing."""
-        return None
+        """
+        Progress notifications are relayed as heartbeats; MCP servers take no idempotency key and compensate
+        nothing. ``None`` for a name the provider lacks.
+        """
+        return None if name not in self._routes else _CAPABILITIES
 
     def tool(self, wire_name: str) -> McpTool | None:
         """The MCP tool behind a wire name."""
@@ -216,23 +266,47 @@ class McpProvider:
         if route is None:
             return unknown_tool([d.name for d in self._descriptors])
         client, found = route
+        context = invocation.context
+        left = context.remaining()
+        timeout = None if math.isinf(left) else left
+        arguments, relay = invocation.arguments, _relay(context)
         if isinstance(client, AsyncMcpClient):
-            result = await client.call_tool(found, invocation.arguments)
+            result = await client.call_tool(found, arguments, progress=relay, timeout=timeout)
         else:
             import anyio.to_thread
 
-            result = await anyio.to_thread.run_sync(client.call_tool, found, invocation.arguments)
+            call = partial(client.call_tool, found, arguments, progress=relay, timeout=timeout)
+            result = await anyio.to_thread.run_sync(call)
         return outcome_of(found, result, invocation.descriptor.contract.output_validation)
+
+
+_CAPABILITIES = ProviderCapabilities(heartbeat=True)
+#: Characters of a progress notification's message kept in its heartbeat.
+_MESSAGE = 200
+
+
+def _relay(context: InvocationContext) -> Progress:
+    """Progress notifications as the call's heartbeats: ``progress / total`` when it lies in [0, 1]."""
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        fraction = progress / total if total else None
+        if fraction is not None and not 0 <= fraction <= 1:
+            fraction = None
+        context.heartbeat((message or "")[:_MESSAGE], fraction)
+
+    return relay
 
 
 async def aprovider(
     *clients: AsyncMcpClient,
     trust_hints: bool = False,
     output_validation: OutputValidation = OutputValidation.STRICT,
+    heartbeat: HeartbeatPolicy = _NO_HEARTBEATS,
 ) -> Result[McpProvider, McpError | NameCollision]:
     """
     List every client's tools and make one provider of them; ``Err`` when a listing fails, or when two
-    servers' tools would share a wire name (give each server its own prefix).
+    servers' tools would share a wire name (give each server its own prefix). ``heartbeat`` is every
+    tool's liveness policy (``contract_for``).
     """
     listed: list[tuple[Connected, Listing]] = []
     for client in clients:
@@ -241,13 +315,14 @@ async def aprovider(
                 return Err(problem)
             case Ok(listing):
                 listed.append((client, listing))
-    return _made(listed, trust_hints, output_validation)
+    return _made(listed, trust_hints, output_validation, heartbeat)
 
 
 def provider(
     *clients: McpClient,
     trust_hints: bool = False,
     output_validation: OutputValidation = OutputValidation.STRICT,
+    heartbeat: HeartbeatPolicy = _NO_HEARTBEATS,
 ) -> Result[McpProvider, McpError | NameCollision]:
     """``aprovider`` for ``McpClient``s (code without an event loop)."""
     listed: list[tuple[Connected, Listing]] = []
@@ -257,11 +332,14 @@ def provider(
                 return Err(problem)
             case Ok(listing):
                 listed.append((client, listing))
-    return _made(listed, trust_hints, output_validation)
+    return _made(listed, trust_hints, output_validation, heartbeat)
 
 
 def _made(
-    listed: list[tuple[Connected, Listing]], trust_hints: bool, output_validation: OutputValidation
+    listed: list[tuple[Connected, Listing]],
+    trust_hints: bool,
+    output_validation: OutputValidation,
+    heartbeat: HeartbeatPolicy,
 ) -> Result[McpProvider, McpError | NameCollision]:
     seen: dict[str, McpTool] = {}
     for _, listing in listed:
@@ -273,4 +351,6 @@ def _made(
                         found.wire_name, Named(first.prefix, first.name), Named(found.prefix, found.name)
                     )
                 )
-    return Ok(McpProvider(listed, trust_hints=trust_hints, output_validation=output_validation))
+    return Ok(
+        McpProvider(listed, trust_hints=trust_hints, output_validation=output_validation, heartbeat=heartbeat)
+    )

@@ -11,6 +11,7 @@ memory stays bounded and the connection stays usable.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import secrets
@@ -22,7 +23,7 @@ import anyio
 import anyio.abc
 from attrs import define, field, frozen
 
-__all__ = ["Lines", "Oversized", "Watch", "bounded_stdio", "request_id", "watched"]
+__all__ = ["Lines", "Oversized", "Watch", "bounded_stdio", "request_id", "watched", "with_param_headers"]
 
 #: The first bytes of a line kept to find the id of the request it answers.
 _HEAD = 256
@@ -106,6 +107,9 @@ class Watch:
     marker: str = field(factory=lambda: f"llm_wire-{secrets.token_hex(16)}")
     ended: bool = False
     oversized: bool = False
+    #: Per listed tool (the server's name), its arguments mirrored into ``Mcp-Param-*`` headers: property
+    #: path to header token, from the tool's ``x-mcp-header`` declarations (2026-07-28 over HTTP).
+    param_headers: dict[str, dict[tuple[str, ...], str]] = field(factory=dict)
 
 
 class _WatchedRead(anyio.abc.ObjectReceiveStream[Any]):
@@ -135,13 +139,35 @@ class _WatchedWrite(anyio.abc.ObjectSendStream[Any]):
 
     async def send(self, item: Any) -> None:
         try:
-            await self._inner.send(item)
+            await self._inner.send(with_param_headers(item, self._watch.param_headers))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._watch.ended = True
             raise
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def with_param_headers(item: Any, table: dict[str, dict[tuple[str, ...], str]]) -> Any:
+    """
+    A ``tools/call`` message with the ``Mcp-Param-*`` headers of its tool's ``x-mcp-header`` declarations
+    added to the HTTP headers it carries; any other message as it is. (The SDK mirrors them only for tools
+    it listed itself, and its listing drops refused tools without a word.)
+    """
+    metadata: Any = getattr(item, "metadata", None)
+    headers = getattr(metadata, "headers", None)
+    message = getattr(item, "message", None)
+    if not table or headers is None or getattr(message, "method", None) != "tools/call":
+        return item
+    params = getattr(message, "params", None) or {}
+    declared = table.get(params.get("name"))  # type: ignore[arg-type]
+    arguments = params.get("arguments")
+    if not declared or not isinstance(arguments, dict):
+        return item
+    from mcp.shared.inbound import mcp_param_headers
+
+    mirrored = {**headers, **mcp_param_headers(declared, arguments)}
+    return dataclasses.replace(item, metadata=dataclasses.replace(metadata, headers=mirrored))
 
 
 def watched(streams: tuple[Any, Any], watch: Watch) -> tuple[Any, Any]:
