@@ -23,10 +23,11 @@ import enum
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Annotated, Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
+from llm_wire import codec
 from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
@@ -103,13 +104,18 @@ class PartialCall(Lean):
     arguments_text: str
 
 
+#: How a record derived with ``codec.derive`` (a durable run's rounds) persists a provider: its value, for
+#: the built-in APIs, as when ``Provider`` was an enum.
+_PERSISTED_PROVIDER = codec.enum_of({provider.value: provider for provider in Provider})
+
+
 @frozen
 class Terminal(Lean):
     """
     A finished response from any provider, before admission.
     """
 
-    provider: Provider
+    provider: Annotated[Provider, codec.meta(codec=_PERSISTED_PROVIDER)]
     finish: FinishReason
     text: str = ""
     #: Complete calls in provider order.
