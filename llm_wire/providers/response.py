@@ -20,6 +20,7 @@ the provider's replay data. A stream also yields ``Progress`` as it goes. Failur
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
@@ -104,9 +105,13 @@ class PartialCall(Lean):
     arguments_text: str
 
 
-#: How a record derived with ``codec.derive`` (a durable run's rounds) persists a provider: its value, for
-#: the built-in APIs, as when ``Provider`` was an enum.
-_PERSISTED_PROVIDER = codec.enum_of({provider.value: provider for provider in Provider})
+@functools.cache
+def _persisted_provider() -> codec.Codec[Provider]:
+    """
+    How a record derived with ``codec.derive`` (a durable run's rounds) persists a provider: its value, for
+    the built-in APIs, as when ``Provider`` was an enum. Built when a derived record first reads its hints.
+    """
+    return codec.enum_of({provider.value: provider for provider in Provider})
 
 
 @frozen
@@ -115,7 +120,7 @@ class Terminal(Lean):
     A finished response from any provider, before admission.
     """
 
-    provider: Annotated[Provider, codec.meta(codec=_PERSISTED_PROVIDER)]
+    provider: Annotated[Provider, codec.meta(codec=_persisted_provider())]
     finish: FinishReason
     text: str = ""
     #: Complete calls in provider order.
