@@ -1,5 +1,6 @@
 """
-Anthropic Messages (``POST /v1/messages``): schema projection, request encoding, and response decoding.
+Anthropic Messages (``POST /v1/messages``): schema projection, request encoding, response decoding, and
+the server's speech for the fake provider.
 
 Tools are ``{"name", "description", "input_schema", "strict"?}``. System messages are lifted into the
 top-level ``system``. An assistant turn replays its content blocks (thinking, redacted thinking, text) from

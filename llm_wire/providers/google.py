@@ -1,6 +1,6 @@
 """
 Google Gemini GenerateContent (``POST /v1beta/models/{model}:generateContent``): schema projection, request
-encoding, and response decoding.
+encoding, response decoding, and the server's speech for the fake provider.
 
 Tools are ``functionDeclarations`` with the schema in ``parametersJsonSchema`` (plain JSON Schema, the
 default) or, where asked, in the legacy ``parameters`` (a subset of OpenAPI 3.0: uppercase types,

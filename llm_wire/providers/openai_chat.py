@@ -1,6 +1,6 @@
 """
-OpenAI Chat Completions (``POST /v1/chat/completions``): schema projection, request encoding, and response
-decoding.
+OpenAI Chat Completions (``POST /v1/chat/completions``): schema projection, request encoding, response
+decoding, and the server's speech for the fake provider.
 
 Tools are ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``; the schema
 rules are OpenAI's, shared with the Responses API (``_openai``). An assistant turn with calls is one

@@ -1,5 +1,6 @@
 """
-OpenAI Responses (``POST /v1/responses``): schema projection, request encoding, and response decoding.
+OpenAI Responses (``POST /v1/responses``): schema projection, request encoding, response decoding, and the
+server's speech for the fake provider.
 
 Tools are flat ``{"type": "function", "name", "description", "parameters", "strict"}`` items, in OpenAI's
 dialects (``_openai``). The whole history goes in ``input``: an assistant turn replays its output items

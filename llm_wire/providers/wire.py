@@ -202,8 +202,8 @@ class Speech(Lean):
     route: re.Pattern[str]
     #: A finished response holding a text and calls, as one body: ``(text, calls, model)``.
     body: Callable[[str, Sequence[ToolCall], str], Value]
-    #: The same response as SSE events, each ``(event name or None, data text)``: the text in word deltas,
-    #: each call's arguments in deltas of ``piece`` characters: ``(text, calls, piece, model)``.
+    #: The same response as SSE events, each ``(event name or None, data text)``, each call's arguments in
+    #: deltas of ``piece`` characters: ``(text, calls, piece, model)``.
     events: Callable[[str, Sequence[ToolCall], int, str], list[tuple[str | None, str]]]
     #: An HTTP error's body: ``(status, message)``.
     error: Callable[[int, str], Value]
