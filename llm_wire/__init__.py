@@ -23,7 +23,6 @@ if TYPE_CHECKING:
         DuplicateResult,
         DuplicateToolName,
         EmptyConversation,
-        GoogleSchema,
         InvalidSetting,
         Limit,
         MissingResult,
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     )
     from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused, resolve
     from llm_wire.providers import Choice, InvalidReplay, ToolChoice, UnsupportedSetting, UseTool
+    from llm_wire.providers.google import GoogleSchema
     from llm_wire.result import Err, Ok, Result
     from llm_wire.tool import Tool, ToolCallChecks
 
@@ -108,7 +108,7 @@ _HOMES = {
     "EmptyConversation": "llm_wire._request",
     "Err": "llm_wire.result",
     "Failure": "llm_wire.outcome",
-    "GoogleSchema": "llm_wire._request",
+    "GoogleSchema": "llm_wire.providers.google",
     "InvalidReplay": "llm_wire.providers",
     "InvalidSetting": "llm_wire._request",
     "Limit": "llm_wire._request",

@@ -9,9 +9,10 @@ a foreign format are refused) and returns a typed error, never raises.
 
 from __future__ import annotations
 
-import enum
+import re
+from collections.abc import Iterator
 from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when cattrs reads the hints
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from attrs import Attribute, field, frozen
 
@@ -41,13 +42,82 @@ __all__ = [
 FORMAT = "llm_wire.conversation.v1"
 
 
-class Provider(enum.Enum):
-    """The API a turn came from: its replay data only makes sense to that API."""
+class _Providers(type):
+    """``Provider``'s class: iterating ``Provider`` gives the built-in APIs, as when it was an enum."""
 
-    OPENAI_RESPONSES = "openai-responses"
-    OPENAI_CHAT = "openai-chat"
-    ANTHROPIC = "anthropic"
-    GOOGLE = "google"
+    def __iter__(cls) -> Iterator[Provider]:
+        return iter(_BUILT_IN.values())
+
+    def __len__(cls) -> int:
+        return len(_BUILT_IN)
+
+
+class Provider(metaclass=_Providers):
+    """
+    The API a turn came from, named by its persisted ``value``: its replay data only makes sense to that API.
+
+    The built-in APIs are constants (``Provider.ANTHROPIC``; iterating ``Provider`` gives them), and a
+    built-in value gives its constant back. Another API's wire names its own (``Provider("toy")``): two
+    providers are equal when their values are. A value is 1 to 64 lowercase ASCII letters, digits, ``-`` and
+    ``.``, starting with a letter; another is a ``ValueError`` (``TypeError`` for one that is not a ``str``).
+    """
+
+    __slots__ = ("value",)
+
+    value: str
+    OPENAI_RESPONSES: ClassVar[Provider]
+    OPENAI_CHAT: ClassVar[Provider]
+    ANTHROPIC: ClassVar[Provider]
+    GOOGLE: ClassVar[Provider]
+
+    def __new__(cls, value: str) -> Provider:
+        if not isinstance(value, str):
+            raise TypeError(f"a provider's value must be a str, not {type(value).__name__}")
+        built_in = _BUILT_IN.get(value)
+        if built_in is not None:
+            return built_in
+        if not _PROVIDER_NAME.fullmatch(value):
+            raise ValueError(_PROVIDER_RULE)
+        provider = super().__new__(cls)
+        object.__setattr__(provider, "value", value)
+        return provider
+
+    @property
+    def name(self) -> str:
+        """The value in capitals, ``-`` and ``.`` as ``_`` (``OPENAI_CHAT``): a built-in's constant."""
+        return self.value.upper().replace("-", "_").replace(".", "_")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Provider cannot be changed")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Provider):
+            return NotImplemented
+        return self is other or self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __reduce__(self) -> tuple[type[Provider], tuple[str]]:
+        return Provider, (self.value,)
+
+    def __repr__(self) -> str:
+        return f"<Provider.{self.name}: {self.value!r}>"
+
+    def __str__(self) -> str:
+        return f"Provider.{self.name}"
+
+
+_PROVIDER_NAME = re.compile(r"[a-z][a-z0-9.-]{0,63}")
+_PROVIDER_RULE = (
+    "a provider's value is 1 to 64 lowercase ASCII letters, digits, '-' and '.', starting with a letter"
+)
+#: The built-in APIs by value, in their order.
+_BUILT_IN: dict[str, Provider] = {}
+Provider.OPENAI_RESPONSES = _BUILT_IN["openai-responses"] = Provider("openai-responses")
+Provider.OPENAI_CHAT = _BUILT_IN["openai-chat"] = Provider("openai-chat")
+Provider.ANTHROPIC = _BUILT_IN["anthropic"] = Provider("anthropic")
+Provider.GOOGLE = _BUILT_IN["google"] = Provider("google")
 
 
 def _text(instance: object, attribute: Attribute[str], value: object) -> None:
@@ -171,6 +241,9 @@ def _converter() -> cattrs.Converter:
     # Replay data is a JSON value that was parsed strictly already: it passes through as it is.
     raw: dict[str, Any] = {"provider_state": override(struct_hook=_same, unstruct_hook=_same)}
     raw_turn: dict[str, Any] = {"provider_data": override(struct_hook=_same, unstruct_hook=_same)}
+    # A provider persists as its value; only the built-in APIs load, as when ``Provider`` was an enum.
+    converter.register_unstructure_hook(Provider, _provider_value)
+    converter.register_structure_hook(Provider, _built_in_provider)
     for cls in (ToolCall, SystemMessage, UserMessage, AssistantTurn, ToolResult):
         extra = raw if cls is ToolCall else raw_turn if cls is AssistantTurn else {}
         converter.register_structure_hook(
@@ -179,6 +252,17 @@ def _converter() -> cattrs.Converter:
         converter.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, converter, **extra))
     _CONVERTER = converter
     return converter
+
+
+def _provider_value(provider: Provider) -> str:
+    return provider.value
+
+
+def _built_in_provider(value: object, _: object) -> Provider:
+    found = _BUILT_IN.get(value) if type(value) is str else None
+    if found is None:
+        raise ValueError("not a built-in provider")
+    return found
 
 
 def _same(value: object, _: object = None) -> object:

@@ -1,11 +1,12 @@
 """
 Wire names: a reversible mangling of tool names that a provider would refuse, with a prefix per server.
 
-A name every provider takes (``NAME_RULES``) goes on the wire as it is. Any other name, and every name under a
-server prefix, is mangled: in a name with a character outside ``[a-zA-Z0-9_-]`` (or a leading digit or
-``-``), each such character becomes ``_<hex code point>_`` and ``_`` becomes ``__``, a code no two names
-share; a prefix joins with one ``_`` (a prefix holds no ``_``, so where it ends is never in doubt); a result
-over 64 bytes keeps its first 55 and ends in ``_`` and 8 hex digits of a SHA-256 of the original.
+A name every provider takes (``NAME_RULES``: each registered wire's ``name_rule``) goes on the wire as it is.
+Any other name, and every name under a server prefix, is mangled: in a name with a character outside
+``[a-zA-Z0-9_-]`` (or a leading digit or ``-``), each such character becomes ``_<hex code point>_`` and ``_``
+becomes ``__``, a code no two names share; a prefix joins with one ``_`` (a prefix holds no ``_``, so where it
+ends is never in doubt); a result over 64 bytes keeps its first 55 and ends in ``_`` and 8 hex digits of a
+SHA-256 of the original.
 ``WireNames`` holds one tool set's table: it maps each (prefix, name) to its wire name and back, and refuses a
 set in which two tools would share a wire name (``NameCollision``), so the reverse of a returned call is never
 a guess.
@@ -29,6 +30,7 @@ from typing import TypeAlias
 from attrs import frozen
 
 from llm_wire.message import Provider
+from llm_wire.providers import WIRES
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import MAX_NAME_BYTES, EmptyName
 
@@ -45,15 +47,10 @@ __all__ = [
     "wire_names",
 ]
 
-#: Each provider's rule for a tool name, as its API documents it. Gemini (Vertex AI) also wants a letter or
-#: ``_`` first; a wire name passes all of them.
+#: Each provider's rule for a tool name, as its API documents it (its wire's ``name_rule``). Gemini (Vertex
+#: AI) also wants a letter or ``_`` first; a wire name passes all of them.
 NAME_RULES: Mapping[Provider, re.Pattern[str]] = MappingProxyType(
-    {
-        Provider.OPENAI_RESPONSES: re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-        Provider.OPENAI_CHAT: re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-        Provider.ANTHROPIC: re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-        Provider.GOOGLE: re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}"),
-    }
+    {provider: wire.name_rule for provider, wire in WIRES.items()}
 )
 
 #: The longest server prefix; the rest of the 64 bytes is left for the name.

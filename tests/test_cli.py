@@ -123,6 +123,13 @@ class TestCheck:
         assert "files_2e_read" not in out  # the table shows the server's names
         assert "files.read" in out
 
+    def test_a_provider_by_alias(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """``--provider`` takes a wire's alias (``gemini``) as its provider, listed once with its value."""
+        argv = ["check", "--json", "--module", "declared", "--provider", "gemini", "--provider", "google"]
+        status, out = _run(capsys, *argv)
+        assert status == 0
+        assert list(json.loads(out)["sources"][0]["tools"][0]["providers"]) == ["google"]
+
     def test_module(self, capsys: pytest.CaptureFixture[str]) -> None:
         """A module's ``Tool`` objects are checked (``tests/declared.py``)."""
         status, out = _run(capsys, "check", "--json", "--module", "declared")

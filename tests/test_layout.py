@@ -39,11 +39,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "llm_wire.tool",
         "llm_wire._tool_errors",
-        "llm_wire.names",
         "llm_wire.admission",
         "llm_wire._admission_issues",
     ),
-    ("llm_wire.providers",),
+    ("llm_wire.providers", "llm_wire.names"),
     ("llm_wire._request",),
     ("llm_wire.outcome",),
     ("llm_wire.transport",),

@@ -2,14 +2,14 @@
 Requests: build a ``Request``, choose a ``Config`` for a provider, and ``prepare`` it into a ``Prepared``.
 
 The parts live in private modules (``_model``: ``Request`` and the message builders; ``_config``: ``Config``,
-``Limit``, ``Strictness``, ``GoogleSchema``; ``_prepare``: ``prepare``, ``Prepared``; ``_errors``: the
+``Limit``, ``Strictness``; ``_prepare``: ``prepare``, ``Prepared``; ``_errors``: the
 ``PrepareError`` family); the facade ``llm_wire`` re-exports them.
 """
 
 from __future__ import annotations
 
 from llm_wire._public import rehome
-from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness, config
+from llm_wire._request._config import Config, Limit, Strictness, config
 from llm_wire._request._errors import (
     DuplicateCallId,
     DuplicateResult,
@@ -34,7 +34,6 @@ __all__ = [
     "DuplicateResult",
     "DuplicateToolName",
     "EmptyConversation",
-    "GoogleSchema",
     "InvalidSetting",
     "Limit",
     "MissingResult",

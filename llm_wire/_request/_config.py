@@ -1,26 +1,33 @@
 """
-Configuration for one provider: tool-call checks, limits, strict tools and provider choices.
+Configuration for one provider: its wire, tool-call checks, limits, strict tools and the wire's dialect.
 
-``Config`` is immutable; each ``with_*`` method returns a copy. ``prepare`` checks its limits and reads its
-choices; ``Config.admission_limits`` and ``Config.response_limits`` give the bounds a response is held to
-(``Prepared`` carries both). Public through ``llm_wire`` (``llm_wire.Config``, ``llm_wire.config``,
-``Limit``, ``Strictness``, ``GoogleSchema``).
+``Config`` is immutable; each ``with_*`` method returns a copy. ``config(provider)`` makes the default one
+for any provider of a registry (``WIRES``, or one passed as ``wires``), with its wire's defaults; it holds
+that wire, so ``prepare`` and everything after it read the wire from the configuration. ``prepare`` checks
+its limits and reads its choices; ``Config.admission_limits`` and ``Config.response_limits`` give the bounds
+a response is held to (``Prepared`` carries both). Public through ``llm_wire`` (``llm_wire.Config``,
+``llm_wire.config``, ``Limit``, ``Strictness``).
 """
 
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
-from attrs import evolve, frozen
+from attrs import Factory, evolve, field, frozen
 
 from llm_wire._fast import Lean
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.providers.response import ResponseLimits
+from llm_wire.providers.wire import Wire, Wires
 from llm_wire.tool import ToolCallChecks
 
-__all__ = ["Config", "GoogleSchema", "Limit", "Strictness", "config"]
+if TYPE_CHECKING:
+    from llm_wire.providers.google import GoogleSchema
+
+__all__ = ["Config", "Limit", "Strictness", "config"]
 
 
 class Limit(enum.Enum):
@@ -45,25 +52,24 @@ class Strictness(enum.Enum):
     AUTO = "auto"
 
 
-class GoogleSchema(enum.Enum):
-    """Where a Gemini function declaration carries its schema."""
-
-    JSON_SCHEMA = "parametersJsonSchema"
-    OPENAPI = "parameters"
+def _registered(config: Config) -> Wire:
+    return WIRES[config.provider]
 
 
 @frozen
 class Config(Lean):
     """
-    How to talk to one provider: tool-call checks, limits, strict tools, and provider choices.
+    How to talk to one provider: its wire, tool-call checks, limits, strict tools, and the wire's dialect.
 
-    Make one with ``Config.openai_responses()`` (and the other constructors) or ``config(provider)``.
+    Make one with ``config(provider)`` (any registered provider) or ``Config.openai_responses()`` (and the
+    other constructors of the built-in APIs).
     """
 
     provider: Provider
     checks: ToolCallChecks = ToolCallChecks.REJECT
     strict: Strictness = Strictness.OFF
-    google_schema: GoogleSchema = GoogleSchema.JSON_SCHEMA
+    #: Tools and output go in the wire's legacy dialect, where it has one (Gemini's OpenAPI ``parameters``).
+    legacy_schema: bool = False
     stream: bool = False
     #: Sent when the request sets no ``max_tokens`` (the provider's ``Wire.default_max_tokens`` by default).
     default_max_tokens: int | None = None
@@ -73,6 +79,12 @@ class Config(Lean):
     calls_per_turn: int = 64
     response_bytes: int = 8 * 1024 * 1024
     event_bytes: int = 1024 * 1024
+    #: The wire ``prepare`` encodes with: by default the one ``WIRES`` holds for ``provider``.
+    wire: Wire = field(default=Factory(_registered, takes_self=True), repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.wire.provider != self.provider:
+            raise ValueError("Config.wire must be the wire of Config.provider")
 
     @classmethod
     def openai_responses(cls) -> Config:
@@ -114,9 +126,22 @@ class Config(Lean):
             strict = Strictness.ON if strict else Strictness.OFF
         return evolve(self, strict=strict)
 
+    def with_legacy_schema(self, legacy: bool) -> Config:
+        """A copy sending tools and output in the wire's legacy dialect (``True``), where it has one."""
+        return evolve(self, legacy_schema=legacy)
+
+    @property
+    def google_schema(self) -> GoogleSchema:
+        """Where a Gemini function declaration carries its schema: ``legacy_schema`` in Gemini's words."""
+        from llm_wire.providers.google import GoogleSchema
+
+        return GoogleSchema.OPENAPI if self.legacy_schema else GoogleSchema.JSON_SCHEMA
+
     def with_google_schema(self, where: GoogleSchema) -> Config:
         """A copy choosing Gemini's ``parametersJsonSchema`` (default) or legacy OpenAPI ``parameters``."""
-        return evolve(self, google_schema=where)
+        from llm_wire.providers.google import GoogleSchema
+
+        return evolve(self, legacy_schema=where is GoogleSchema.OPENAPI)
 
     def with_stream(self, stream: bool) -> Config:
         """A copy asking for an SSE stream instead of one body."""
@@ -152,6 +177,10 @@ _RAISED_BY = {
 }
 
 
-def config(provider: Provider) -> Config:
-    """The default configuration for ``provider`` (with its wire's default ``max_tokens``)."""
-    return Config(provider, default_max_tokens=WIRES[provider].default_max_tokens)
+def config(provider: Provider, *, wires: Wires = WIRES) -> Config:
+    """
+    The default configuration for ``provider``, holding its wire from ``wires`` (the built-in APIs unless
+    given) and that wire's default ``max_tokens``; ``KeyError`` for a provider the registry does not hold.
+    """
+    wire = wires[provider]
+    return Config(provider, default_max_tokens=wire.default_max_tokens, wire=wire)

@@ -4,7 +4,7 @@ Prepare: a request checked once for one provider and encoded exactly, carrying w
 ``prepare(config, request)`` is pure: it checks the settings, the tool names, each tool's schema against the
 provider (``Projection`` with its losses), the history (every call answered once, every result answering a
 call of the turn before it) and the body size, then returns the exact JSON body in a ``Prepared``, or a typed
-``PrepareError``. Everything provider-specific comes from the provider's ``Wire`` (``WIRES``). ``Prepared``
+``PrepareError``. Everything provider-specific comes from the configuration's ``Wire``. ``Prepared``
 closes the round trip: it makes the response's decoder under the configured bounds, and carries the declared
 tools, checks, admission limits, restore functions and output tool that ``outcome.resolve`` needs.
 """
@@ -19,7 +19,7 @@ from typing import TypeAlias
 from attrs import evolve, field, frozen
 
 from llm_wire._fast import Lean
-from llm_wire._request._config import Config, GoogleSchema, Limit, Strictness
+from llm_wire._request._config import Config, Limit, Strictness
 from llm_wire._request._errors import (
     DuplicateCallId,
     DuplicateResult,
@@ -38,7 +38,6 @@ from llm_wire._request._errors import (
 from llm_wire._request._model import Output, Request
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
-from llm_wire.providers import WIRES
 from llm_wire.providers.projection import Projection, ProjectionError, qualifies
 from llm_wire.providers.response import ResponseError, ResponseLimits, StreamDecoder, Terminal
 from llm_wire.providers.wire import Declared, Outgoing, OutputSpec, ToolChoice, UseTool, Wire
@@ -138,8 +137,8 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     ``TypeError`` names the argument (or the message or tool) that is not of its type.
     """
     _check_types(config, request)
-    wire = WIRES[config.provider]
-    legacy = config.google_schema is GoogleSchema.OPENAPI
+    wire = config.wire
+    legacy = config.legacy_schema
 
     def projector(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
         return wire.project(schema, strict, legacy=legacy)

@@ -2,6 +2,12 @@
 ``ScriptedClient``: a model client for tests that answers from a script (ordered expected requests and canned
 responses). Each response goes through ``resolve`` with the prepared request, so its calls are admitted
 exactly as a real response's would be.
+
+It stands where a transport ``Client`` stands, above the wire: no HTTP, no provider's words, the canned
+``Terminal`` built for whatever provider the request was prepared for. ``llm_wire.transport.fake``'s
+``ScriptedModel`` is the other kind of script: it sits behind a real HTTP server and answers in each API's own
+bytes, for tests of the transport and the decoders. One checks the runner, the other the wire, so they stay
+two.
 """
 
 from __future__ import annotations

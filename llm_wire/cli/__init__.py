@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from llm_wire.cli import _admit, _check
+from llm_wire.cli._names import provider_names
 
 __all__ = ["DEMO_SECTIONS", "main"]
 
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(DEMO_SECTIONS)}")
     demo.add_argument(
         "--provider",
-        choices=("openai", "anthropic", "google"),
+        choices=provider_names(),
         help="run the tool round trip against this real API instead (its key from the environment)",
     )
     demo.add_argument("--model", help="the model for --provider")

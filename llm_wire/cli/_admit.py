@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from llm_wire import admission
+from llm_wire.cli._names import provider_names
 from llm_wire.cli._sources import INPUT_BYTES, add_arguments, load_all, read_input, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
@@ -38,7 +39,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("response", help="the response file: a JSON body, SSE text, or a recorded exchange")
     parser.add_argument(
         "--provider",
-        choices=[p.value for p in Provider],
+        choices=provider_names(),
         help="the API that sent it (a recorded exchange names it)",
     )
     add_arguments(parser)
@@ -93,17 +94,14 @@ def _recorded(path: str, named: str | None) -> Result[tuple[Provider, Value | st
                 )
         case Err(error):
             return Err(f"{path}: {error.describe()}")
-    if provider is None:
+    wire = None if provider is None else WIRES.named(provider)
+    if wire is None:
         return Err("name the provider with --provider")
-    return Ok((Provider(provider), recorded))
+    return Ok((wire.provider, recorded))
 
 
 def _api(name: Value) -> str | None:
-    aliases = {"gemini": "google"}
-    if not isinstance(name, str):
-        return None
-    name = aliases.get(name, name)
-    return name if name in {p.value for p in Provider} else None
+    return name if isinstance(name, str) and WIRES.named(name) is not None else None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_wire import tool as _tool
+from llm_wire.cli._names import provider_names
 from llm_wire.cli._sources import Source, add_arguments, load_all, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
@@ -47,7 +48,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--provider",
         action="append",
-        choices=[p.value for p in Provider],
+        choices=provider_names(),
         help="check only this provider (repeatable; default: all)",
     )
     parser.add_argument("--mode", action="append", choices=list(MODES), help="check only this mode")
@@ -277,7 +278,8 @@ def _failed_on(report: dict[str, Any], keywords: Sequence[str]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``check``; returns the exit status."""
-    providers = [Provider(value) for value in args.provider] if args.provider else list(Provider)
+    named = [WIRES.named(name) for name in args.provider or ()]
+    providers = list(dict.fromkeys(wire.provider for wire in named if wire is not None)) or list(WIRES)
     modes = list(dict.fromkeys(args.mode)) if args.mode else list(MODES)
     match load_all(args):
         case Err(message):

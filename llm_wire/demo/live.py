@@ -1,5 +1,6 @@
 """
-The round trip against a real API: ``python -m llm_wire demo --provider openai|anthropic|google --model M``.
+The round trip against a real API: ``python -m llm_wire demo --provider openai|anthropic|google --model M``
+(any provider's value or alias names it).
 
 The same loop as the ``transport`` demo section (``round_trip``: two tools, a streamed request, the calls
 run and their results sent back, the final answer), sent to the provider's own endpoint with the key from
@@ -21,11 +22,9 @@ from llm_wire.transport import Client, Timeouts
 
 __all__ = ["PROVIDERS", "run_live"]
 
-#: The ``--provider`` names, and the API each one talks to.
+#: The ``--provider`` names (each provider's value and its wire's aliases), and the API each one talks to.
 PROVIDERS: Mapping[str, Provider] = {
-    "openai": Provider.OPENAI_RESPONSES,
-    "anthropic": Provider.ANTHROPIC,
-    "google": Provider.GOOGLE,
+    name: provider for provider, wire in WIRES.items() for name in (provider.value, *wire.aliases)
 }
 
 

@@ -2,7 +2,8 @@
 What OpenAI's two APIs share: the schema dialects (non-strict and strict) and the error object.
 
 Responses and Chat Completions take the same function schemas and report errors as the same
-``{"error": {message, type, code, param}}`` object; each API module reads them from here.
+``{"error": {message, type, code, param}}`` object; each API module reads (and, for the fake provider,
+writes) them from here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from llm_wire.providers.projection import Optionals, Profile
 from llm_wire.providers.response import DEFAULT_LIMITS, ErrorKind, Headers, ProviderError
 from llm_wire.value import Value
 
-__all__ = ["LOOSE", "STRICT", "decode_error", "openai_error"]
+__all__ = ["LOOSE", "STRICT", "decode_error", "openai_error", "speak_error"]
 
 #: Non-strict tools: any JSON Schema, but every array needs ``items`` ("array schema missing items").
 LOOSE = Profile(name="openai", array_items=True)
@@ -91,3 +92,18 @@ def decode_error(status: int, body: bytes | str | Value, headers: Headers | None
     parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
     found = parsed.get("error") if isinstance(parsed, dict) else None
     return openai_error(found, status, headers)
+
+
+#: The error ``type`` the fake provider sends for an HTTP status.
+_SPOKEN = {
+    429: "rate_limit_exceeded",
+    500: "server_error",
+    503: "server_error",
+    400: "invalid_request_error",
+}
+
+
+def speak_error(status: int, message: str) -> Value:
+    """An OpenAI error body for the fake provider."""
+    kind = _SPOKEN.get(status, "server_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}

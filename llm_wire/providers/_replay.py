@@ -64,7 +64,7 @@ def replay(
     provider); ``Err(reason)`` when the data does not fit the turn.
     """
     data = turn.provider_data
-    if data is None or turn.provider is not provider:
+    if data is None or turn.provider != provider:
         return Ok(None)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         return Err("must be a list of objects")

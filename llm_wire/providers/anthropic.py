@@ -1,5 +1,6 @@
 """
-Anthropic Messages (``POST /v1/messages``): schema projection, request encoding, and response decoding.
+Anthropic Messages (``POST /v1/messages``): schema projection, request encoding, response decoding, and
+the server's speech for the fake provider.
 
 Tools are ``{"name", "description", "input_schema", "strict"?}``. System messages are lifted into the
 top-level ``system``. An assistant turn replays its content blocks (thinking, redacted thinking, text) from
@@ -17,6 +18,7 @@ blocks and a stop reason; a body is decoded as exactly that.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
@@ -35,6 +37,7 @@ from llm_wire.providers._reduce import (
     string,
 )
 from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
+from llm_wire.providers._speech import arguments, pieces, words
 from llm_wire.providers.projection import Profile, Projection, Values
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
@@ -42,7 +45,6 @@ from llm_wire.providers.response import (
     FinishReason,
     Headers,
     ProviderError,
-    ResponseError,
     ResponseLimits,
     Terminal,
     Usage,
@@ -52,13 +54,14 @@ from llm_wire.providers.wire import (
     Http,
     InvalidReplay,
     Outgoing,
+    Speech,
     ToolChoice,
     UnsupportedSetting,
     UseTool,
     Wire,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.value import Value, parse
+from llm_wire.value import Value, parse, render
 
 __all__ = [
     "HTTP",
@@ -70,6 +73,7 @@ __all__ = [
     "MAX_UNION_PARAMETERS",
     "PATH",
     "PROVIDER",
+    "SPEECH",
     "STRICT",
     "WIRE",
     "AnthropicDecoder",
@@ -523,14 +527,71 @@ class AnthropicDecoder(Reducer):
         return self._b.terminal(finish, self._stop)
 
 
-def decode_body(
-    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
-) -> Result[Terminal, ResponseError]:
-    """
-    A whole Messages API body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
-    """
-    return AnthropicDecoder(limits).decode_body(body)
+# ---------------------------------------------------------------------------------------------------------
+# The server's speech, for the fake provider.
 
+
+def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
+    blocks: list[Value] = [{"type": "text", "text": text}] if text else []
+    blocks += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments(c.arguments_json)} for c in calls
+    ]
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 7},
+    }
+
+
+def _speak_events(
+    text: str, calls: Sequence[ToolCall], piece: int, model: str
+) -> list[tuple[str | None, str]]:
+    events: list[tuple[str | None, str]] = []
+
+    def emit(kind: str, **members: Value) -> None:
+        events.append((kind, render({"type": kind, **members})))
+
+    message = {**_speak_body("", [], model), "content": [], "stop_reason": None}  # type: ignore[dict-item]
+    emit("message_start", message=message)
+    index = 0
+    if text:
+        emit("content_block_start", index=index, content_block={"type": "text", "text": ""})
+        for word in words(text):
+            emit("content_block_delta", index=index, delta={"type": "text_delta", "text": word})
+        emit("content_block_stop", index=index)
+        index += 1
+    for call in calls:
+        block: Value = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+        emit("content_block_start", index=index, content_block=block)
+        for part in pieces(call.arguments_json, piece):
+            emit("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": part})
+        emit("content_block_stop", index=index)
+        index += 1
+    stop = "tool_use" if calls else "end_turn"
+    emit("message_delta", delta={"stop_reason": stop, "stop_sequence": None}, usage={"output_tokens": 7})
+    emit("message_stop")
+    return events
+
+
+#: The error ``type`` the fake provider sends for an HTTP status.
+_SPOKEN = {
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+    400: "invalid_request_error",
+}
+
+
+def _speak_error(status: int, message: str) -> Value:
+    return {"type": "error", "error": {"type": _SPOKEN.get(status, "api_error"), "message": message}}
+
+
+SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=_speak_error)
 
 #: The API's origin, its key header and variables, and the API version every request names.
 HTTP = Http(
@@ -550,6 +611,8 @@ WIRE = Wire(
     decoder=AnthropicDecoder,
     decode_error=decode_error,
     over_budget=over_budget,
+    speech=SPEECH,
     default_max_tokens=DEFAULT_MAX_TOKENS,
     http=HTTP,
 )
+decode_body = WIRE.decode_body

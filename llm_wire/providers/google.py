@@ -1,6 +1,6 @@
 """
 Google Gemini GenerateContent (``POST /v1beta/models/{model}:generateContent``): schema projection, request
-encoding, and response decoding.
+encoding, response decoding, and the server's speech for the fake provider.
 
 Tools are ``functionDeclarations`` with the schema in ``parametersJsonSchema`` (plain JSON Schema, the
 default) or, where asked, in the legacy ``parameters`` (a subset of OpenAPI 3.0: uppercase types,
@@ -24,7 +24,9 @@ Signatures, thoughts and hosted tool parts make the ``parts`` the turn's replay 
 
 from __future__ import annotations
 
+import enum
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 
 from attrs import evolve
@@ -46,6 +48,7 @@ from llm_wire.providers._reduce import (
     string,
 )
 from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
+from llm_wire.providers._speech import arguments, words
 from llm_wire.providers.projection import Profile, Refs, Values
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
@@ -53,7 +56,6 @@ from llm_wire.providers.response import (
     FinishReason,
     Headers,
     ProviderError,
-    ResponseError,
     ResponseLimits,
     RetryAdvice,
     Terminal,
@@ -64,13 +66,14 @@ from llm_wire.providers.wire import (
     Http,
     InvalidReplay,
     Outgoing,
+    Speech,
     ToolChoice,
     UnsupportedSetting,
     UseTool,
     Wire,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.value import Value
+from llm_wire.value import Value, render
 
 __all__ = [
     "HTTP",
@@ -79,9 +82,11 @@ __all__ = [
     "KIND",
     "OPENAPI",
     "PROVIDER",
+    "SPEECH",
     "VALIDATED",
     "WIRE",
     "GoogleDecoder",
+    "GoogleSchema",
     "decode_body",
     "decode_error",
     "encode",
@@ -90,6 +95,8 @@ __all__ = [
 ]
 
 PROVIDER = Provider.GOOGLE
+#: Gemini's rule for a function name (Vertex AI also wants a letter or ``_`` first).
+_NAME_RULE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}")
 #: The prefix of the ids the decoder gives calls that came without one (``llm_wire_call_0``...).
 GENERATED_PREFIX = "llm_wire_call_"
 
@@ -163,6 +170,16 @@ OPENAPI = Profile(
     enum_values=Values.STRING,
     openapi=True,
 )
+
+
+class GoogleSchema(enum.Enum):
+    """
+    Where a function declaration carries its schema: ``Config.with_google_schema`` chooses (``OPENAPI`` is the
+    wire's legacy dialect, ``Config.with_legacy_schema(True)``).
+    """
+
+    JSON_SCHEMA = "parametersJsonSchema"
+    OPENAPI = "parameters"
 
 
 def path(model: str, stream: bool) -> str:
@@ -249,7 +266,8 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
     if out.tools:
         declarations: list[Value] = []
         for tool in out.tools:
-            key = "parameters" if tool.projection.profile.openapi else "parametersJsonSchema"
+            where = GoogleSchema.OPENAPI if tool.projection.profile.openapi else GoogleSchema.JSON_SCHEMA
+            key = where.value
             declarations.append(
                 {"name": tool.name, "description": tool.description, key: tool.projection.wire_schema}
             )
@@ -591,14 +609,61 @@ class GoogleDecoder(Reducer):
         return self._b.terminal(finish, reason)
 
 
-def decode_body(
-    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
-) -> Result[Terminal, ResponseError]:
-    """
-    A whole GenerateContent body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
-    """
-    return GoogleDecoder(limits).decode_body(body)
+# ---------------------------------------------------------------------------------------------------------
+# The server's speech, for the fake provider.
 
+
+def _speak_parts(text: str, calls: Sequence[ToolCall]) -> list[Value]:
+    parts: list[Value] = [{"text": text}] if text else []
+    parts += [
+        {"functionCall": {"id": c.id, "name": c.name, "args": arguments(c.arguments_json)}} for c in calls
+    ]
+    return parts
+
+
+def _speak_chunk(parts: list[Value], finish: str | None, model: str) -> Value:
+    candidate: dict[str, Value] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    usage: Value = {"promptTokenCount": 12, "candidatesTokenCount": 7, "totalTokenCount": 19}
+    return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}
+
+
+def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
+    return _speak_chunk(_speak_parts(text, calls), "STOP", model)
+
+
+def _speak_events(
+    text: str, calls: Sequence[ToolCall], piece: int, model: str
+) -> list[tuple[str | None, str]]:
+    chunks: list[list[Value]] = [[{"text": word}] for word in words(text)]
+    chunks += [[part] for part in _speak_parts("", calls)]
+    chunks = chunks or [[]]
+    return [
+        (None, render(_speak_chunk(parts, "STOP" if n == len(chunks) - 1 else None, model)))
+        for n, parts in enumerate(chunks)
+    ]
+
+
+#: The error ``status`` the fake provider sends for an HTTP status.
+_SPOKEN = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 400: "INVALID_ARGUMENT"}
+
+
+def _speak_error(status: int, message: str) -> Value:
+    return {"error": {"code": status, "message": message, "status": _SPOKEN.get(status, "INTERNAL")}}
+
+
+def _streams(path: str, body: Value) -> bool:
+    return ":streamGenerateContent" in path
+
+
+SPEECH = Speech(
+    route=re.compile(r"/v1beta/models/.*:(?:generateContent|streamGenerateContent)", re.DOTALL),
+    body=_speak_body,
+    events=_speak_events,
+    error=_speak_error,
+    streams=_streams,
+)
 
 #: The API's origin, its key header and variables.
 HTTP = Http(
@@ -618,5 +683,9 @@ WIRE = Wire(
     path=path,
     decoder=GoogleDecoder,
     decode_error=decode_error,
+    speech=SPEECH,
     http=HTTP,
+    name_rule=_NAME_RULE,
+    aliases=("gemini",),
 )
+decode_body = WIRE.decode_body

@@ -1,6 +1,6 @@
 """
-OpenAI Chat Completions (``POST /v1/chat/completions``): schema projection, request encoding, and response
-decoding.
+OpenAI Chat Completions (``POST /v1/chat/completions``): schema projection, request encoding, response
+decoding, and the server's speech for the fake provider.
 
 Tools are ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``; the schema
 rules are OpenAI's, shared with the Responses API (``_openai``). An assistant turn with calls is one
@@ -15,9 +15,12 @@ leaves every call incomplete. A stream ends with ``data: [DONE]``; a usage chunk
 
 from __future__ import annotations
 
-from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolResult, UserMessage
+import re
+from collections.abc import Sequence
+
+from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers._http_errors import provider_error
-from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error
+from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error, speak_error
 from llm_wire.providers._reduce import (
     Fail,
     Reducer,
@@ -30,24 +33,25 @@ from llm_wire.providers._reduce import (
     string,
 )
 from llm_wire.providers._replay import not_a
+from llm_wire.providers._speech import pieces, words
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
     ErrorKind,
     FinishReason,
-    ResponseError,
     ResponseLimits,
     Terminal,
     Usage,
 )
-from llm_wire.providers.wire import EncodeError, Http, Outgoing, ToolChoice, UseTool, Wire
+from llm_wire.providers.wire import EncodeError, Http, Outgoing, Speech, ToolChoice, UseTool, Wire
 from llm_wire.result import Ok, Result
-from llm_wire.value import Value
+from llm_wire.value import Value, render
 
 __all__ = [
     "HTTP",
     "LOOSE",
     "PATH",
     "PROVIDER",
+    "SPEECH",
     "STRICT",
     "WIRE",
     "ChatDecoder",
@@ -249,14 +253,59 @@ class ChatDecoder(Reducer):
         return self._b.terminal(finish, self._finish)
 
 
-def decode_body(
-    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
-) -> Result[Terminal, ResponseError]:
-    """
-    A whole Chat Completions body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
-    """
-    return ChatDecoder(limits).decode_body(body)
+# ---------------------------------------------------------------------------------------------------------
+# The server's speech, for the fake provider.
 
+
+def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
+    message: dict[str, Value] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
+            for c in calls
+        ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
+    }
+
+
+def _speak_events(
+    text: str, calls: Sequence[ToolCall], piece: int, model: str
+) -> list[tuple[str | None, str]]:
+    def chunk(delta: Value, finish: Value = None) -> tuple[str | None, str]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return None, render(
+            {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [choice]}
+        )
+
+    events: list[tuple[str | None, str]] = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": word}) for word in words(text)]
+    for n, call in enumerate(calls):
+        head: Value = {
+            "index": n,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        events.append(chunk({"tool_calls": [head]}))
+        events += [
+            chunk({"tool_calls": [{"index": n, "function": {"arguments": part}}]})
+            for part in pieces(call.arguments_json, piece)
+        ]
+    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    usage: Value = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
+    done: Value = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": usage}
+    events.append((None, render(done)))
+    events.append((None, "[DONE]"))
+    return events
+
+
+SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=speak_error)
 
 #: The API's origin, its key header and variables.
 HTTP = Http(
@@ -275,6 +324,8 @@ WIRE = Wire(
     path=path,
     decoder=ChatDecoder,
     decode_error=decode_error,
+    speech=SPEECH,
     loose_output=True,
     http=HTTP,
 )
+decode_body = WIRE.decode_body

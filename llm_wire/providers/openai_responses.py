@@ -1,5 +1,6 @@
 """
-OpenAI Responses (``POST /v1/responses``): schema projection, request encoding, and response decoding.
+OpenAI Responses (``POST /v1/responses``): schema projection, request encoding, response decoding, and the
+server's speech for the fake provider.
 
 Tools are flat ``{"type": "function", "name", "description", "parameters", "strict"}`` items, in OpenAI's
 dialects (``_openai``). The whole history goes in ``input``: an assistant turn replays its output items
@@ -18,9 +19,12 @@ turn's replay data.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers._http_errors import provider_error
-from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error
+from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error, speak_error
 from llm_wire.providers._reduce import (
     Call,
     Fail,
@@ -33,11 +37,11 @@ from llm_wire.providers._reduce import (
     string,
 )
 from llm_wire.providers._replay import Kind, not_a, replay
+from llm_wire.providers._speech import pieces, words
 from llm_wire.providers.response import (
     DEFAULT_LIMITS,
     ErrorKind,
     FinishReason,
-    ResponseError,
     ResponseLimits,
     Terminal,
     Usage,
@@ -47,13 +51,14 @@ from llm_wire.providers.wire import (
     Http,
     InvalidReplay,
     Outgoing,
+    Speech,
     ToolChoice,
     UnsupportedSetting,
     UseTool,
     Wire,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.value import Value
+from llm_wire.value import Value, render
 
 __all__ = [
     "HTTP",
@@ -61,6 +66,7 @@ __all__ = [
     "LOOSE",
     "PATH",
     "PROVIDER",
+    "SPEECH",
     "STRICT",
     "WIRE",
     "ResponsesDecoder",
@@ -372,14 +378,102 @@ class ResponsesDecoder(Reducer):
         return self._b.terminal(finish, detail)
 
 
-def decode_body(
-    body: bytes | str | Value, limits: ResponseLimits = DEFAULT_LIMITS
-) -> Result[Terminal, ResponseError]:
-    """
-    A whole Responses API body as a ``Terminal``; ``Err`` with a typed error for anything unusable.
-    """
-    return ResponsesDecoder(limits).decode_body(body)
+# ---------------------------------------------------------------------------------------------------------
+# The server's speech, for the fake provider.
 
+
+def _speak_items(text: str, calls: Sequence[ToolCall]) -> list[Value]:
+    items: list[Value] = []
+    if text:
+        content: list[Value] = [{"type": "output_text", "text": text, "annotations": []}]
+        items.append(
+            {
+                "type": "message",
+                "id": "msg_fake",
+                "role": "assistant",
+                "status": "completed",
+                "content": content,
+            }
+        )
+    items += [
+        {
+            "type": "function_call",
+            "id": f"fc_{n}",
+            "call_id": c.id,
+            "name": c.name,
+            "arguments": c.arguments_json,
+            "status": "completed",
+        }
+        for n, c in enumerate(calls)
+    ]
+    return items
+
+
+def _speak_body(text: str, calls: Sequence[ToolCall], model: str, output: list[Value] | None = None) -> Value:
+    return {
+        "id": "resp_fake",
+        "object": "response",
+        "status": "completed",
+        "model": model,
+        "output": _speak_items(text, calls) if output is None else output,
+        "usage": {"input_tokens": 12, "output_tokens": 7, "total_tokens": 19},
+    }
+
+
+def _speak_events(
+    text: str, calls: Sequence[ToolCall], piece: int, model: str
+) -> list[tuple[str | None, str]]:
+    events: list[tuple[str | None, str]] = []
+
+    def emit(kind: str, **members: Value) -> None:
+        events.append((kind, render({"type": kind, **members})))
+
+    start: Value = {
+        "id": "resp_fake",
+        "object": "response",
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+    }
+    emit("response.created", response=start)
+    items = _speak_items(text, calls)
+    for index, item in enumerate(items):
+        assert isinstance(item, dict)
+        if item["type"] == "message":
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "content": [], "status": "in_progress"},
+            )
+            for word in words(text):
+                emit(
+                    "response.output_text.delta",
+                    output_index=index,
+                    item_id="msg_fake",
+                    content_index=0,
+                    delta=word,
+                )
+        else:
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "arguments": "", "status": "in_progress"},
+            )
+            arguments = item["arguments"]
+            assert isinstance(arguments, str)
+            for part in pieces(arguments, piece):
+                emit(
+                    "response.function_call_arguments.delta",
+                    output_index=index,
+                    item_id=item["id"],
+                    delta=part,
+                )
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.completed", response=_speak_body(text, calls, model, items))
+    return events
+
+
+SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=speak_error)
 
 #: The API's origin, its key header and variables.
 HTTP = Http(
@@ -398,6 +492,9 @@ WIRE = Wire(
     path=path,
     decoder=ResponsesDecoder,
     decode_error=decode_error,
+    speech=SPEECH,
     loose_output=True,
     http=HTTP,
+    aliases=("openai",),
 )
+decode_body = WIRE.decode_body

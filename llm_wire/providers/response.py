@@ -20,13 +20,15 @@ the provider's replay data. A stream also yields ``Progress`` as it goes. Failur
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Annotated, Protocol, TypeAlias, runtime_checkable
 
 from attrs import field, frozen
 
+from llm_wire import codec
 from llm_wire._checks import positive_int
 from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -104,13 +106,22 @@ class PartialCall(Lean):
     arguments_text: str
 
 
+@functools.cache
+def _persisted_provider() -> codec.Codec[Provider]:
+    """
+    How a record derived with ``codec.derive`` (a durable run's rounds) persists a provider: its value, for
+    the built-in APIs, as when ``Provider`` was an enum. Built when a derived record first reads its hints.
+    """
+    return codec.enum_of({provider.value: provider for provider in Provider})
+
+
 @frozen
 class Terminal(Lean):
     """
     A finished response from any provider, before admission.
     """
 
-    provider: Provider
+    provider: Annotated[Provider, codec.meta(codec=_persisted_provider())]
     finish: FinishReason
     text: str = ""
     #: Complete calls in provider order.

@@ -11,7 +11,8 @@ import llm_wire as rq
 from llm_wire import tool
 from llm_wire.demo.providers import RESPONSES
 from llm_wire.message import Provider
-from llm_wire.providers import WIRES, anthropic, google, openai_chat, openai_responses
+from llm_wire.names import NAME_RULES
+from llm_wire.providers import WIRES, Wire, anthropic, google, openai_chat, openai_responses
 from llm_wire.providers.response import DEFAULT_LIMITS, FinishReason, StreamDecoder
 from llm_wire.result import Ok, unwrap
 
@@ -44,14 +45,10 @@ class TestLoadedOnUse:
     """A provider's wire module loads on the first look-up of that provider, not with the package."""
 
     def test_the_response_shapes_load_no_wire(self) -> None:
-        """``providers.response`` (what outcomes need) loads no wire, no requests and no projection."""
+        """``providers.response`` (what outcomes need) loads no API's wire module and no requests."""
         loaded = _loaded_by("import llm_wire.outcome, llm_wire.providers.response")
         assert loaded & WIRE_MODULES == set()
-        assert {
-            "llm_wire._request",
-            "llm_wire.providers.wire",
-            "llm_wire.providers.projection",
-        } & loaded == set()
+        assert "llm_wire._request" not in loaded
 
     def test_a_look_up_loads_its_wire(self) -> None:
         """``WIRES[Provider.ANTHROPIC]`` loads the Anthropic wire and no other; a name loads its home."""
@@ -142,3 +139,93 @@ class TestPublicPaths:
             if isinstance(found, type):
                 assert found.__module__ == "llm_wire.providers.response", name
         assert rq.Prepared.__module__ == rq.Config.__module__ == rq.MissingResult.__module__ == "llm_wire"
+
+
+class TestProviderNames:
+    """A ``Provider`` is the name of an API: the built-in ones are constants, another API names its own."""
+
+    def test_a_built_in_value_is_its_constant(self) -> None:
+        """``Provider("anthropic")`` is ``Provider.ANTHROPIC``; iterating gives the four built-in APIs."""
+        assert Provider("anthropic") is Provider.ANTHROPIC
+        assert [p.value for p in Provider] == ["openai-responses", "openai-chat", "anthropic", "google"]
+        assert repr(Provider.OPENAI_CHAT) == "<Provider.OPENAI_CHAT: 'openai-chat'>"
+
+    def test_another_api_is_equal_by_value(self) -> None:
+        """Two providers of one value are equal and hash alike; a provider never equals its text."""
+        assert Provider("toy-talk") == Provider("toy-talk")
+        assert hash(Provider("toy-talk")) == hash(Provider("toy-talk"))
+        assert Provider("toy-talk") != "toy-talk"
+        assert Provider("toy-talk") != Provider.ANTHROPIC
+        assert Provider("toy-talk").name == "TOY_TALK"
+
+    def test_a_bad_value_is_refused(self) -> None:
+        """A value outside the rule is a ``ValueError`` that does not repeat it; a non-str a ``TypeError``."""
+        with pytest.raises(ValueError, match="lowercase ASCII letters") as refused:
+            Provider("Bad Name")
+        assert "Bad" not in str(refused.value)
+        with pytest.raises(TypeError, match="must be a str"):
+            Provider(5)  # type: ignore[arg-type]
+
+    def test_a_provider_cannot_change(self) -> None:
+        """A provider is immutable."""
+        with pytest.raises(AttributeError):
+            Provider.GOOGLE.value = "elsewhere"
+
+
+class TestEachWireHoldsItsFacts:
+    """What an API knows is on its wire, and the shared parts read it there."""
+
+    def test_decode_body_is_written_once(self) -> None:
+        """Each module's ``decode_body`` is its wire's, the one ``Wire.decode_body``."""
+        for module in (openai_responses, openai_chat, anthropic, google):
+            assert module.decode_body == module.WIRE.decode_body
+            assert module.decode_body.__func__ is Wire.decode_body
+
+    def test_the_fake_route_matches_the_path(self) -> None:
+        """A wire's ``Speech.route`` takes the paths its ``path`` writes, streamed or not, and no other's."""
+        for wire in WIRES.values():
+            for stream in (False, True):
+                path = wire.path("some-model", stream).split("?", 1)[0]
+                owners = [other.provider for other in WIRES.values() if other.speech.route.fullmatch(path)]
+                assert owners == [wire.provider]
+
+    def test_names_are_unique(self) -> None:
+        """No two wires share a value or an alias, so a command-line name finds one wire."""
+        names = [name for p, w in WIRES.items() for name in (p.value, *w.aliases)]
+        assert len(names) == len(set(names))
+        assert WIRES.named("gemini") is google.WIRE
+        assert WIRES.named("openai") is openai_responses.WIRE
+        assert WIRES.named("elsewhere") is None
+
+    def test_the_name_rules_are_the_wires(self) -> None:
+        """``names.NAME_RULES`` is each wire's ``name_rule``."""
+        assert dict(NAME_RULES) == {p: w.name_rule for p, w in WIRES.items()}
+        assert NAME_RULES[Provider.GOOGLE].fullmatch("a.b:c")
+        assert not NAME_RULES[Provider.ANTHROPIC].fullmatch("a.b:c")
+
+    def test_the_legacy_dialect_is_a_generic_switch(self) -> None:
+        """``with_legacy_schema`` is the switch; ``with_google_schema`` says the same in Gemini's words."""
+        legacy = rq.config(Provider.GOOGLE).with_legacy_schema(True)
+        assert legacy == rq.config(Provider.GOOGLE).with_google_schema(rq.GoogleSchema.OPENAPI)
+        assert legacy.google_schema is rq.GoogleSchema.OPENAPI
+        body = unwrap(rq.prepare(legacy, rq.request("m", [rq.user("x")]).with_tools([WEATHER]))).body
+        assert isinstance(body, dict)
+        assert body["tools"] == [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "get_weather",
+                        "description": "Weather",
+                        "parameters": unwrap(
+                            google.WIRE.project(WEATHER.schema, False, legacy=True)
+                        ).wire_schema,
+                    }
+                ]
+            }
+        ]
+
+    def test_a_config_holds_its_providers_wire(self) -> None:
+        """``config`` holds the registry's wire; a wire of another provider is refused."""
+        assert rq.config(Provider.ANTHROPIC).wire is anthropic.WIRE
+        with pytest.raises(ValueError, match=r"wire of Config\.provider"):
+            rq.Config(Provider.ANTHROPIC, wire=google.WIRE)

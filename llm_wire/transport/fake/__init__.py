@@ -1,8 +1,10 @@
 """
-A local fake provider: a real HTTP server on loopback that speaks all four APIs from a script of replies.
+A local fake provider: a real HTTP server on loopback that speaks every API from a script of replies.
 
 ``FakeProvider(script)`` serves ``Reply`` values in order, or from a function of each ``Received``
 request; ``ScriptedModel(respond)`` is such a function, answering each request in the API it was sent to.
+Each API's words are its wire's ``Speech`` (``llm_wire.providers.Wire.speech``): the built-in APIs of
+``WIRES``, or those of a registry passed as ``wires``.
 ``answer(provider, text, calls, stream=...)`` builds a finished response in an API's own words, a body or
 an SSE stream; ``error(provider, status, retry_after=...)`` an HTTP error; ``recorded(record)`` replays a
 recorded exchange byte for byte. A ``Reply`` can stall before its first byte (``delay``), drip (``gap``),
