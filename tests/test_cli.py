@@ -72,8 +72,11 @@ class TestCheckCorpus:
                 made = tool.from_json_schema(
                     unwrap(mangle(raw["name"])), raw.get("description") or "", raw["inputSchema"]
                 )
-                assert entry["loaded"] == isinstance(made, Ok)
-                if isinstance(made, Err):
+                # ``check`` reads an MCP listing as ``mcp.declare`` does: a tool that only runs as a task is
+                # left out (this client does not speak the tasks extension), whatever its schema.
+                task_only = (raw.get("execution") or {}).get("taskSupport") == "required"
+                assert entry["loaded"] == (isinstance(made, Ok) and not task_only)
+                if isinstance(made, Err) or task_only:
                     continue
                 for provider in Provider:
                     for mode, strict in (("loose", False), ("strict", True)):
@@ -93,7 +96,7 @@ class TestCheckCorpus:
                 provider.value: WIRES[provider].over_budget(together[provider]) for provider in Provider
             }
             assert source["strict_budget"] == budgets
-        assert checked >= 270 * 8
+        assert checked >= 269 * 8  # 270 corpus tools, one of them task-only
         totals = report["totals"]
         assert totals["tools"] == sum(s["totals"]["tools"] for s in report["sources"])
         assert set(totals["providers"]) == {p.value for p in Provider}
