@@ -483,9 +483,10 @@ def floating(
     return _codec(dec_unbounded, enc, _number_node("number", bounds), "floating", bulk=_floats)
 
 
-def json_value() -> Codec[Value]:
+def json_value(*, floats: bool = False) -> Codec[Value]:
     """
-    Any JSON value, unchanged (schema ``{}``); refuses Python values that are not JSON.
+    Any JSON value, unchanged (schema ``{}``); refuses Python values that are not JSON. With ``floats``, a
+    finite Python ``float`` passes too, as ``value.render`` writes it (a parsed value never holds one).
     """
 
     def check(v: Any) -> Value:
@@ -496,6 +497,10 @@ def json_value() -> Codec[Value]:
                 continue
             if isinstance(item, Decimal):
                 if not item.is_finite():
+                    raise _CodecFailure(EXPECTED_NUMBER)
+                continue
+            if floats and isinstance(item, float):
+                if not math.isfinite(item):
                     raise _CodecFailure(EXPECTED_NUMBER)
                 continue
             if depth >= _MAX_VALUE_DEPTH:  # only a cyclic value gets here
