@@ -26,8 +26,9 @@ from stored_records import (
     round_prepared,
 )
 
-from llm_wire import message
-from llm_wire.agent import ToolOutcome
+from llm_wire import message, user
+from llm_wire.agent import ErrorCategory, ToolFailure, ToolOutcome
+from llm_wire.agent.projection import ProjectionPolicy
 from llm_wire.agent.store import (
     AdmittedResult,
     RunStatus,
@@ -36,8 +37,8 @@ from llm_wire.agent.store import (
     record_from_json,
     record_to_json,
 )
-from llm_wire.durable import _outcome_of
-from llm_wire.message import Message, ToolCall, tool_call
+from llm_wire.durable import _Ended, _ended_of, _outcome_of, _start_of, _tool_outcome_of
+from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, tool_call
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, resolve
 from llm_wire.providers.response import FinishReason, Usage
 from llm_wire.result import Ok, unwrap
@@ -202,8 +203,7 @@ class TestDbosRecords:
         """Each model step's record resolves to the response the scripted model gave."""
         from durable_fixture_app import USAGE, tools
 
-        from llm_wire import config, prepare, request, user
-        from llm_wire.message import Provider
+        from llm_wire import config, prepare, request
 
         declared = [descriptor.tool for descriptor in tools().descriptors()]
         prepared = unwrap(
@@ -231,6 +231,69 @@ class TestDbosRecords:
             "Answer",
             "NeedsTools",
         ]
+
+    def test_tool_steps_give_their_outcomes(self) -> None:
+        """The pickled outcomes earlier tool steps kept read as they were: a success and a failure."""
+        tools = [s for s in _dbos_records()["steps"] if s["function_name"].endswith(".tool")]
+        outcomes = [_tool_outcome_of(_unpickled(step["output"]), "t") for step in tools]
+        unavailable = "tool flaky failed: unavailable (ConnectionError)"
+        failure = ToolFailure(ErrorCategory.UNAVAILABLE, "unavailable", unavailable, True)
+        expected = [
+            ToolOutcome("wire: a word"),
+            ToolOutcome(unavailable, failure=failure, metadata={"tool_exception": "ConnectionError"}),
+            ToolOutcome("noted hello"),
+        ]
+        assert [whole(o) for o in outcomes] == [whole(o) for o in expected]
+
+    def test_workflow_inputs_and_outputs_read(self) -> None:
+        """
+        Inputs passed by position (model, conversation, approvals, usage, ceilings) read as one start, and
+        the ``status`` and ``waiting_for_approval:token`` outputs as where the run was left.
+        """
+        workflows = {w["workflow_uuid"]: w for w in _dbos_records()["workflows"]}
+        note = (
+            user("note hello"),
+            AssistantTurn("", (ToolCall("note-1", "note", '{"text": "hello"}'),), Provider.OPENAI_CHAT),
+        )
+        carried = {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "cached_tokens": 4,
+            "reasoning_tokens": 0,
+            "model_calls": 1,
+            "rounds": 0,
+        }
+        expected = {
+            "run-plain": ((user("look up wire"),), ProjectionPolicy(), (), {}),
+            "run-resumed": (note[:1], ProjectionPolicy(max_bytes=1024, max_tokens=128), (), {}),
+            "run-resumed/resume-5": (
+                note,
+                ProjectionPolicy(max_bytes=1024, max_tokens=128),
+                ("note-1",),
+                carried,
+            ),
+            "run-suspended": (note[:1], ProjectionPolicy(max_bytes=1024, max_tokens=128), (), {}),
+        }
+        for uuid, (conversation, policy, approved, usage) in expected.items():
+            args = _unpickled(workflows[uuid]["inputs"])["args"]
+            assert args[0] == uuid.partition("/")[0]
+            start = _start_of(args[1], tuple(args[2:]))
+            assert (start.model_name, start.policy, start.approved, start.carried) == (
+                "any-model",
+                policy,
+                approved,
+                usage,
+            )
+            assert unwrap(message.loads(start.conversation)) == conversation
+        ended = {uuid: _ended_of(_unpickled(w["output"])) for uuid, w in workflows.items()}
+        token = json.loads(text_of("durable", "suspended.json"))["token"]
+        assert ended["run-plain"] == ended["run-resumed/resume-5"] == _Ended(RunStatus.COMPLETED)
+        assert ended["run-suspended"] == _Ended(RunStatus.WAITING_FOR_APPROVAL, token)
+        resumed = ended["run-resumed"]
+        assert resumed is not None
+        assert resumed.status is RunStatus.WAITING_FOR_APPROVAL
+        assert resumed.token
 
 
 class TestSuspendedRun:
