@@ -12,11 +12,12 @@ record cannot hold (a float past its range, an empty error code) is refused like
 from __future__ import annotations
 
 import functools
+import typing
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from llm_wire import codec
 from llm_wire.agent.projection import ProjectionReport, policy_of
@@ -36,6 +37,7 @@ from llm_wire.agent.store._record import (
     UnreadableRecord,
 )
 from llm_wire.result import Err, Ok, Result
+from llm_wire.schema import DefinitionError
 from llm_wire.value import NotJson, Value, parse, render
 
 __all__ = [
@@ -47,7 +49,9 @@ T = TypeVar("T")
 
 #: What every refused part of a stored record reads as.
 _WRONG_SHAPE = "a member is missing or has the wrong type"
-#: The members the SQLite store keeps in tables of their own, a row per item.
+#: A stored record's members in order: its head, then its rows (which the SQLite store keeps in tables of
+#: their own, a row per item).
+HEAD = ("run_id", "trace_id", "status", "revision", "metadata", "approvals", "continuation", "result")
 ROWS = ("events", "started", "admitted", "audits")
 
 
@@ -107,9 +111,11 @@ def _continuation_members(continuation: Continuation) -> Result[dict[str, Any], 
 
 @frozen
 class Codecs:
-    """The codec of a stored record, and of the parts kept apart: events, rows by call id, reports."""
+    """The codecs of a stored record, of its head alone, and of the parts kept apart (events, rows)."""
 
     record: codec.Codec[RunRecord]
+    #: The record without its rows (``ROWS``): what the SQLite store keeps in its ``runs`` table.
+    head: codec.Codec[RunRecord]
     event: codec.Codec[RecordEvent]
     #: The started calls, admitted results and audits, under the names of their members (``ROWS``).
     keyed: Mapping[str, codec.Codec[Any]]
@@ -118,16 +124,15 @@ class Codecs:
 
 @functools.cache
 def codecs() -> Codecs:
-    """The codecs, derived on first use (a record codec costs a few milliseconds to build)."""
+    """The codecs, derived on first use."""
     value = codec.json_value(floats=True)  # tool data may hold floats: written as ``render`` writes them
-    derived: dict[Any, codec.Codec[Any]] = {Value: value}
-
     # The records print ``llm_wire.agent.store`` as their home, which binds neither the names their hints use
     # (``ToolOutcome``, ``ProjectionPolicy``) nor ``Decimal``, which ``Value`` names: their module does.
     names = {**vars(_record), "Decimal": Decimal}
+    derived: dict[Any, codec.Codec[Any]] = {Value: value}
 
-    def stored(cls: type[T]) -> codec.Codec[T]:
-        return codec.derive(cls, namespace=names, codecs=derived, require_all=True)
+    def stored(hint: Any) -> codec.Codec[Any]:
+        return codec.derive(hint, namespace=names, codecs=derived, require_all=True)
 
     report = stored(ProjectionReport)
     derived[ProjectionReport] = report
@@ -156,8 +161,15 @@ def codecs() -> Codecs:
             Mapping[str, ApprovalState]: _by_call_id(stored(ApprovalState)),
         }
     )
+    # A run record's members in the order they are written, each with the codec its type hint derives.
+    hints = typing.get_type_hints(RunRecord, localns=names)
+    if set(hints) != {*HEAD, *ROWS}:
+        raise DefinitionError("RunRecord: HEAD and ROWS must name each of its fields once")
+    members = {name: codec.required(name, stored(hints[name])) for name in (*HEAD, *ROWS)}
+    whole = codec.record(RunRecord, *members.values())
+    head = codec.record(RunRecord, *(members[name] for name in HEAD))
     keyed: dict[str, codec.Codec[Any]] = {"started": started, "admitted": admitted, "audits": audit}
-    return Codecs(stored(RunRecord), event, keyed, report)
+    return Codecs(whole, head, event, keyed, report)
 
 
 def encoded(part: codec.Codec[T], value: T) -> dict[str, Value]:
@@ -190,18 +202,12 @@ def parsed(text: str | bytes) -> Result[Value, StoreError]:
 
 def head_value(record: RunRecord) -> dict[str, Value]:
     """The record's stored object without its rows (``ROWS``), which the SQLite store keeps in tables."""
-    bare = evolve(record, events=(), started={}, admitted={}, audits={})
-    document = encoded(codecs().record, bare)
-    for key in ROWS:
-        del document[key]
-    return document
+    return encoded(codecs().head, record)
 
 
 def head_of(document: Value) -> Result[RunRecord, StoreError]:
     """A record from its head object, with no rows yet."""
-    if not isinstance(document, dict):
-        return Err(UnreadableRecord(_WRONG_SHAPE))
-    return decoded(codecs().record, {**document, **{key: [] for key in ROWS}})
+    return decoded(codecs().head, document)
 
 
 def checked_format(version: object) -> Result[int, StoreError]:
