@@ -310,7 +310,7 @@ class _Start:
 
 
 @frozen
-class _Ended:
+class _Stopped:
     """Where a workflow left its run (DBOS keeps it as the workflow's output)."""
 
     status: RunStatus
@@ -329,7 +329,7 @@ class _Carried:
 
 
 _START = codec.derive(_Start, require_all=True)
-_ENDED = codec.derive(_Ended, require_all=True)
+_STOPPED = codec.derive(_Stopped, require_all=True)
 _CARRIED = codec.derive(_Carried, require_all=True)
 #: A workflow's input as earlier versions passed it, by position after the run id: the model name, the
 #: conversation, the approved call ids, the usage carried, and the two projection ceilings.
@@ -355,16 +355,16 @@ def _start_of(start: Value, earlier: tuple[Any, ...]) -> _Start:
     raise DurableRunError(UnreadableRecord(_NOT_OURS))
 
 
-def _ended_of(output: Value) -> _Ended | None:
+def _stopped_of(output: Value) -> _Stopped | None:
     """
-    A workflow's output: one ``_Ended`` value, or the ``status`` or ``waiting_for_approval:token`` text of
+    A workflow's output: one ``_Stopped`` value, or the ``status`` or ``waiting_for_approval:token`` text of
     earlier versions; ``None`` for anything else.
     """
     if isinstance(output, str):
         status, _, token = output.partition(":")
         known = {s.value: s for s in RunStatus}.get(status)
-        return None if known is None else _Ended(known, token or None)
-    decoded = _ENDED.decode(output)
+        return None if known is None else _Stopped(known, token or None)
+    decoded = _STOPPED.decode(output)
     return decoded.value if isinstance(decoded, Ok) else None
 
 
@@ -484,7 +484,7 @@ class DurableRunner:
 
         def workflow(run_id: str, start: Value, *earlier: Any) -> Value:
             # ``earlier``: the inputs by position of a run an earlier version started (``_start_of``).
-            return unwrap(_ENDED.encode(self._run_workflow(run_id, _start_of(start, earlier))))
+            return unwrap(_STOPPED.encode(self._run_workflow(run_id, _start_of(start, earlier))))
 
         def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> Value:
             assert isinstance(provider, CompensatingProvider)
@@ -575,7 +575,7 @@ class DurableRunner:
 
     # -- the workflow ----------------------------------------------------------------------------------
 
-    def _run_workflow(self, run_id: str, start: _Start) -> _Ended:
+    def _run_workflow(self, run_id: str, start: _Start) -> _Stopped:
         self._begin(run_id)
         self._current.run_id = run_id
         self._current.policy = start.policy
@@ -600,11 +600,11 @@ class DurableRunner:
         if record.status is RunStatus.CREATED:
             _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
 
-    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> _Ended:
+    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> _Stopped:
         """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
         record: RunRecord = _checked(self._store.load(run_id))
         if record.status is not RunStatus.RUNNING:
-            return _Ended(record.status)
+            return _Stopped(record.status)
         # Usage adds up across suspensions: the part before each resume travels in the continuation.
         total = RunUsage.from_counts(carried).plus(result.total_usage)
         usage = {**total.counts(), "rounds": carried.get("rounds", 0) + result.rounds}
@@ -616,7 +616,7 @@ class DurableRunner:
             state = unwrap(_CARRIED.encode(_Carried(conversation, {**usage, "rounds": usage["rounds"] - 1})))
             policy = self._current.policy
             suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
-            return _Ended(RunStatus.WAITING_FOR_APPROVAL, suspended.token)
+            return _Stopped(RunStatus.WAITING_FOR_APPROVAL, suspended.token)
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
         # Priced once, on the whole run's usage.
         cost = None if self._pricing is None else self._pricing(total)
@@ -624,7 +624,7 @@ class DurableRunner:
             raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
         ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage, cost)
         _checked(self._store.transition(run_id, record.revision, status, result=ended))
-        return _Ended(status)
+        return _Stopped(status)
 
     # -- driving runs ----------------------------------------------------------------------------------
 
@@ -693,7 +693,7 @@ class DurableRunner:
     def _outcome(self, run_id: str, output: Value) -> RunRecord | Suspension:
         """The run's record after its workflow ended, or its suspension when the workflow left it waiting."""
         record: RunRecord = _checked(self._store.load(run_id))
-        ended = _ended_of(output)
+        ended = _stopped_of(output)
         if ended is not None and ended.status is RunStatus.WAITING_FOR_APPROVAL and ended.token:
             return Suspension(record, ended.token)
         return record

@@ -45,15 +45,15 @@ from llm_wire.agent.projection import ProjectionPolicy, project_outcome
 from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, UnreadableRecord, sha256_hex
 from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import (
-    _ENDED,
     _START,
+    _STOPPED,
     OUTCOME_UNKNOWN,
     DurableRunError,
-    _Ended,
-    _ended_of,
     _outcome_of,
     _Start,
     _start_of,
+    _Stopped,
+    _stopped_of,
     _terminal_value,
     _tool_outcome_of,
     _tool_step_value,
@@ -790,9 +790,9 @@ class TestStepRecords:
             with pytest.raises(DurableRunError) as raised:
                 _start_of(value, earlier)
             assert raised.value.error == UnreadableRecord("the workflow's input is not one this runner wrote")
-        ended = _Ended(RunStatus.WAITING_FOR_APPROVAL, "tok")
-        assert _ended_of(unwrap(_ENDED.encode(ended))) == ended
-        assert _ended_of("completed") == _Ended(RunStatus.COMPLETED)
+        ended = _Stopped(RunStatus.WAITING_FOR_APPROVAL, "tok")
+        assert _stopped_of(unwrap(_STOPPED.encode(ended))) == ended
+        assert _stopped_of("completed") == _Stopped(RunStatus.COMPLETED)
         others: list[Any] = [None, "done", {"status": "nope"}, {"status": "completed"}, 3]
         for output in others:
-            assert _ended_of(output) is None
+            assert _stopped_of(output) is None

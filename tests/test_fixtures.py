@@ -37,7 +37,7 @@ from llm_wire.agent.store import (
     record_from_json,
     record_to_json,
 )
-from llm_wire.durable import _Ended, _ended_of, _outcome_of, _start_of, _tool_outcome_of
+from llm_wire.durable import _outcome_of, _start_of, _Stopped, _stopped_of, _tool_outcome_of
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, tool_call
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, resolve
 from llm_wire.providers.response import FinishReason, Usage
@@ -286,10 +286,10 @@ class TestDbosRecords:
                 usage,
             )
             assert unwrap(message.loads(start.conversation)) == conversation
-        ended = {uuid: _ended_of(_unpickled(w["output"])) for uuid, w in workflows.items()}
+        ended = {uuid: _stopped_of(_unpickled(w["output"])) for uuid, w in workflows.items()}
         token = json.loads(text_of("durable", "suspended.json"))["token"]
-        assert ended["run-plain"] == ended["run-resumed/resume-5"] == _Ended(RunStatus.COMPLETED)
-        assert ended["run-suspended"] == _Ended(RunStatus.WAITING_FOR_APPROVAL, token)
+        assert ended["run-plain"] == ended["run-resumed/resume-5"] == _Stopped(RunStatus.COMPLETED)
+        assert ended["run-suspended"] == _Stopped(RunStatus.WAITING_FOR_APPROVAL, token)
         resumed = ended["run-resumed"]
         assert resumed is not None
         assert resumed.status is RunStatus.WAITING_FOR_APPROVAL
