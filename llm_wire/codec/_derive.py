@@ -225,8 +225,23 @@ def _overrides(codecs: Mapping[Any, Codec[Any]] | None) -> dict[Any, Codec[Any]]
         if not isinstance(codec, Codec):
             msg = f"codecs: the codec for {_name(hint)} is a {type(codec).__name__}, not a Codec"
             raise DefinitionError(msg)
-        out[_value_hint() if hint == Value else hint] = codec
+        out[_resolved(hint)] = codec
     return out
+
+
+def _resolved(hint: Any) -> Any:
+    """``hint`` as ``typing.get_type_hints`` gives it: ``Value`` (a string alias), even nested, resolved."""
+    if hint == Value:
+        return _value_hint()
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is None or not args or typing.get_origin(hint) is typing.Annotated:
+        return hint
+    inner = tuple(_resolved(arg) for arg in args)
+    if inner == args:
+        return hint
+    if origin is types.UnionType or origin is typing.Union:
+        return typing.Union[inner]  # noqa: UP007 - built from a tuple
+    return origin[inner[0] if len(inner) == 1 else inner]
 
 
 class _ValueProbe:

@@ -410,6 +410,10 @@ class TestOverridesAndRequireAll:
         assert codec.decode(document) == Ok(ledger)
         assert body(codec)["properties"]["entries"]["type"] == "array"
         assert body(codec)["properties"]["unit"] == {"type": "string", "enum": ["C", "F"], "default": "C"}
+        # ``Value`` counts as the hint it stands for, nested in another hint too.
+        loose = c.derive(Opaque, codecs={list[Value]: c.json_value()})
+        assert body(loose)["properties"]["more"] == {}
+        assert body(c.derive(Opaque))["properties"]["more"] == {"type": "array", "items": {}}
         # Without the override, a float in a ``Value`` is no JSON value.
         assert isinstance(c.derive(Entry).encode(Entry("a", 0.5)), Err)  # type: ignore[arg-type]
         assert c.derive(Entry, codecs={Value: floats}).encode(Entry("a", 0.5)) == Ok(  # type: ignore[arg-type]

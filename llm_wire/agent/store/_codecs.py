@@ -37,7 +37,7 @@ from llm_wire.agent.store._record import (
     UnreadableRecord,
 )
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import DefinitionError
+from llm_wire.schema import DefinitionError, Schema, make
 from llm_wire.value import NotJson, Value, parse, render
 
 __all__ = [
@@ -109,6 +109,23 @@ def _continuation_members(continuation: Continuation) -> Result[dict[str, Any], 
     )
 
 
+def _as_it_is(value: Value) -> Result[Value, str]:
+    return Ok(value)
+
+
+def _object(value: Value) -> Result[Value, str]:
+    return Ok(value) if isinstance(value, dict) else Err("expected an object")
+
+
+#: Tool data and a continuation's state: any JSON value. A stored record is read with ``parse`` and written
+#: with ``render``, which take nothing else (``render`` raises ``NotJson``, and writes a finite float as its
+#: shortest repr, as it always has), so the codec takes the value as it is rather than walk it a second
+#: time: ``json_value()`` with the walking left to the two ends.
+_STORED_VALUE = codec.custom(_as_it_is, _as_it_is, schema=Schema())
+#: An event's data, the same way: any JSON object.
+_STORED_OBJECT = codec.custom(_object, _as_it_is, schema=make(("type", "object")))
+
+
 @frozen
 class Codecs:
     """The codecs of a stored record, of its head alone, and of the parts kept apart (events, rows)."""
@@ -125,11 +142,11 @@ class Codecs:
 @functools.cache
 def codecs() -> Codecs:
     """The codecs, derived on first use."""
-    value = codec.json_value(floats=True)  # tool data may hold floats: written as ``render`` writes them
+    value = _STORED_VALUE
     # The records print ``llm_wire.agent.store`` as their home, which binds neither the names their hints use
     # (``ToolOutcome``, ``ProjectionPolicy``) nor ``Decimal``, which ``Value`` names: their module does.
     names = {**vars(_record), "Decimal": Decimal}
-    derived: dict[Any, codec.Codec[Any]] = {Value: value}
+    derived: dict[Any, codec.Codec[Any]] = {Value: value, Mapping[str, Value]: _STORED_OBJECT}
 
     def stored(hint: Any) -> codec.Codec[Any]:
         return codec.derive(hint, namespace=names, codecs=derived, require_all=True)
