@@ -5,7 +5,11 @@ its last completed step, on this machine or another, without running a tool call
 ``DurableRunner`` runs ``llm_wire.agent.Runner`` inside one DBOS workflow: each model round is a step and
 each tool attempt is a step. A model round's step keeps the whole response (``codec.derive`` of its
 ``Terminal``), replay data included, so a recovered run sends the next request as an uninterrupted one
-would. Before a tool runs, its call is marked started in the ``RunStore``; once the
+would. Everything DBOS keeps for a run (a workflow's input and output, each step's output) and the state a
+suspended run leaves in the store is a JSON value made by a derived codec; what earlier versions kept (model
+rounds and workflow inputs by position, pickled tool outcomes, ``status:token`` texts) still reads, so a run
+recovered or resumed across an upgrade goes on. Before a tool runs, its call is marked started in the
+``RunStore``; once the
 runner has its final outcome, the outcome is admitted there and the projection the model saw is audited
 (SHA-256 of the exact text). When a recovered workflow meets a call that was started but never finished,
 the outcome is unknown: the call runs again only when its contract makes that safe (``idempotent``, or
@@ -30,7 +34,7 @@ from collections.abc import Awaitable, Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from llm_wire import codec, message
@@ -62,10 +66,12 @@ from llm_wire.agent.projection import (
     ProjectionReport,
     TokenEstimator,
     check_policy,
+    policy_of,
     project_outcome,
 )
 from llm_wire.agent.store import (
     AdmittedResult,
+    ApprovalDecision,
     ProjectionAudit,
     RunExists,
     RunRecord,
@@ -74,15 +80,16 @@ from llm_wire.agent.store import (
     StartedCall,
     StoredResult,
     StoreError,
+    Suspended,
     UnreadableRecord,
     sha256_hex,
 )
 from llm_wire.error import ProtocolError
-from llm_wire.message import AssistantTurn, Message, ToolCall
+from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, _provider_codec
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, Result, unwrap
-from llm_wire.value import Value
+from llm_wire.value import NotJson, Value
 
 __all__ = [
     "OUTCOME_UNKNOWN",
@@ -134,12 +141,9 @@ def _checked(result: Result[Any, StoreError]) -> Any:
             raise DurableRunError(error)
 
 
-@frozen
-class Suspension:
-    """A run waiting for approval: its record and the bearer token ``resume`` needs (never log it)."""
-
-    record: RunRecord
-    token: str
+#: A run waiting for approval: its record and the bearer token ``resume`` needs (never log it). The store's
+#: ``Suspended`` under the name a durable run gives it: one concept, one record.
+Suspension = Suspended
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -163,7 +167,10 @@ class _Round:
 
 @frozen
 class _PositionalRound:
-    """A model round as earlier versions recorded it: positional usage, text and calls, no replay data."""
+    """
+    A model round as earlier versions recorded it (read, never written): usage and calls by position, no
+    replay data.
+    """
 
     usage: tuple[int | None, int | None, int | None] | None
     usage_raw: Value = None
@@ -174,8 +181,9 @@ class _PositionalRound:
     failure: bool = False
 
 
-# The response's own module does not bind ``Decimal``, which its ``Value`` fields name.
-_ROUND = codec.derive(_Round, namespace={"Decimal": Decimal})
+# The response's own module does not bind ``Decimal``, which its ``Value`` fields name; a provider is kept
+# by its stable string form, as a conversation keeps it.
+_ROUND = codec.derive(_Round, namespace={"Decimal": Decimal}, codecs={Provider: _provider_codec()})
 _POSITIONAL_ROUND = codec.derive(_PositionalRound, namespace={"Decimal": Decimal})
 _FAILED = "the model call failed (recorded by a durable run)"
 _NOT_JSON = "the model's response held a value that is not JSON, so a durable run cannot record it"
@@ -250,6 +258,116 @@ def _positional_outcome(recorded: Value, prepared: Prepared) -> Outcome:
     return resolve(Ok(terminal), prepared)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Tool steps, workflow inputs and outputs, a suspended run's state: records through derived codecs
+
+#: A tool step's outcome, written whole and read only whole; tool data may hold floats, kept as ``render``
+#: writes them (as the store keeps them).
+_OUTCOME = codec.derive(
+    ToolOutcome,
+    namespace={"Decimal": Decimal},
+    codecs={Value: codec.json_value(floats=True)},
+    require_all=True,
+)
+
+
+def _tool_step_value(outcome: ToolOutcome) -> Value:
+    """What a tool step records: the outcome's JSON value (``NotJson`` for data that is none)."""
+    match _OUTCOME.encode(outcome):
+        case Ok(value):
+            return value
+        case Err(error):
+            raise NotJson(error.path, error.reason.describe())
+
+
+def _tool_outcome_of(recorded: Value | ToolOutcome, tool: str) -> ToolOutcome:
+    """
+    The outcome a tool step recorded: its JSON value, or the ``ToolOutcome`` earlier versions had DBOS
+    pickle. A record this runner did not write tells nothing of what the call did: ``outcome_unknown``.
+    """
+    if isinstance(recorded, ToolOutcome):
+        return recorded
+    match _OUTCOME.decode(recorded):
+        case Ok(outcome):
+            return outcome
+        case Err():
+            return outcome_unknown(tool)
+
+
+@frozen
+class _Start:
+    """What a run's workflow starts from (DBOS keeps it as the workflow's input)."""
+
+    model_name: str
+    #: The conversation so far, as ``message.dumps`` writes it.
+    conversation: str
+    #: The projection policy the run goes on with.
+    policy: ProjectionPolicy
+    #: Call ids an approver has approved (on a resume).
+    approved: tuple[str, ...] = ()
+    #: Usage counted before a suspension, added to the run's own.
+    carried: Mapping[str, int] = field(factory=dict)
+
+
+@frozen
+class _Stopped:
+    """Where a workflow left its run (DBOS keeps it as the workflow's output)."""
+
+    status: RunStatus
+    #: The bearer token of the run it suspended; ``None`` otherwise.
+    token: str | None = None
+
+
+@frozen
+class _Carried:
+    """What a suspended run keeps in its continuation's ``state`` for ``resume``."""
+
+    #: The conversation to resume, as ``message.dumps`` writes it.
+    conversation: str
+    #: Usage counted before the suspension (the suspended round not included: it runs again).
+    usage: Mapping[str, int]
+
+
+_START = codec.derive(_Start, require_all=True)
+_STOPPED = codec.derive(_Stopped, require_all=True)
+_CARRIED = codec.derive(_Carried, require_all=True)
+#: A workflow's input as earlier versions passed it, by position after the run id: the model name, the
+#: conversation, the approved call ids, the usage carried, and the two projection ceilings.
+_EARLIER_START = codec.derive(tuple[str, str, list[str], dict[str, int], tuple[int, int]])
+_NOT_OURS = "the workflow's input is not one this runner wrote"
+
+
+def _start_of(start: Value, earlier: tuple[Any, ...]) -> _Start:
+    """
+    A workflow's input: one ``_Start`` value, or (a run an earlier version started) its inputs by position
+    after the run id. ``DurableRunError(UnreadableRecord)`` for anything else.
+    """
+    if not earlier:
+        match _START.decode(start):
+            case Ok(read):
+                return read
+    else:
+        match _EARLIER_START.decode([start, *earlier]):
+            case Ok((model_name, conversation, approved, carried, (max_bytes, max_tokens))):
+                match policy_of(max_bytes, max_tokens):
+                    case Ok(policy):
+                        return _Start(model_name, conversation, policy, tuple(approved), carried)
+    raise DurableRunError(UnreadableRecord(_NOT_OURS))
+
+
+def _stopped_of(output: Value) -> _Stopped | None:
+    """
+    A workflow's output: one ``_Stopped`` value, or the ``status`` or ``waiting_for_approval:token`` text of
+    earlier versions; ``None`` for anything else.
+    """
+    if isinstance(output, str):
+        status, _, token = output.partition(":")
+        known = {s.value: s for s in RunStatus}.get(status)
+        return None if known is None else _Stopped(known, token or None)
+    decoded = _STOPPED.decode(output)
+    return decoded.value if isinstance(decoded, Ok) else None
+
+
 async def _awaited(pending: Awaitable[Outcome]) -> Outcome:
     return await pending
 
@@ -292,8 +410,8 @@ class _StepProvider:
         return self._inner.capabilities(name)
 
     async def invoke(self, invocation: ToolInvocation) -> ToolOutcome:
-        outcome: ToolOutcome = await in_thread(self._step, invocation)
-        return outcome
+        recorded: Value | ToolOutcome = await in_thread(self._step, invocation)
+        return _tool_outcome_of(recorded, invocation.name)
 
 
 class _CompensatingStepProvider(_StepProvider):
@@ -304,8 +422,8 @@ class _CompensatingStepProvider(_StepProvider):
         self._compensate_step = compensate_step
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
-        outcome: ToolOutcome = await in_thread(self._compensate_step, invocation, failure)
-        return outcome
+        recorded: Value | ToolOutcome = await in_thread(self._compensate_step, invocation, failure)
+        return _tool_outcome_of(recorded, invocation.name)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -347,7 +465,6 @@ class DurableRunner:
         self._policy = policy
         self._estimator = estimator
         self._descriptors = {d.name: d for d in provider.descriptors()}
-        self._limits = [policy.max_bytes, policy.max_tokens]
         self._reports: dict[str, ProjectionReport] = {}
         self._lock = threading.Lock()
         self._current = threading.local()
@@ -362,22 +479,17 @@ class DurableRunner:
         def model_round(prepared: Prepared) -> Value:
             return self._model_step(prepared)
 
-        def tool_attempt(invocation: ToolInvocation) -> ToolOutcome:
-            return self._tool_step(invocation)
+        def tool_attempt(invocation: ToolInvocation) -> Value:
+            return _tool_step_value(self._tool_step(invocation))
 
-        def workflow(
-            run_id: str,
-            model_name: str,
-            conversation: str,
-            approved: list[str],
-            carried: dict[str, int],
-            limits: list[int],
-        ) -> str:
-            return self._run_workflow(run_id, model_name, conversation, approved, carried, limits)
+        def workflow(run_id: str, start: Value, *earlier: Any) -> Value:
+            # ``earlier``: the inputs by position of a run an earlier version started (``_start_of``).
+            return unwrap(_STOPPED.encode(self._run_workflow(run_id, _start_of(start, earlier))))
 
-        def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
+        def compensation(invocation: ToolInvocation, failure: ToolOutcome) -> Value:
             assert isinstance(provider, CompensatingProvider)
-            return _as_seen(asyncio.run(provider.compensate(invocation, failure)), invocation, watched=False)
+            compensated = asyncio.run(provider.compensate(invocation, failure))
+            return _tool_step_value(_as_seen(compensated, invocation, watched=False))
 
         model_step = DBOS.step(name=f"{name}.model")(model_round)
         tool_step = DBOS.step(name=f"{name}.tool")(tool_attempt)
@@ -463,29 +575,21 @@ class DurableRunner:
 
     # -- the workflow ----------------------------------------------------------------------------------
 
-    def _run_workflow(
-        self,
-        run_id: str,
-        model_name: str,
-        conversation: str,
-        approved: list[str],
-        carried: dict[str, int],
-        limits: list[int],
-    ) -> str:
+    def _run_workflow(self, run_id: str, start: _Start) -> _Stopped:
         self._begin(run_id)
         self._current.run_id = run_id
-        self._current.policy = ProjectionPolicy(max_bytes=limits[0], max_tokens=limits[1])
-        messages = unwrap(message.loads(conversation))
+        self._current.policy = start.policy
+        messages = unwrap(message.loads(start.conversation))
         record: RunRecord = _checked(self._store.load(run_id))
         result = asyncio.run(
             self._runner.arun(
-                request(model_name, messages),
+                request(start.model_name, messages),
                 run_id=run_id,
-                approved=approved,
+                approved=list(start.approved),
                 trace_id=record.trace_id,
             )
         )
-        return self._end(run_id, result, carried)
+        return self._end(run_id, result, start.carried)
 
     def _begin(self, run_id: str) -> None:
         """Create the record and move it to running, unless an earlier attempt or a claim already did."""
@@ -496,11 +600,11 @@ class DurableRunner:
         if record.status is RunStatus.CREATED:
             _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
 
-    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> str:
+    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> _Stopped:
         """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
         record: RunRecord = _checked(self._store.load(run_id))
         if record.status is not RunStatus.RUNNING:
-            return str(record.status.value)
+            return _Stopped(record.status)
         # Usage adds up across suspensions: the part before each resume travels in the continuation.
         total = RunUsage.from_counts(carried).plus(result.total_usage)
         usage = {**total.counts(), "rounds": carried.get("rounds", 0) + result.rounds}
@@ -509,11 +613,10 @@ class DurableRunner:
             pending = tuple((c.id, c.name) for c in result.pending.calls if c.id == asked)
             conversation = message.dumps(list(result.resume_request().messages))
             # The suspended round runs again on resume, and counts again there.
-            carry: dict[str, Value] = {**usage, "rounds": usage["rounds"] - 1}
-            state: dict[str, Value] = {"conversation": conversation, "usage": carry}
+            state = unwrap(_CARRIED.encode(_Carried(conversation, {**usage, "rounds": usage["rounds"] - 1})))
             policy = self._current.policy
             suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
-            return f"{RunStatus.WAITING_FOR_APPROVAL.value}:{suspended.token}"
+            return _Stopped(RunStatus.WAITING_FOR_APPROVAL, suspended.token)
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
         # Priced once, on the whole run's usage.
         cost = None if self._pricing is None else self._pricing(total)
@@ -521,7 +624,7 @@ class DurableRunner:
             raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
         ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage, cost)
         _checked(self._store.transition(run_id, record.revision, status, result=ended))
-        return status.value
+        return _Stopped(status)
 
     # -- driving runs ----------------------------------------------------------------------------------
 
@@ -529,10 +632,9 @@ class DurableRunner:
         """Start (or join) the run ``run_id`` (the DBOS workflow id) and wait for it."""
         if not isinstance(run_id, str) or not run_id:
             raise TypeError("run_id must be a non-empty str")
+        start = _Start(model_name, message.dumps(list(messages)), self._policy)
         with SetWorkflowID(run_id):
-            handle = DBOS.start_workflow(
-                self._workflow, run_id, model_name, message.dumps(list(messages)), [], {}, self._limits
-            )
+            handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
     def wait(self, run_id: str) -> RunRecord | Suspension:
@@ -572,29 +674,28 @@ class DurableRunner:
         record = _checked(self._store.claim(run_id, record.revision, token))
         continuation = record.continuation
         assert continuation is not None
-        approved = sorted(a.call_id for a in record.approvals.values() if a.decision.value == "approved")
-        state = continuation.state
-        conversation = state.get("conversation") if isinstance(state, dict) else None
-        carried = state.get("usage") if isinstance(state, dict) else None
-        if not isinstance(conversation, str) or not isinstance(carried, dict):
-            raise DurableRunError(UnreadableRecord("the continuation is not one this runner wrote"))
-        usage = {k: v for k, v in carried.items() if isinstance(v, int) and not isinstance(v, bool)}
+        approved = sorted(
+            a.call_id for a in record.approvals.values() if a.decision is ApprovalDecision.APPROVED
+        )
+        match _CARRIED.decode(continuation.state):
+            case Err():
+                raise DurableRunError(UnreadableRecord("the continuation is not one this runner wrote"))
+            case Ok(carried):
+                pass
         effective = continuation.policy
         if policy is not None:
             effective = effective.tighten(max_bytes=policy.max_bytes, max_tokens=policy.max_tokens)
-        limits = [effective.max_bytes, effective.max_tokens]
-        workflow_id = f"{run_id}/resume-{record.revision}"
-        with SetWorkflowID(workflow_id):
-            handle = DBOS.start_workflow(
-                self._workflow, run_id, model_name, conversation, approved, usage, limits
-            )
+        start = _Start(model_name, carried.conversation, effective, tuple(approved), carried.usage)
+        with SetWorkflowID(f"{run_id}/resume-{record.revision}"):
+            handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
-    def _outcome(self, run_id: str, status: str) -> RunRecord | Suspension:
+    def _outcome(self, run_id: str, output: Value) -> RunRecord | Suspension:
+        """The run's record after its workflow ended, or its suspension when the workflow left it waiting."""
         record: RunRecord = _checked(self._store.load(run_id))
-        waiting, _, token = status.partition(":")
-        if waiting == RunStatus.WAITING_FOR_APPROVAL.value and token:
-            return Suspension(record, token)
+        ended = _stopped_of(output)
+        if ended is not None and ended.status is RunStatus.WAITING_FOR_APPROVAL and ended.token:
+            return Suspension(record, ended.token)
         return record
 
 

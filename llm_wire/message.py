@@ -3,25 +3,25 @@ The conversation: messages, assistant turns with tool calls, tool results, and t
 
 A conversation is a sequence of ``Message``s. An ``AssistantTurn`` keeps every call a model made (admitted
 or not, in provider order) with the provider's replay data, so the next request can send it back intact.
-``dumps``/``loads`` persist a whole conversation as JSON; loading is strict (unknown members, wrong types and
-a foreign format are refused) and returns a typed error, never raises.
+``dumps``/``loads`` persist a whole conversation as JSON, each message through the codec ``codec.derive``
+makes of its class; loading is strict (unknown members, wrong types and a foreign format are refused) and
+returns a typed error, never raises.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
-from decimal import Decimal  # noqa: F401 - resolves the ``Value`` alias when cattrs reads the hints
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from decimal import Decimal
+from typing import Any, ClassVar, TypeAlias
 
 from attrs import Attribute, field, frozen
 
+from llm_wire import codec
 from llm_wire._fast import Lean
 from llm_wire.result import Err, Ok, Result
-from llm_wire.value import DEFAULT, Limits, ParseError, Value, parse, render
-
-if TYPE_CHECKING:
-    import cattrs
+from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, parse, render
 
 __all__ = [
     "FORMAT",
@@ -226,71 +226,40 @@ class ConversationError(Lean):
         return self.describe()
 
 
-def _converter() -> cattrs.Converter:
-    """The persistence converter, built once on first use: only persistence needs cattrs (~10 ms)."""
-    global _CONVERTER
-    if _CONVERTER is not None:
-        return _CONVERTER
-    import cattrs
-    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
-
-    converter = cattrs.Converter(forbid_extra_keys=True)
-    # cattrs coerces primitives by default (5 becomes "5"); persisted data must already have the type.
-    for primitive in (str, bool):
-        converter.register_structure_hook(primitive, _exact(primitive))
-    # Replay data is a JSON value that was parsed strictly already: it passes through as it is.
-    raw: dict[str, Any] = {"provider_state": override(struct_hook=_same, unstruct_hook=_same)}
-    raw_turn: dict[str, Any] = {"provider_data": override(struct_hook=_same, unstruct_hook=_same)}
-    # A provider persists as its value; only the built-in APIs load, as when ``Provider`` was an enum.
-    converter.register_unstructure_hook(Provider, _provider_value)
-    converter.register_structure_hook(Provider, _built_in_provider)
-    for cls in (ToolCall, SystemMessage, UserMessage, AssistantTurn, ToolResult):
-        extra = raw if cls is ToolCall else raw_turn if cls is AssistantTurn else {}
-        converter.register_structure_hook(
-            cls, make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True, **extra)
-        )
-        converter.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, converter, **extra))
-    _CONVERTER = converter
-    return converter
+def _provider_codec() -> codec.Codec[Provider]:
+    """A provider as its stable string form (its value): the one place persistence reads a provider."""
+    return codec.enum_of({provider.value: provider for provider in Provider})
 
 
-def _provider_value(provider: Provider) -> str:
-    return provider.value
-
-
-def _built_in_provider(value: object, _: object) -> Provider:
-    found = _BUILT_IN.get(value) if type(value) is str else None
-    if found is None:
-        raise ValueError("not a built-in provider")
-    return found
-
-
-def _same(value: object, _: object = None) -> object:
-    return value
-
-
-def _exact(primitive: type[Any]) -> Any:
-    def structure(value: object, _: object) -> object:
-        if type(value) is not primitive:
-            msg = f"expected {primitive.__name__}"
-            raise TypeError(msg)
-        return value
-
-    return structure
-
-
-_CONVERTER: cattrs.Converter | None = None
+@functools.cache
+def _message_codec() -> codec.Codec[Message]:
+    """
+    A message as an object tagged with its ``role``, each kind derived from its class; built on first use.
+    Replay data is a JSON value kept as it is (a finite Python float in it is written as ``render`` does).
+    """
+    hints: dict[Any, codec.Codec[Any]] = {Provider: _provider_codec(), Value: codec.json_value(floats=True)}
+    kinds = [
+        codec.variant(role, codec.derive(cls, namespace={"Decimal": Decimal}, codecs=hints), cls=cls)
+        for cls, role in _ROLES.items()
+    ]
+    return codec.internal_union(*kinds, tag="role")
 
 
 def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
     """
-    The conversation as compact JSON text, tagged with ``FORMAT``.
+    The conversation as compact JSON text, tagged with ``FORMAT``. Raises ``TypeError`` for an item that is
+    no message, and ``NotJson`` (a ``TypeError``) for replay data that is no JSON value.
     """
     items: list[Value] = []
-    converter = _converter()
+    persisted = _message_codec()
     for message in messages:
-        body = converter.unstructure(message)
-        items.append({"role": _ROLES[type(message)], **body})
+        if type(message) not in _ROLES:
+            raise TypeError(f"messages must hold messages, not {type(message).__name__}")
+        match persisted.encode(message):
+            case Ok(item):
+                items.append(item)
+            case Err(error):
+                raise NotJson(error.path, error.reason.describe())
     return render({"format": FORMAT, "messages": items})
 
 
@@ -311,17 +280,16 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
     if not isinstance(raw_messages, list):
         return Err(ConversationError(None, '"messages" must be an array'))
     messages: list[Message] = []
-    converter = _converter()
+    persisted = _message_codec()
     for index, raw in enumerate(raw_messages):
         if not isinstance(raw, dict):
             return Err(ConversationError(index, "a message must be an object"))
-        body = dict(raw)
-        role = body.pop("role", None)
-        cls = _BY_ROLE.get(role) if isinstance(role, str) else None
-        if cls is None:
+        role = raw.get("role")
+        if not isinstance(role, str) or role not in _BY_ROLE:
             return Err(ConversationError(index, "unknown or missing role"))
-        try:
-            messages.append(converter.structure(body, cls))
-        except Exception:  # cattrs reports any shape problem as an exception (group)
-            return Err(ConversationError(index, f"not a valid {role} message"))
+        match persisted.decode(raw):
+            case Ok(loaded):
+                messages.append(loaded)
+            case Err():
+                return Err(ConversationError(index, f"not a valid {role} message"))
     return Ok(tuple(messages))

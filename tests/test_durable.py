@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from durable_app import (
     FINAL,
@@ -29,15 +30,33 @@ from durable_app import (
 )
 
 from llm_wire import Prepared, config, prepare, request, user
-from llm_wire.agent import Idempotency, Runner, StopReason, ToolContract, ToolDescriptor, make_tool
-from llm_wire.agent.projection import project_outcome
-from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, sha256_hex
+from llm_wire.agent import (
+    ErrorCategory,
+    Idempotency,
+    Runner,
+    StopReason,
+    ToolContract,
+    ToolDescriptor,
+    ToolOutcome,
+    abandoned_outcome,
+    make_tool,
+)
+from llm_wire.agent.projection import ProjectionPolicy, project_outcome
+from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, UnreadableRecord, sha256_hex
 from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import (
+    _START,
+    _STOPPED,
     OUTCOME_UNKNOWN,
     DurableRunError,
     _outcome_of,
+    _Start,
+    _start_of,
+    _Stopped,
+    _stopped_of,
     _terminal_value,
+    _tool_outcome_of,
+    _tool_step_value,
     is_safe_to_repeat,
     outcome_unknown,
     sqlite_config,
@@ -49,7 +68,7 @@ from llm_wire.providers.response import FinishReason, PartialCall, Terminal, Usa
 from llm_wire.result import Ok, unwrap
 from llm_wire.transport import Client
 from llm_wire.transport.fake import FakeCall, FakeProvider, Received, Reply, answer, recorded
-from llm_wire.value import Limits, Value, parse, render
+from llm_wire.value import Limits, NotJson, Value, parse, render
 
 APP = Path(__file__).with_name("durable_app.py")
 
@@ -720,3 +739,60 @@ class TestModelRoundRecords:
             assert got.describe() == (
                 "provider protocol violation: a recorded model round is not one this runner wrote (completed)"
             )
+
+
+class TestStepRecords:
+    """
+    What DBOS keeps of a run besides model rounds (tool steps, a workflow's input and output) is a JSON value
+    a derived codec reads back; anything else is a typed refusal, never an exception.
+    """
+
+    def test_tool_outcomes_read_back_whole(self) -> None:
+        """Successes, failures and the runner's own outcomes read back field for field, floats kept."""
+        data: Any = {"ratio": 0.5, "exact": Decimal("0.1"), "rows": [1, None, True]}
+        failure = ToolOutcome.failed(
+            ErrorCategory.RATE_LIMITED, "busy", "later", details={"after": 3}, retry_after=2.5
+        )
+        outcomes = [
+            ToolOutcome("ok", data, artifacts=("a://1",), resource_version="v2", metadata={"ms": "3"}),
+            attrs.evolve(failure, compensation_required=True, compensation_token="undo"),
+            abandoned_outcome("t"),
+            outcome_unknown("t"),
+        ]
+        for outcome in outcomes:
+            recorded = pickle.loads(pickle.dumps(_tool_step_value(outcome)))
+            assert attrs.asdict(_tool_outcome_of(recorded, "t")) == attrs.asdict(outcome)
+
+    def test_an_unreadable_tool_step_is_an_unknown_outcome(self) -> None:
+        """A tool step record this runner did not write says nothing of the call: ``outcome_unknown``."""
+        unreadable: list[Any] = [None, {}, {"content": 5}, [1], "text"]
+        for step in unreadable:
+            assert _tool_outcome_of(step, "charge") == outcome_unknown("charge")
+
+    def test_tool_data_that_is_no_json_is_refused_when_recorded(self) -> None:
+        """A tool's data that is no JSON value cannot be recorded: ``NotJson``, as the run store says."""
+        odd: Any = {"ids": {1, 2}}
+        with pytest.raises(NotJson):
+            _tool_step_value(ToolOutcome.success("x", odd))
+
+    def test_workflow_inputs_and_outputs(self) -> None:
+        """A start and an end read back; inputs and outputs this runner did not write are typed refusals."""
+        start = _Start("m", "{}", ProjectionPolicy(max_bytes=1024, max_tokens=128), ("c1",), {"rounds": 1})
+        assert _start_of(unwrap(_START.encode(start)), ()) == start
+        assert _start_of("m", ("{}", ["c1"], {"rounds": 1}, [1024, 128])) == start
+        junk: list[tuple[Value, tuple[Any, ...]]] = [
+            (None, ()),
+            ({"model_name": "m"}, ()),
+            ("m", ("{}", [], {}, [1, 1])),  # ceilings below the minimum
+            ("m", ("{}", [], {})),
+        ]
+        for value, earlier in junk:
+            with pytest.raises(DurableRunError) as raised:
+                _start_of(value, earlier)
+            assert raised.value.error == UnreadableRecord("the workflow's input is not one this runner wrote")
+        ended = _Stopped(RunStatus.WAITING_FOR_APPROVAL, "tok")
+        assert _stopped_of(unwrap(_STOPPED.encode(ended))) == ended
+        assert _stopped_of("completed") == _Stopped(RunStatus.COMPLETED)
+        others: list[Any] = [None, "done", {"status": "nope"}, {"status": "completed"}, 3]
+        for output in others:
+            assert _stopped_of(output) is None

@@ -45,7 +45,12 @@ __all__ = [
 
 
 class Verdict(enum.Enum):
-    """A policy's or an approver's answer about one call."""
+    """
+    A policy's or an approver's answer about one call, given while the run goes on. Not the store's
+    ``ApprovalDecision``: a verdict is code answering now, and its ``ASK`` hands the call to a person (the
+    run suspends); an approval decision is what the run record keeps of that person's answer, pending until
+    it is given, and never "ask".
+    """
 
     ALLOW = "allow"
     DENY = "deny"

@@ -170,26 +170,78 @@ def dataclass_field(
 
 
 @overload
-def derive(cls: type[T], *, namespace: Mapping[str, Any] | None = None) -> Codec[T]: ...
+def derive(
+    cls: type[T],
+    *,
+    namespace: Mapping[str, Any] | None = None,
+    codecs: Mapping[Any, Codec[Any]] | None = None,
+    require_all: bool = False,
+) -> Codec[T]: ...
 @overload
-def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any]: ...
-def derive(cls: Any, *, namespace: Mapping[str, Any] | None = None) -> Codec[Any]:
+def derive(
+    cls: Any,
+    *,
+    namespace: Mapping[str, Any] | None = None,
+    codecs: Mapping[Any, Codec[Any]] | None = None,
+    require_all: bool = False,
+) -> Codec[Any]: ...
+def derive(
+    cls: Any,
+    *,
+    namespace: Mapping[str, Any] | None = None,
+    codecs: Mapping[Any, Codec[Any]] | None = None,
+    require_all: bool = False,
+) -> Codec[Any]:
     """
     A record codec for an attrs class or dataclass (or a codec for any supported type hint).
 
     Fields keep their order; a field with a default is optional; the class docstring or a ``description``
     class variable describes it. A forward reference the class's module cannot resolve is looked up in
-    ``namespace``, then where ``derive`` is called (classes defined in a function). Raises
-    ``DefinitionError`` naming the class and field for an unsupported hint.
+    ``namespace``, then where ``derive`` is called (classes defined in a function). ``codecs`` gives the
+    codec of a type hint wherever it appears in the classes derived (a class, ``Mapping[str, Item]``, or
+    ``llm_wire.value.Value``), in place of the one the hint would derive; a field's own ``codec=`` still
+    wins. ``require_all`` makes every field required when decoding, those with a default too (a document
+    written whole, such as a stored record, then reads back only whole). Raises ``DefinitionError`` naming
+    the class and field for an unsupported hint.
     """
     caller: dict[str, Any] = {}
     with contextlib.suppress(AttributeError, ValueError):  # no frames on some interpreters
         frame = sys._getframe(1)
         caller = {**frame.f_globals, **frame.f_locals}
-    deriver = _Deriver({**caller, **(namespace or {})})
+    deriver = _Deriver({**caller, **(namespace or {})}, _overrides(codecs), require_all)
     codec = deriver.hint(cls, Meta())
     _ = codec.schema  # a recursive codec renders now, so that definition mistakes raise here
     return codec
+
+
+def _overrides(codecs: Mapping[Any, Codec[Any]] | None) -> dict[Any, Codec[Any]]:
+    """``codecs`` by type hint, ``Value`` (a string alias) as the hint it stands for."""
+    if codecs is None:
+        return {}
+    if not isinstance(codecs, Mapping):
+        raise DefinitionError("codecs must map type hints to codecs")
+    out: dict[Any, Codec[Any]] = {}
+    for hint, codec in codecs.items():
+        if not isinstance(codec, Codec):
+            msg = f"codecs: the codec for {_name(hint)} is a {type(codec).__name__}, not a Codec"
+            raise DefinitionError(msg)
+        out[_resolved(hint)] = codec
+    return out
+
+
+def _resolved(hint: Any) -> Any:
+    """``hint`` as ``typing.get_type_hints`` gives it: ``Value`` (a string alias), even nested, resolved."""
+    if hint == Value:
+        return _value_hint()
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is None or not args or typing.get_origin(hint) is typing.Annotated:
+        return hint
+    inner = tuple(_resolved(arg) for arg in args)
+    if inner == args:
+        return hint
+    if origin is types.UnionType or origin is typing.Union:
+        return typing.Union[inner]  # noqa: UP007 - built from a tuple
+    return origin[inner[0] if len(inner) == 1 else inner]
 
 
 class _ValueProbe:
@@ -263,8 +315,10 @@ def _members(cls: type) -> list[_Member]:
 class _Deriver:
     """One ``derive`` call: classes already derived, and placeholders for classes being derived."""
 
-    def __init__(self, fallback: dict[str, Any]) -> None:
+    def __init__(self, fallback: dict[str, Any], overrides: dict[Any, Codec[Any]], require_all: bool) -> None:
         self.fallback = fallback
+        self.overrides = overrides
+        self.require_all = require_all
         self.done: dict[type, Codec[Any]] = {}
         self.building: set[type] = set()
         self.placeholders: dict[type, Codec[Any]] = {}
@@ -288,6 +342,12 @@ class _Deriver:
         return codec if found.description is None else codec.with_description(found.description)
 
     def plain(self, tp: Any, found: Meta) -> Codec[Any]:
+        if self.overrides:
+            with contextlib.suppress(TypeError):  # an unhashable hint has no override
+                override = self.overrides.get(tp)
+                if override is not None:
+                    _take(found, (), _name(tp))
+                    return override
         origin, args = typing.get_origin(tp), typing.get_args(tp)
         if isinstance(tp, typing.NewType):
             return self.plain(tp.__supertype__, found)
@@ -388,7 +448,7 @@ class _Deriver:
                 msg = f"{cls.__qualname__}.{m.attribute}: {exc}"
                 raise DefinitionError(msg) from None
             name = m.meta.name or m.name
-            required = m.default is attrs.NOTHING and m.factory is None
+            required = self.require_all or (m.default is attrs.NOTHING and m.factory is None)
             default = ABSENT if m.default is attrs.NOTHING else m.default
             fields.append(Field(name, codec, required, default, m.factory, None, m.attribute))
         description = _description(cls, {m.attribute for m in members})

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
+from itertools import repeat
 from typing import Any, NamedTuple, TypeVar, cast
 
 from llm_wire._regex import compile_pattern
@@ -48,6 +49,8 @@ Number = int | Decimal
 _MAX_INT_DIGITS = 10_000
 #: ``json_value`` walks values iteratively; nesting this deep means a cycle.
 _MAX_VALUE_DEPTH = 100_000
+#: The classes of JSON scalars that are valid as they are (subclasses take the full look).
+_PLAIN = frozenset((str, int, bool, type(None)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -483,31 +486,39 @@ def floating(
     return _codec(dec_unbounded, enc, _number_node("number", bounds), "floating", bulk=_floats)
 
 
-def json_value() -> Codec[Value]:
+def json_value(*, floats: bool = False) -> Codec[Value]:
     """
-    Any JSON value, unchanged (schema ``{}``); refuses Python values that are not JSON.
+    Any JSON value, unchanged (schema ``{}``); refuses Python values that are not JSON. With ``floats``, a
+    finite Python ``float`` passes too, as ``value.render`` writes it (a parsed value never holds one).
     """
 
     def check(v: Any) -> Value:
         stack: list[tuple[Any, int]] = [(v, 0)]
         while stack:
             item, depth = stack.pop()
-            if item is None or isinstance(item, bool | str | int):
+            if isinstance(item, dict):
+                if not all(map(isinstance, item, repeat(str))):
+                    raise _CodecFailure(EXPECTED_OBJECT)
+                members: Iterable[Any] = item.values()
+            elif isinstance(item, list):
+                members = item
+            elif item is None or isinstance(item, bool | str | int):
                 continue
-            if isinstance(item, Decimal):
+            elif isinstance(item, Decimal):
                 if not item.is_finite():
                     raise _CodecFailure(EXPECTED_NUMBER)
                 continue
-            if depth >= _MAX_VALUE_DEPTH:  # only a cyclic value gets here
-                raise _CodecFailure(TooDeep())
-            if isinstance(item, list):
-                stack.extend((x, depth + 1) for x in item)
-            elif isinstance(item, dict):
-                if not all(isinstance(k, str) for k in item):
-                    raise _CodecFailure(EXPECTED_OBJECT)
-                stack.extend((x, depth + 1) for x in item.values())
+            elif floats and isinstance(item, float):
+                if not math.isfinite(item):
+                    raise _CodecFailure(EXPECTED_NUMBER)
+                continue
             else:
                 raise _CodecFailure(UnexpectedType("a JSON value"))
+            if depth >= _MAX_VALUE_DEPTH:  # only a cyclic value gets here
+                raise _CodecFailure(TooDeep())
+            # A str, int, bool or null member needs no more look: only the others wait on the stack.
+            if not _PLAIN.issuperset(map(type, members)):
+                stack.extend((x, depth + 1) for x in members if type(x) not in _PLAIN)
         return cast(Value, v)
 
     return _codec(check, check, _fixed(), "json value")

@@ -1077,6 +1077,18 @@ class TestJsonValue:
         cyclic.append(cyclic)
         assert enc_err(c.json_value(), cyclic).reason == TooDeep()
 
+    def test_floats_as_render_writes_them(self) -> None:
+        """``floats=True`` passes finite Python floats both ways, unchanged; the default refuses them."""
+        value: Any = {"ratio": 0.5, "items": [1, 2.25, D("3.5")]}
+        codec = c.json_value(floats=True)
+        assert codec.encode(value) == Ok(value)
+        assert codec.decode(value) == Ok(value)
+        not_json: list[Any] = [{"x": float("nan")}, [float("inf")], {"x": object()}]
+        for bad in not_json:
+            assert isinstance(codec.encode(bad), Err)
+        assert body(codec) == {}
+        assert isinstance(c.json_value().encode(value), Err)
+
 
 class TestDecodeJson:
     def test_parse_failure(self) -> None:

@@ -365,6 +365,90 @@ class TestJsonValueHints:
 
 
 @attrs.frozen
+class Entry:
+    key: str
+    note: Value = None
+    weight: float = 1.0
+
+
+@attrs.frozen
+class Ledger:
+    """Entries by key, kept as a list of them."""
+
+    entries: Mapping[str, Entry]
+    unit: TemperatureUnit = TemperatureUnit.CELSIUS
+    spare: Entry | None = None
+
+
+def _by_key(item: c.Codec[Entry]) -> c.Codec[Mapping[str, Entry]]:
+    return c.map(c.list_of(item), lambda items: {i.key: i for i in items}, lambda m: list(m.values()))
+
+
+ENTRY = c.derive(Entry)
+UNITS = c.enum_of({"C": TemperatureUnit.CELSIUS, "F": TemperatureUnit.FAHRENHEIT})
+
+
+class TestOverridesAndRequireAll:
+    """``codecs`` stands in for a hint wherever it appears; ``require_all`` reads a document only whole."""
+
+    def test_a_hint_takes_its_codec_everywhere(self) -> None:
+        """A ``Mapping``, an enum and ``Value`` take the given codecs, in nested classes too."""
+        floats = c.json_value(floats=True)
+        entries = _by_key(c.derive(Entry, codecs={Value: floats}))  # a codec given is used as it is
+        codec = c.derive(Ledger, codecs={Mapping[str, Entry]: entries, TemperatureUnit: UNITS, Value: floats})
+        ratio: Any = {"r": 0.5}
+        ledger = Ledger({"a": Entry("a", ratio), "b": Entry("b")}, TemperatureUnit.FAHRENHEIT)
+        document: Any = {
+            "entries": [
+                {"key": "a", "note": {"r": 0.5}, "weight": D("1.0")},
+                {"key": "b", "note": None, "weight": D("1.0")},
+            ],
+            "unit": "F",
+            "spare": None,
+        }
+        assert codec.encode(ledger) == Ok(document)
+        assert codec.decode(document) == Ok(ledger)
+        assert body(codec)["properties"]["entries"]["type"] == "array"
+        assert body(codec)["properties"]["unit"] == {"type": "string", "enum": ["C", "F"], "default": "C"}
+        # ``Value`` counts as the hint it stands for, nested in another hint too.
+        loose = c.derive(Opaque, codecs={list[Value]: c.json_value()})
+        assert body(loose)["properties"]["more"] == {}
+        assert body(c.derive(Opaque))["properties"]["more"] == {"type": "array", "items": {}}
+        # Without the override, a float in a ``Value`` is no JSON value.
+        assert isinstance(c.derive(Entry).encode(Entry("a", 0.5)), Err)  # type: ignore[arg-type]
+        assert c.derive(Entry, codecs={Value: floats}).encode(Entry("a", 0.5)) == Ok(  # type: ignore[arg-type]
+            {"key": "a", "note": 0.5, "weight": D("1.0")}
+        )
+
+    def test_a_field_codec_wins_and_constraints_are_refused(self) -> None:
+        """A field's ``codec=`` beats an override; constraints on an overridden hint are refused."""
+        when = c.derive(Overridden, codecs={str: c.string(max_length=1)})
+        assert when.decode({"when": 42}) == Ok(Overridden("42"))
+        with pytest.raises(c.DefinitionError, match="minimum, maximum does not apply to float"):
+            c.derive(Location, codecs={float: c.floating()})
+        with pytest.raises(c.DefinitionError, match="not a Codec"):
+            c.derive(Entry, codecs={str: "string"})  # type: ignore[dict-item]
+
+    def test_require_all_reads_only_whole_documents(self) -> None:
+        """Every field is required on decoding, defaults and all; encoding and construction are unchanged."""
+        codec = c.derive(Ledger, require_all=True, codecs={Mapping[str, Entry]: _by_key(ENTRY)})
+        whole: Any = {"entries": [], "unit": "celsius", "spare": {"key": "s", "note": None, "weight": 2}}
+        assert codec.decode(whole) == Ok(Ledger({}, spare=Entry("s", None, 2.0)))
+        assert (
+            err_text(codec, {"entries": [], "unit": "celsius"}) == '$["spare"]: required property is missing'
+        )
+        nested: Any = {**whole, "spare": {"key": "s", "note": None}}
+        assert err_text(codec, nested) == '$["spare"]["weight"]: required property is missing'
+        assert codec.encode(Ledger({})) == Ok({"entries": [], "unit": "celsius", "spare": None})
+        schema = body(codec)
+        assert schema["required"] == ["entries", "unit", "spare"]
+        assert "default" not in schema["properties"]["unit"]
+        assert c.derive(Ledger, codecs={Mapping[str, Entry]: _by_key(ENTRY)}).decode({"entries": []}) == Ok(
+            Ledger({})
+        )
+
+
+@attrs.frozen
 class Circle:
     radius: float
 

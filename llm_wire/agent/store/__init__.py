@@ -28,7 +28,7 @@ implement it. Records are versioned JSON (``record_to_json``, ``record_from_json
 from __future__ import annotations
 
 from llm_wire._public import rehome
-from llm_wire.agent.store._json import (
+from llm_wire.agent.store._codecs import (
     record_from_json,
     record_to_json,
 )

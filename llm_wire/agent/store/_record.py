@@ -148,7 +148,11 @@ class ProjectionAudit:
 
 
 class ApprovalDecision(enum.Enum):
-    """An approval's state."""
+    """
+    The state of an approval a run record keeps: ``PENDING`` from the suspension until ``resolve_approval``
+    makes it ``APPROVED`` or ``DENIED``. Not ``agent.Verdict``, a hook's answer in the moment whose ``ASK``
+    is what suspends a run and makes an approval pending; a person's answer is never "ask".
+    """
 
     PENDING = "pending"
     APPROVED = "approved"
@@ -157,7 +161,10 @@ class ApprovalDecision(enum.Enum):
 
 @frozen
 class ApprovalState:
-    """A call waiting for, or given, approval."""
+    """
+    A call waiting for, or given, approval: the call, its tool, the ``ApprovalDecision`` it is at and the
+    reason given (a record around that decision, not a second word for it).
+    """
 
     call_id: str
     tool_name: str
@@ -221,7 +228,10 @@ class Admission:
 
 @frozen
 class Suspended:
-    """A suspended run and the bearer token that resolves its approval (never log it, nor show a model)."""
+    """
+    A suspended run and the bearer token that resolves its approval (never log it, nor show a model).
+    ``durable.Suspension``, what a durable run returns when it suspends, is this record.
+    """
 
     record: RunRecord
     token: str = field(repr=False)

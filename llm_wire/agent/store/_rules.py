@@ -16,9 +16,7 @@ from attrs import evolve
 from llm_wire.agent.projection import (
     ProjectionPolicy,
 )
-from llm_wire.agent.store._json import (
-    _report_value,
-)
+from llm_wire.agent.store._codecs import codecs, encoded
 from llm_wire.agent.store._record import (
     _SHA256,
     _TRANSITIONS,
@@ -197,7 +195,7 @@ def _audit(record: RunRecord, revision: int, audit: ProjectionAudit) -> Result[A
         "call_id": audit.call_id,
         "tool_name": audit.tool_name,
         "projected_content_sha256": audit.projected_content_sha256,
-        "report": _report_value(audit.report),
+        "report": encoded(codecs().report, audit.report),
     }
     return Ok(Admission(_event(audited, RecordEventKind.TOOL_OUTPUT_PROJECTION_RECORDED, data), False))
 

@@ -9,45 +9,36 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from attrs import evolve
 
-from llm_wire.agent.store._json import (
-    _admitted_of,
-    _admitted_value,
-    _audit_of,
-    _audit_value,
-    _Bad,
-    _checked_format,
-    _event_of,
-    _event_value,
-    _head_of,
-    _head_value,
-    _reading,
-    _started_of,
-    _started_value,
+from llm_wire.agent.store._codecs import (
+    checked_format,
+    codecs,
+    decoded,
+    encoded,
+    head_of,
+    head_value,
+    parsed,
 )
 from llm_wire.agent.store._protocol import (
     Step,
     StoreWrites,
 )
 from llm_wire.agent.store._record import (
-    _RECORD_LIMITS,
     RECORD_FORMAT,
-    AdmittedResult,
-    ProjectionAudit,
     RunExists,
     RunNotFound,
     RunRecord,
-    StartedCall,
     StoreBusy,
     StoreCorrupt,
     StoreError,
     StoreUnavailable,
 )
+from llm_wire.codec import Codec
 from llm_wire.result import Err, Ok, Result
-from llm_wire.value import Value, parse, render
+from llm_wire.value import render
 
 __all__ = ["SqliteRunStore"]
 
@@ -76,42 +67,28 @@ CREATE TABLE IF NOT EXISTS audits (
 
 _EVENTS = "SELECT body FROM events WHERE run_id = ? ORDER BY sequence"
 _MOVE_HEAD = "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?"
-
-
-def _parsed(text: str) -> Value:
-    match parse(text, _RECORD_LIMITS):
-        case Ok(value):
-            return value
-        case Err():
-            raise _Bad("json")
-
-
-def _write_started(item: object) -> Value:
-    assert isinstance(item, StartedCall)
-    return _started_value(item)
-
-
-def _write_admitted(item: object) -> Value:
-    assert isinstance(item, AdmittedResult)
-    return _admitted_value(item)
-
-
-def _write_audit(item: object) -> Value:
-    assert isinstance(item, ProjectionAudit)
-    return _audit_value(item)
-
-
-#: The tables keyed by call id: how a row is read back and written.
-_KEYED_READS: Mapping[str, tuple[str, Callable[[Value], object]]] = {
-    "started": ("SELECT body FROM started WHERE run_id = ? ORDER BY position", _started_of),
-    "admitted": ("SELECT body FROM admitted WHERE run_id = ? ORDER BY position", _admitted_of),
-    "audits": ("SELECT body FROM audits WHERE run_id = ? ORDER BY position", _audit_of),
+#: The tables keyed by call id (named as the record's members), each with the query that reads it in order.
+_KEYED: Mapping[str, str] = {
+    table: f"SELECT body FROM {table} WHERE run_id = ? ORDER BY position"
+    for table in ("started", "admitted", "audits")
 }
-_KEYED_WRITES: Mapping[str, Callable[[object], Value]] = {
-    "started": _write_started,
-    "admitted": _write_admitted,
-    "audits": _write_audit,
-}
+
+
+def _rows(part: Codec[T], bodies: list[str]) -> Result[list[T], StoreError]:
+    """Stored rows (JSON texts) read with ``part``, in order; the first unreadable one is the error."""
+    out = []
+    for body in bodies:
+        match parsed(body):
+            case Err() as failed:
+                return failed
+            case Ok(document):
+                pass
+        match decoded(part, document):
+            case Err() as failed:
+                return failed
+            case Ok(row):
+                out.append(row)
+    return Ok(out)
 
 
 def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
@@ -181,7 +158,7 @@ class _Sqlite:
                 with _transaction(db):
                     db.execute(
                         "INSERT INTO runs (run_id, format, revision, head) VALUES (?, ?, ?, ?)",
-                        (record.run_id, RECORD_FORMAT, record.revision, render(_head_value(record))),
+                        (record.run_id, RECORD_FORMAT, record.revision, render(head_value(record))),
                     )
                     self._append(db, RunRecord(record.run_id, record.trace_id), record)
             except sqlite3.IntegrityError:  # another writer created this run first
@@ -197,25 +174,30 @@ class _Sqlite:
         row = db.execute("SELECT format, head FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             return Err(RunNotFound(run_id))
-        if isinstance(checked := _checked_format(row[0]), Err):
+        if isinstance(checked := checked_format(row[0]), Err):
             return checked
-        parts: dict[str, list[str]] = {table: [] for table in _KEYED_READS}
-        if whole or call_id is not None:
-            for table, (query, _) in _KEYED_READS.items():
-                where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
-                arguments = (run_id,) if whole else (run_id, call_id)
-                parts[table] = [body for (body,) in db.execute(where, arguments)]
-
-        def read() -> RunRecord:
-            rows = {t: [_KEYED_READS[t][1](_parsed(body)) for body in found] for t, found in parts.items()}
-            return evolve(
-                _head_of(_parsed(row[1])),
-                started={c.call_id: c for c in rows["started"] if isinstance(c, StartedCall)},
-                admitted={a.call_id: a for a in rows["admitted"] if isinstance(a, AdmittedResult)},
-                audits={a.call_id: a for a in rows["audits"] if isinstance(a, ProjectionAudit)},
-            )
-
-        return _reading(read)
+        match parsed(row[1]):
+            case Err() as failed:
+                return failed
+            case Ok(document):
+                pass
+        match head_of(document):
+            case Err() as failed:
+                return failed
+            case Ok(head):
+                pass
+        if not whole and call_id is None:
+            return Ok(head)
+        keyed: dict[str, Any] = {}
+        for table, query in _KEYED.items():
+            where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
+            arguments = (run_id,) if whole else (run_id, call_id)
+            match _rows(codecs().keyed[table], [body for (body,) in db.execute(where, arguments)]):
+                case Err() as failed:
+                    return failed
+                case Ok(found):
+                    keyed[table] = {item.call_id: item for item in found}
+        return Ok(evolve(head, **keyed))
 
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
         def work(db: sqlite3.Connection) -> Result[RunRecord, StoreError]:
@@ -224,15 +206,23 @@ class _Sqlite:
                     return failed
                 case Ok(head):
                     pass
-            rows = db.execute(_EVENTS, (run_id,)).fetchall()
-            return _reading(lambda: evolve(head, events=tuple(_event_of(_parsed(body)) for (body,) in rows)))
+            bodies = [body for (body,) in db.execute(_EVENTS, (run_id,))]
+            match _rows(codecs().event, bodies):
+                case Err() as failed:
+                    return failed
+                case Ok(events):
+                    return Ok(evolve(head, events=tuple(events)))
 
         return self._guarded(work)
 
     def _append(self, db: sqlite3.Connection, before: RunRecord, after: RunRecord) -> None:
+        parts = codecs()
         db.executemany(
             "INSERT INTO events (run_id, sequence, body) VALUES (?, ?, ?)",
-            [(after.run_id, e.sequence, render(_event_value(e))) for e in after.events[len(before.events) :]],
+            [
+                (after.run_id, e.sequence, render(encoded(parts.event, e)))
+                for e in after.events[len(before.events) :]
+            ],
         )
         keyed: list[tuple[str, Mapping[str, object], Mapping[str, object]]] = [
             ("started", before.started, after.started),
@@ -240,10 +230,11 @@ class _Sqlite:
             ("audits", before.audits, after.audits),
         ]
         for table, old, new in keyed:
+            part = parts.keyed[table]
             db.executemany(
                 f"INSERT OR REPLACE INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
                 [
-                    (after.run_id, after.revision, call_id, render(_KEYED_WRITES[table](item)))
+                    (after.run_id, after.revision, call_id, render(encoded(part, item)))
                     for call_id, item in new.items()
                     if old.get(call_id) != item
                 ],
@@ -263,7 +254,7 @@ class _Sqlite:
                     case Ok((after, answer)):
                         pass
                 if after.revision != before.revision:
-                    head = render(_head_value(after))
+                    head = render(head_value(after))
                     db.execute(_MOVE_HEAD, (RECORD_FORMAT, after.revision, head, run_id, before.revision))
                     self._append(db, before, after)
                 return Ok(answer)
