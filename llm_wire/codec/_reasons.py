@@ -26,7 +26,6 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._public import rehome
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
@@ -231,5 +230,3 @@ EXPECTED_INTEGER = WrongType(("integer",))
 EXPECTED_NUMBER = WrongType(("number",))
 EXPECTED_ARRAY = WrongType(("array",))
 EXPECTED_OBJECT = WrongType(("object",))
-
-rehome("llm_wire.codec", __all__, globals())

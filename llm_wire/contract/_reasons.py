@@ -1,7 +1,6 @@
 """
 The reasons only contracts have, why a schema was refused (``LoadReason``) and why a value was
-(``Reason``); ``contract`` exports them. They load with the first contract compiled or the first refusal,
-not with the stack: the errors that carry them (``_errors``) need none until then.
+(``Reason``); ``contract`` exports them.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._public import rehome
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
@@ -349,6 +347,3 @@ Reason: TypeAlias = (
 
 def _quote(text: str) -> str:
     return render_path((text,))[2:-1]
-
-
-rehome("llm_wire.contract", __all__, globals())

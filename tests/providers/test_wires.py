@@ -44,14 +44,18 @@ class TestLoadedOnUse:
     """A provider's wire module loads on the first look-up of that provider, not with the package."""
 
     def test_the_response_shapes_load_no_wire(self) -> None:
-        """``providers.response`` (what outcomes need) loads no wire, no requests and no projection."""
-        loaded = _loaded_by("import llm_wire.outcome, llm_wire.providers.response")
+        """
+        ``providers.response`` (what outcomes need) loads no wire, no requests and no projection; outcomes
+        (which import the requests at the top) load no wire.
+        """
+        loaded = _loaded_by("import llm_wire.providers.response")
         assert loaded & WIRE_MODULES == set()
         assert {
             "llm_wire._request",
             "llm_wire.providers.wire",
             "llm_wire.providers.projection",
         } & loaded == set()
+        assert _loaded_by("import llm_wire.outcome") & WIRE_MODULES == set()
 
     def test_a_look_up_loads_its_wire(self) -> None:
         """``WIRES[Provider.ANTHROPIC]`` loads the Anthropic wire and no other; a name loads its home."""
