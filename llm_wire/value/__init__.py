@@ -11,6 +11,9 @@ duplicate keys, lone surrogates, NaN and trailing content refused, numbers exact
 C scanner with hooks when a cheap pre-scan finds a number token that may break a limit. An exact pure-Python
 parser takes over for everything they decline, so every error is located and explained by one
 implementation.
+
+The parts: ``_records`` (the value types, ``Limits``, ``ParseError``), ``_parse`` (``parse`` and the fast
+engine), ``_exact`` (the exact engine) and ``_render`` (rendering and paths).
 """
 
 from __future__ import annotations
