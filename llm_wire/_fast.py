@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from attrs import NOTHING
@@ -113,19 +113,28 @@ class Lean:
 class LazyPattern:
     """
     A regular expression compiled on first use, for a module that would otherwise compile it at import.
-    ``fullmatch`` is the compiled pattern's own, held in a slot once set, so later calls cost no more. Two
-    threads meeting the first use both compile it; either result serves.
+    ``fullmatch``, ``match``, ``search`` and ``finditer`` are the compiled pattern's own, held in slots once
+    set, so later calls cost no more. Two threads meeting the first use both compile it; either result
+    serves.
     """
 
-    __slots__ = ("_source", "fullmatch")
+    __slots__ = ("_source", "finditer", "fullmatch", "match", "search")
 
-    fullmatch: Callable[[str], re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    match: Callable[..., re.Match[str] | None]
+    search: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
 
     def __init__(self, source: str) -> None:
         self._source = source
 
     def __getattr__(self, name: str) -> Any:
-        if name != "fullmatch":
+        if name not in _PATTERN_METHODS:
             raise AttributeError(name)
-        self.fullmatch = found = re.compile(self._source).fullmatch
-        return found
+        compiled = re.compile(self._source)
+        self.fullmatch, self.match = compiled.fullmatch, compiled.match
+        self.search, self.finditer = compiled.search, compiled.finditer
+        return getattr(self, name)
+
+
+_PATTERN_METHODS = frozenset(LazyPattern.__slots__) - {"_source"}

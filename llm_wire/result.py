@@ -11,6 +11,8 @@ from typing import Generic, NoReturn, TypeAlias, TypeVar
 
 from attrs import frozen
 
+from llm_wire._fast import Lean
+
 __all__ = ["Err", "Ok", "Result", "UnwrapError", "is_err", "is_ok", "map", "map_err", "unwrap"]
 
 T = TypeVar("T", covariant=True)
@@ -27,7 +29,7 @@ _setattr = object.__setattr__
 
 
 @frozen(init=False)
-class Ok(Generic[T]):
+class Ok(Lean, Generic[T]):
     """
     A success carrying ``value``.
     """
@@ -39,7 +41,7 @@ class Ok(Generic[T]):
 
 
 @frozen(init=False)
-class Err(Generic[E]):
+class Err(Lean, Generic[E]):
     """
     A failure carrying a typed ``error``.
     """

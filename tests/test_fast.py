@@ -190,10 +190,20 @@ class TestLazyPattern:
         pattern = LazyPattern(r"[ab]+-[0-9]")
         assert (pattern.fullmatch(text) is None) == (re.fullmatch(r"[ab]+-[0-9]", text) is None)
 
+    @given(st.text(alphabet="ab-1 ", max_size=12), st.integers(0, 12))
+    def test_every_method_as_re(self, text: str, start: int) -> None:
+        """``match``, ``search`` and ``finditer`` find what the compiled pattern's own find."""
+        pattern, compiled = LazyPattern(r"[ab]+-[0-9]"), re.compile(r"[ab]+-[0-9]")
+        found, expected = pattern.match(text, start), compiled.match(text, start)
+        assert (found and found.span()) == (expected and expected.span())
+        found, expected = pattern.search(text), compiled.search(text)
+        assert (found and found.span()) == (expected and expected.span())
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+
     def test_compiles_once(self) -> None:
         """The first use stores the compiled pattern's ``fullmatch``; an unknown attribute stays an error."""
         pattern = LazyPattern("x")
         first = pattern.fullmatch
         assert pattern.fullmatch is first
         with pytest.raises(AttributeError):
-            _ = pattern.search
+            _ = pattern.sub

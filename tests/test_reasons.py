@@ -11,6 +11,7 @@ import typing
 from decimal import Decimal
 from typing import Any
 
+import attrs
 import cattrs
 import pytest
 
@@ -263,3 +264,36 @@ class TestAnnotationsResolve:
         assert isinstance(decoded, Err)
         assert set(typing.get_type_hints(type(decoded.error))) == {"path", "reason", "hidden"}
         assert cattrs.unstructure(decoded.error)["reason"] == {"expected": ["integer"]}
+
+
+def _subclasses(cls: type) -> list[type]:
+    """The classes below ``cls`` that their module binds (not the class attrs replaced by a slotted one)."""
+    found: list[type] = []
+    subclasses: list[type] = cls.__subclasses__()
+    for sub in subclasses:
+        if getattr(sys.modules[sub.__module__], sub.__name__, None) is sub:
+            found.append(sub)
+        found += _subclasses(sub)
+    return found
+
+
+class TestRecordsWithoutFields:
+    """A reason without fields inherits ``Described``'s empty frozen record; one with fields is its own."""
+
+    @pytest.mark.parametrize("record", _subclasses(reasons.Described), ids=lambda c: c.__qualname__)
+    def test_every_declared_field_is_a_field(self, record: type) -> None:
+        """Each annotation a reason declares is an attrs field of it, so ``@frozen`` was not left out."""
+        declared = set(vars(record).get("__annotations__", {}))
+        assert declared <= {field.name for field in attrs.fields(record)}
+        assert all("__dict__" not in vars(base) for base in record.__mro__)  # slotted, no instance dict
+
+    def test_a_record_without_fields_is_frozen_and_a_value(self) -> None:
+        """It compares, hashes, prints and pickles as attrs' own, and refuses a new attribute."""
+        allowed, other = contract.NotAllowed(), contract.MatchesNot()
+        assert allowed == contract.NotAllowed()
+        assert allowed != typing.cast(object, other)
+        assert hash(allowed) == hash(contract.NotAllowed())
+        assert repr(allowed) == "NotAllowed()"
+        assert pickle.loads(pickle.dumps(allowed)) == allowed
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            allowed.extra = 1  # type: ignore[attr-defined]

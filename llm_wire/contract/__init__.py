@@ -419,7 +419,7 @@ def validate(contract: Contract, value: Value) -> Result[Validated, ValidationEr
     """
     ``Ok(Validated)`` when ``value`` satisfies the contract, else the first failure in the documented order.
     """
-    if contract.__class__ is not Contract:
+    if type(contract) is not Contract:
         _expect("contract", contract, Contract, "a Contract")
     try:
         found = contract._checker.run(value, None)
@@ -435,7 +435,7 @@ def first_failure(contract: Contract, value: Value) -> ValidationError | None:
     ``validate`` without the ``Result`` or the witness: the first failure, or ``None`` when ``value``
     satisfies the contract. For hot loops such as admission, which checks every call's arguments.
     """
-    if contract.__class__ is not Contract:
+    if type(contract) is not Contract:
         _expect("contract", contract, Contract, "a Contract")
     try:
         return contract._checker.run(value, None)  # type: ignore[return-value]  # one failure without a budget

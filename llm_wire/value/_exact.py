@@ -7,10 +7,10 @@ document it declines, and shares its number rule (``NUMBER``, ``number_problem``
 from __future__ import annotations
 
 import decimal
-import re
 import sys
 from decimal import Decimal
 
+from llm_wire._fast import LazyPattern
 from llm_wire.error import LimitExceeded
 from llm_wire.value._records import (
     DuplicateKey,
@@ -25,14 +25,14 @@ from llm_wire.value._records import (
 
 __all__ = ["NUMBER", "WS", "byte_location", "exact", "location", "number_problem"]
 
-NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?P<frac>\.[0-9]+)?(?P<exp>[eE][+-]?[0-9]+)?")
-_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
-_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+NUMBER = LazyPattern(r"-?(?:0|[1-9][0-9]*)(?P<frac>\.[0-9]+)?(?P<exp>[eE][+-]?[0-9]+)?")
+_CHUNK = LazyPattern(r'[^"\\\x00-\x1f]*')
+_HEX4 = LazyPattern(r"[0-9a-fA-F]{4}")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS: tuple[tuple[str, Value], ...] = (("true", True), ("false", False), ("null", None))
 #: Integer strings this long always convert with int(), whatever sys.set_int_max_str_digits says.
 _INT_STR_SAFE = sys.int_info.str_digits_check_threshold
-WS = re.compile(r"[ \t\n\r]*")
+WS = LazyPattern(r"[ \t\n\r]*")
 
 
 class _Fail(Exception):

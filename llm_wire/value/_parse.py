@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from itertools import chain, compress, repeat
 
 import jiter
 
+from llm_wire._fast import LazyPattern
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value._exact import NUMBER, WS, byte_location, exact, location, number_problem
 from llm_wire.value._records import DEFAULT, Limits, Location, ParseError, Syntax, Value, over
@@ -142,9 +142,9 @@ def _constant(_: str) -> Value:
     raise _Fallback
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = LazyPattern(r"\\u[dD][89a-fA-F]")
 # Escaped backslashes are matched too, so that scanning from the left finds only real escapes.
-_SURROGATE_OR_BACKSLASH = re.compile(r"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_OR_BACKSLASH = LazyPattern(r"\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def _surrogates_paired(source: str) -> bool:
@@ -225,7 +225,7 @@ class _FastEngine:
         exponent_digits = len(str(limits.max_exponent))
         zeros = "0" * exponent_digits
         self.exponent_digits = zeros
-        self.long_exponent = re.compile(r"0e\+?" + zeros)  # a digit comes first: a faster search
+        self.long_exponent = LazyPattern(r"0e\+?" + zeros)  # a digit comes first: a faster search
         # An exponent that long as a number writes it: after a digit, with or without a sign. (An id such
         # as "fc_68ebe7381" has a letter before its "e".)
         self.bare_exponent, self.signed_exponent = "0e" + zeros, "0e+" + zeros
