@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import fastjsonschema
+import jiter
 import pydantic
 
 from benchmarks import bench_admission, bench_codec
 from benchmarks._harness import CORPORA, interleaved, print_table
-from llm_wire import admission, codec, tool, value
+from llm_wire import admission, codec, contract, tool, value
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok, unwrap
 from llm_wire.tool import Tool
@@ -46,7 +47,7 @@ def _each(fn: Callable[[Any], object], items: Sequence[Any]) -> Callable[[], Non
 
 
 def _check(case: Any) -> object:
-    return case[0].contract._check(case[3], None)  # as ``admit`` calls it
+    return contract.first_failure(case[0].contract, case[3])  # as ``admit`` calls it
 
 
 def _lean(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
@@ -59,15 +60,15 @@ def _lean(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
     passed = []
     for call in calls:
         declared = by_name[call.name]
-        arguments = value.parse_value(call.arguments_json)
-        declared.contract._check(arguments, None)
-        passed.append(admission._admitted_call(call, declared, arguments, arguments))
-    return Ok(admission._admitted(tuple(calls), (), tuple(passed)))
+        arguments: Any = value.parse_value(call.arguments_json)
+        contract.first_failure(declared.contract, arguments)
+        passed.append(admission.AdmittedCall(call, declared, arguments, arguments))
+    return Ok(admission.Admitted(tuple(calls), (), tuple(passed)))
 
 
 def _jiter(text: str) -> object:
     """jiter as the strict parse calls it, on the bytes it reads."""
-    return value._from_json(
+    return jiter.from_json(
         text.encode(), catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
     )
 
@@ -77,7 +78,8 @@ def _unrecorded(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
     by_name = {declared.name: declared for declared in tools}
     for call in calls:
         declared = by_name[call.name]
-        declared.contract._check(value.parse_value(call.arguments_json), None)
+        parsed: Any = value.parse_value(call.arguments_json)
+        contract.first_failure(declared.contract, parsed)
     return None
 
 
@@ -99,8 +101,8 @@ def _schema_admission(label: str, found: Iterable[tuple[dict[str, Any], str]]) -
 
     def records(case: Any) -> object:
         made, calls, _, parsed, _ = case
-        admitted = admission._admitted_call(calls[0], made, parsed, parsed)
-        return Ok(admission._admitted(tuple(calls), (), (admitted,)))
+        admitted = admission.AdmittedCall(calls[0], made, parsed, parsed)
+        return Ok(admission.Admitted(tuple(calls), (), (admitted,)))
 
     _parts(
         f"Admission of {len(cases)} {label} calls (schema tools), by part",

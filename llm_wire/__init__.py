@@ -7,7 +7,8 @@ the response with the prepared request (``prepared.decode_body`` or ``prepared.d
 it: every call a model returns is admitted before your code sees it.
 
 The names load on first use, so ``import llm_wire.value`` (or any other part) loads only that part and what
-it stands on.
+it stands on. ``_FACE`` lists them once, by the module that defines them; ``__all__`` and the look-up are
+made from it.
 """
 
 from __future__ import annotations
@@ -16,134 +17,90 @@ from typing import TYPE_CHECKING
 
 from llm_wire._public import lazy_face
 
-if TYPE_CHECKING:
-    from llm_wire._request import (
-        Config,
-        DuplicateCallId,
-        DuplicateResult,
-        DuplicateToolName,
-        EmptyConversation,
-        InvalidSetting,
-        Limit,
-        MissingResult,
-        NotEncodable,
-        OrphanResult,
-        Output,
-        Prepared,
-        PrepareError,
-        Request,
-        RequestTooLarge,
-        Strictness,
-        UnknownToolChoice,
-        UnsupportedOutput,
-        UnsupportedSchema,
-        assistant,
-        config,
-        prepare,
-        request,
-        system,
-        tool_result,
-        user,
-    )
-    from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused, resolve
-    from llm_wire.providers import Choice, InvalidReplay, ToolChoice, UnsupportedSetting, UseTool
-    from llm_wire.providers.google import GoogleSchema
-    from llm_wire.result import Err, Ok, Result
-    from llm_wire.tool import Tool, ToolCallChecks
-
-__all__ = [
-    "Answer",
-    "Choice",
-    "Config",
-    "DuplicateCallId",
-    "DuplicateResult",
-    "DuplicateToolName",
-    "EmptyConversation",
-    "Err",
-    "Failure",
-    "GoogleSchema",
-    "InvalidReplay",
-    "InvalidSetting",
-    "Limit",
-    "MissingResult",
-    "NeedsTools",
-    "NotEncodable",
-    "Ok",
-    "OrphanResult",
-    "Output",
-    "OutputLimited",
-    "PrepareError",
-    "Prepared",
-    "Refused",
-    "Request",
-    "RequestTooLarge",
-    "Result",
-    "Strictness",
-    "Tool",
-    "ToolCallChecks",
-    "ToolChoice",
-    "UnknownToolChoice",
-    "UnsupportedOutput",
-    "UnsupportedSchema",
-    "UnsupportedSetting",
-    "UseTool",
-    "assistant",
-    "config",
-    "prepare",
-    "request",
-    "resolve",
-    "system",
-    "tool_result",
-    "user",
-]
-
-#: Where each name of the facade lives.
-_HOMES = {
-    "Answer": "llm_wire.outcome",
-    "Choice": "llm_wire.providers",
-    "Config": "llm_wire._request",
-    "DuplicateCallId": "llm_wire._request",
-    "DuplicateResult": "llm_wire._request",
-    "DuplicateToolName": "llm_wire._request",
-    "EmptyConversation": "llm_wire._request",
-    "Err": "llm_wire.result",
-    "Failure": "llm_wire.outcome",
-    "GoogleSchema": "llm_wire.providers.google",
-    "InvalidReplay": "llm_wire.providers",
-    "InvalidSetting": "llm_wire._request",
-    "Limit": "llm_wire._request",
-    "MissingResult": "llm_wire._request",
-    "NeedsTools": "llm_wire.outcome",
-    "NotEncodable": "llm_wire._request",
-    "Ok": "llm_wire.result",
-    "OrphanResult": "llm_wire._request",
-    "Output": "llm_wire._request",
-    "OutputLimited": "llm_wire.outcome",
-    "PrepareError": "llm_wire._request",
-    "Prepared": "llm_wire._request",
-    "Refused": "llm_wire.outcome",
-    "Request": "llm_wire._request",
-    "RequestTooLarge": "llm_wire._request",
-    "Result": "llm_wire.result",
-    "Strictness": "llm_wire._request",
-    "Tool": "llm_wire.tool",
-    "ToolCallChecks": "llm_wire.tool",
-    "ToolChoice": "llm_wire.providers",
-    "UnknownToolChoice": "llm_wire._request",
-    "UnsupportedOutput": "llm_wire._request",
-    "UnsupportedSchema": "llm_wire._request",
-    "UnsupportedSetting": "llm_wire.providers",
-    "UseTool": "llm_wire.providers",
-    "assistant": "llm_wire._request",
-    "config": "llm_wire._request",
-    "prepare": "llm_wire._request",
-    "request": "llm_wire._request",
-    "resolve": "llm_wire.outcome",
-    "system": "llm_wire._request",
-    "tool_result": "llm_wire._request",
-    "user": "llm_wire._request",
+#: The facade's names, by the module each comes from.
+_FACE: dict[str, tuple[str, ...]] = {
+    "llm_wire._request": (
+        "Config",
+        "DuplicateCallId",
+        "DuplicateResult",
+        "DuplicateToolName",
+        "EmptyConversation",
+        "InvalidSetting",
+        "Limit",
+        "MissingResult",
+        "NotEncodable",
+        "OrphanResult",
+        "Output",
+        "PrepareError",
+        "Prepared",
+        "Request",
+        "RequestTooLarge",
+        "Strictness",
+        "UnknownToolChoice",
+        "UnsupportedOutput",
+        "UnsupportedSchema",
+        "assistant",
+        "config",
+        "prepare",
+        "request",
+        "system",
+        "tool_result",
+        "user",
+    ),
+    "llm_wire.outcome": ("Answer", "Failure", "NeedsTools", "OutputLimited", "Refused", "resolve"),
+    "llm_wire.providers.google": ("GoogleSchema",),
+    "llm_wire.providers": ("Choice", "InvalidReplay", "ToolChoice", "UnsupportedSetting", "UseTool"),
+    "llm_wire.result": ("Err", "Ok", "Result"),
+    "llm_wire.tool": ("Tool", "ToolCallChecks"),
 }
 
+__all__ = sorted(name for names in _FACE.values() for name in names)
 
-if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-    __getattr__, __dir__ = lazy_face(__name__, _HOMES, globals())
+if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X); tests/test_layout.py checks it names ``_FACE``
+    from llm_wire._request import Config as Config
+    from llm_wire._request import DuplicateCallId as DuplicateCallId
+    from llm_wire._request import DuplicateResult as DuplicateResult
+    from llm_wire._request import DuplicateToolName as DuplicateToolName
+    from llm_wire._request import EmptyConversation as EmptyConversation
+    from llm_wire._request import InvalidSetting as InvalidSetting
+    from llm_wire._request import Limit as Limit
+    from llm_wire._request import MissingResult as MissingResult
+    from llm_wire._request import NotEncodable as NotEncodable
+    from llm_wire._request import OrphanResult as OrphanResult
+    from llm_wire._request import Output as Output
+    from llm_wire._request import Prepared as Prepared
+    from llm_wire._request import PrepareError as PrepareError
+    from llm_wire._request import Request as Request
+    from llm_wire._request import RequestTooLarge as RequestTooLarge
+    from llm_wire._request import Strictness as Strictness
+    from llm_wire._request import UnknownToolChoice as UnknownToolChoice
+    from llm_wire._request import UnsupportedOutput as UnsupportedOutput
+    from llm_wire._request import UnsupportedSchema as UnsupportedSchema
+    from llm_wire._request import assistant as assistant
+    from llm_wire._request import config as config
+    from llm_wire._request import prepare as prepare
+    from llm_wire._request import request as request
+    from llm_wire._request import system as system
+    from llm_wire._request import tool_result as tool_result
+    from llm_wire._request import user as user
+    from llm_wire.outcome import Answer as Answer
+    from llm_wire.outcome import Failure as Failure
+    from llm_wire.outcome import NeedsTools as NeedsTools
+    from llm_wire.outcome import OutputLimited as OutputLimited
+    from llm_wire.outcome import Refused as Refused
+    from llm_wire.outcome import resolve as resolve
+    from llm_wire.providers import Choice as Choice
+    from llm_wire.providers import InvalidReplay as InvalidReplay
+    from llm_wire.providers import ToolChoice as ToolChoice
+    from llm_wire.providers import UnsupportedSetting as UnsupportedSetting
+    from llm_wire.providers import UseTool as UseTool
+    from llm_wire.providers.google import GoogleSchema as GoogleSchema
+    from llm_wire.result import Err as Err
+    from llm_wire.result import Ok as Ok
+    from llm_wire.result import Result as Result
+    from llm_wire.tool import Tool as Tool
+    from llm_wire.tool import ToolCallChecks as ToolCallChecks
+else:
+    __getattr__, __dir__ = lazy_face(
+        __name__, {name: home for home, names in _FACE.items() for name in names}, globals()
+    )

@@ -1,6 +1,5 @@
 """
 Why admission refused a value or a call, and the text that answers it (``llm_wire.admission`` exports them).
-They load with the first refusal, not with the stack.
 """
 
 from __future__ import annotations
@@ -11,14 +10,13 @@ from attrs import frozen
 
 from llm_wire._described import InvalidJson
 from llm_wire._fast import Lean
-from llm_wire._public import rehome
-from llm_wire.admission import MAX_LISTED_TOOLS
 from llm_wire.codec import DecodeError
 from llm_wire.contract import ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.tool import DuplicateToolName
 
 __all__ = [
+    "MAX_LISTED_TOOLS",
     "AdmissionError",
     "DecodeRejected",
     "InvalidArguments",
@@ -30,6 +28,9 @@ __all__ = [
     "describe_issue",
     "describe_value_failure",
 ]
+
+#: How many declared tool names ``describe_issue`` lists for an unknown tool.
+MAX_LISTED_TOOLS = 20
 
 # ---------------------------------------------------------------------------------------------------------
 # One value refused
@@ -181,6 +182,3 @@ def _rejection(issue: ToolCallIssue, index: int) -> str:
             return f"call {index} names a tool that was not declared"
         case InvalidArguments(name=tool_name, failure=failure):
             return f"call {index} to tool {tool_name} has invalid arguments: {failure.describe()}"
-
-
-rehome("llm_wire.admission", __all__, globals())

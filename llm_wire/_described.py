@@ -1,8 +1,7 @@
 """
-What every error record of the package stands on, kept small so the errors of each layer load without the
-whole vocabulary of reasons: the base ``Described``, the redaction rule ``render_redacted``, and the two
-reasons an entry point gives before any schema rule is checked, ``InvalidJson`` and ``TooDeep``.
-``llm_wire.reasons`` exports them with the rest of the shared reasons, which load on first use.
+What every error record of the package stands on: the base ``Described``, the redaction rule
+``render_redacted``, and the two reasons an entry point gives before any schema rule is checked,
+``InvalidJson`` and ``TooDeep``. ``llm_wire.reasons`` exports them with the rest of the shared reasons.
 """
 
 from __future__ import annotations
@@ -18,13 +17,16 @@ from llm_wire.value import ParseError, Path, render_path
 __all__ = ["Described", "InvalidJson", "TooDeep", "render_redacted"]
 
 
+@frozen
 class Described(Lean):
     """
     Base of every reason and error record: its ``str()`` is its ``describe()``, a text without input. Its
     ``repr``, ``==`` and hash are ``Lean``'s (the same as attrs', built once, not once per record).
-    """
 
-    __slots__ = ()
+    It is a frozen record without fields. A reason without fields subclasses it as it is, with
+    ``__slots__ = ()`` and no ``@frozen`` of its own: it inherits that empty, frozen record, so attrs builds
+    nothing more for it. A reason with fields is ``@frozen``.
+    """
 
     def describe(self) -> str:
         """The text; each record defines its own."""
@@ -59,9 +61,10 @@ class InvalidJson(Described):
         return self.error.describe()
 
 
-@frozen
 class TooDeep(Described):
     """The value is nested too deeply to check (or, on encode, is cyclic)."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``value nested too deeply``."""

@@ -1,18 +1,13 @@
 """
-The package's speed tricks, kept in one place: making frozen records without attrs' ``__init__``,
-generated straight-line functions, and records that build cheaply at import. (What they serve stays with
-its owner: ``contract._quick`` writes a contract's fast path with ``generated``, ``contract._fastload`` reads
-plain schema documents in one walk.)
-
-A frozen attrs class refuses ``setattr``, but the descriptors of its slots still set a value. Records made
-on every hot path (results, validation failures) set their slots through these setters: the same frozen
-objects, about a third cheaper to make. The records admission makes per call go further (``builder``): their
-slots live in a plain base class, are stored on a bare instance of it, and the instance then takes the
-record's class. Nothing else in the package reaches into slots.
+The package's speed tricks, kept in one place: generated straight-line functions, records that build cheaply
+at import, and regular expressions compiled on first use. (What they serve stays with its owner:
+``contract._quick`` writes a contract's fast path with ``generated``, ``codec._records`` a record's decoder,
+and ``contract._fastload`` reads plain schema documents in one walk.) None of them reaches into an object: no
+slot is set behind its class's back and no instance changes its class.
 
 A record codec's decoder and a contract's fast path are generated once, as cattrs, attrs and fastjsonschema
 generate theirs: one line per field or rule instead of a loop over a plan. The source holds no input and no
-user text, only names bound in the namespace it runs in.
+user text, only names bound in the namespace it runs in. Each is tested against its slow twin.
 
 Records that build cheaply at import (``Lean``): attrs compiles a ``__repr__``, an ``__eq__`` and a
 ``__hash__`` for every class it builds, about half of what building one costs, and the package builds over
@@ -25,7 +20,6 @@ itself keeps its own. For ``@frozen`` records only: a mutable class would wrongl
 exception compares by identity (``Lean`` leaves exceptions alone). Records made or compared on a hot path
 keep attrs' generated methods, which run faster.
 
-
 Regular expressions a module needs only on some paths (``LazyPattern``) compile on first use, not at import.
 """
 
@@ -33,36 +27,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from attrs import NOTHING
 
-__all__ = ["LazyPattern", "Lean", "builder", "generated", "new", "slot_setters"]
-
-#: A bare instance of a slotted class, its slots still unset (for records whose slots are set one by one).
-new = object.__new__
-
-
-def slot_setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
-    """The setters of ``cls``'s slots ``names``, in that order; a missing slot is a ``KeyError`` at import."""
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-def builder(cls: type, base: type, *names: str) -> Callable[..., Any]:
-    """
-    A function making a ``cls`` from the slots ``names``, positionally: ``base`` is the plain class that
-    declares the slots and ``cls`` (a frozen record) its subclass that adds none. The slots are stored on a
-    bare ``base`` instance, as on any plain object, then the instance takes its class: about half the cost
-    of setting a frozen record's slots through their descriptors.
-    """
-    slots = set(base.__dict__["__slots__"]) - {"__weakref__"}
-    if cls.__bases__ != (base,) or cls.__basicsize__ != base.__basicsize__ or slots != set(names):
-        msg = f"{cls.__name__} must subclass {base.__name__}, add no slot and be built from all of them"
-        raise TypeError(msg)
-    stores = "".join(f"    self.{name} = {name}\n" for name in names)
-    source = f"def build({', '.join(names)}):\n    self = new(base)\n{stores}    self.__class__ = cls\n"
-    return generated(source + "    return self\n", "build", {"new": new, "base": base, "cls": cls})
+__all__ = ["LazyPattern", "Lean", "generated"]
 
 
 def generated(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
@@ -143,19 +113,28 @@ class Lean:
 class LazyPattern:
     """
     A regular expression compiled on first use, for a module that would otherwise compile it at import.
-    ``fullmatch`` is the compiled pattern's own, held in a slot once set, so later calls cost no more. Two
-    threads meeting the first use both compile it; either result serves.
+    ``fullmatch``, ``match``, ``search`` and ``finditer`` are the compiled pattern's own, held in slots once
+    set, so later calls cost no more. Two threads meeting the first use both compile it; either result
+    serves.
     """
 
-    __slots__ = ("_source", "fullmatch")
+    __slots__ = ("_source", "finditer", "fullmatch", "match", "search")
 
-    fullmatch: Callable[[str], re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    match: Callable[..., re.Match[str] | None]
+    search: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
 
     def __init__(self, source: str) -> None:
         self._source = source
 
     def __getattr__(self, name: str) -> Any:
-        if name != "fullmatch":
+        if name not in _PATTERN_METHODS:
             raise AttributeError(name)
-        self.fullmatch = found = re.compile(self._source).fullmatch
-        return found
+        compiled = re.compile(self._source)
+        self.fullmatch, self.match = compiled.fullmatch, compiled.match
+        self.search, self.finditer = compiled.search, compiled.finditer
+        return getattr(self, name)
+
+
+_PATTERN_METHODS = frozenset(LazyPattern.__slots__) - {"_source"}

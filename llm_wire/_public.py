@@ -1,7 +1,8 @@
 """
 Public faces name their types' public home: a class defined in a private module prints the face it is
 exported from (``llm_wire.codec.DecodeError``, not ``llm_wire.codec._errors.DecodeError``), as httpx does.
-A face whose names load on first use (``lazy_face``) keeps import cheap.
+A face whose names load on first use (``lazy_face``: the package's root, and where a heavy optional dependency
+would load) keeps import cheap.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping
 from typing import Any
 
-__all__ = ["elsewhere", "lazy_face", "rehome"]
+__all__ = ["lazy_face", "rehome"]
 
 
 def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> None:
@@ -31,28 +32,17 @@ def rehome(face: str, names: Iterable[str], namespace: Mapping[str, object]) -> 
             published.setdefault(name, obj)
 
 
-def elsewhere(home: str, namespace: Mapping[str, Any]) -> dict[str, str]:
-    """
-    The names of the face's ``__all__`` that its ``namespace`` does not bind, each homed in ``home``: the
-    part of a face that loads on first use, for ``lazy_face``. Called once the face's own names are bound.
-    """
-    return {name: home for name in namespace["__all__"] if name not in namespace}
-
-
 def lazy_face(
     face: str,
     homes: Mapping[str, str],
     namespace: MutableMapping[str, Any],
     *,
     submodules: Collection[str] = (),
-    rehome_loaded: bool = False,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """
     The module ``__getattr__`` and ``__dir__`` of the face ``face``, whose names load on first use: ``homes``
     maps each name to the module that defines it, ``submodules`` are modules of the face found by name, and a
     name once found is kept in ``namespace`` (the face's globals), so it costs a plain look-up after.
-    ``rehome_loaded``: every class of ``homes`` loaded so far prints the face as its home (``rehome``),
-    whichever path loaded its module.
     """
 
     def __getattr__(name: str) -> Any:
@@ -63,11 +53,6 @@ def lazy_face(
             msg = f"module {face!r} has no attribute {name!r}"
             raise AttributeError(msg)
         found = getattr(importlib.import_module(home), name)
-        if rehome_loaded:
-            for each, where in homes.items():
-                loaded = sys.modules.get(where)
-                if loaded is not None and each in vars(loaded):
-                    rehome(face, (each,), vars(loaded))
         namespace[name] = found
         return found
 

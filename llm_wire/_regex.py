@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from llm_wire._fast import LazyPattern
 from llm_wire.result import Err, Ok, Result
 
 if TYPE_CHECKING:
@@ -515,7 +516,7 @@ def _searcher(compiled: re2._Regexp) -> Callable[[str], bool]:
 #: Default bound on ``pattern_cost``. RE2's matching time is linear in the text, but its factor grows with
 #: the program when the DFA gives up: ``(?:a|b)*a(?:a|b){1000}c`` (cost about 1,000) took 7 s on 1 MiB.
 MAX_PATTERN_COST = 500
-_COUNTED = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
+_COUNTED = LazyPattern(r"\{[0-9]+(?:,[0-9]*)?\}")
 
 
 @functools.lru_cache(maxsize=1024)

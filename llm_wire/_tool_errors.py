@@ -1,6 +1,5 @@
 """
 Why a runtime tool declaration was refused, and why a name breaks the rule (``llm_wire.tool`` exports them).
-They load with the first refusal, not with the stack.
 """
 
 from __future__ import annotations
@@ -10,11 +9,10 @@ from typing import TypeAlias
 from attrs import frozen
 
 from llm_wire._fast import Lean
-from llm_wire._public import rehome
 from llm_wire.contract import LoadError
-from llm_wire.tool import MAX_NAME_BYTES
 
 __all__ = [
+    "MAX_NAME_BYTES",
     "EmptyName",
     "InputNotObject",
     "InvalidCharacter",
@@ -25,6 +23,9 @@ __all__ = [
     "ToolError",
     "describe_error",
 ]
+
+#: The longest tool name, in bytes (``tool.check_name``).
+MAX_NAME_BYTES = 64
 
 
 @frozen
@@ -127,6 +128,3 @@ def describe_error(error: ToolError) -> str:
             return f"invalid input schema: {load_error.describe()}"
         case InputNotObject(name=tool_name):
             return f"the input schema of tool {tool_name} must describe an object"
-
-
-rehome("llm_wire.tool", __all__, globals())

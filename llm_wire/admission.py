@@ -28,16 +28,29 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from attrs import field, frozen
+from attrs import define, field, frozen
 
 from llm_wire import contract as _contract
+from llm_wire._admission_issues import (
+    MAX_LISTED_TOOLS,
+    AdmissionError,
+    DecodeRejected,
+    InvalidArguments,
+    InvalidToolCall,
+    SchemaRejected,
+    ToolCallIssue,
+    UnknownTool,
+    ValueFailure,
+    describe_issue,
+    describe_value_failure,
+)
 from llm_wire._described import InvalidJson
-from llm_wire._fast import Lean, builder, new, slot_setters
-from llm_wire._public import elsewhere, lazy_face
+from llm_wire._fast import Lean
+from llm_wire._public import rehome
 from llm_wire.codec import Codec
-from llm_wire.contract import Contract, ValidationError
+from llm_wire.contract import Contract, ValidationError, first_failure
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
@@ -54,20 +67,6 @@ from llm_wire.value import (
     render,
     to_plain,
 )
-
-if TYPE_CHECKING:
-    from llm_wire._admission_issues import (
-        AdmissionError,
-        DecodeRejected,
-        InvalidArguments,
-        InvalidToolCall,
-        SchemaRejected,
-        ToolCallIssue,
-        UnknownTool,
-        ValueFailure,
-        describe_issue,
-        describe_value_failure,
-    )
 
 __all__ = [
     "AdmissionError",
@@ -92,13 +91,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: How many declared tool names ``describe_issue`` lists for an unknown tool.
-MAX_LISTED_TOOLS = 20
 _FAILURES_PER_CALL = 8
 
 
 # ---------------------------------------------------------------------------------------------------------
-# One value (the refusals, in ``_admission_issues``, load with the first one)
+# One value
 
 
 def decode_arguments(
@@ -114,20 +111,16 @@ def decode_arguments(
         case Ok(arguments):
             pass
     # A codec that checks every rule of its schema decodes first; the contract runs when decoding fails.
-    decoded = codec.decode(arguments) if codec._enforces else None
+    decoded = codec.decode(arguments) if codec.decode_first is not None else None
     if isinstance(decoded, Ok):
         return decoded
     compiled = _contract_of(codec)
     if compiled is not None:
         errors = _contract.validate_all(compiled, arguments, limit=max(failures, 1))
         if errors:
-            from llm_wire._admission_issues import SchemaRejected
-
             return Err(SchemaRejected(errors))
     match decoded or codec.decode(arguments):
         case Err(decode_error):
-            from llm_wire._admission_issues import DecodeRejected
-
             return Err(DecodeRejected(decode_error))
         case Ok(value):
             return Ok(value)
@@ -184,30 +177,18 @@ class AdmissionLimits(Lean):
         object.__setattr__(self, "_parse_limits", DEFAULT if parse_limits == DEFAULT else parse_limits)
 
 
-class _AdmittedCallSlots:
-    """``AdmittedCall``'s slots in a plain class, so ``admit`` fills them cheaply (``_fast.builder``)."""
-
-    __slots__ = ("__weakref__", "arguments", "call", "decoded", "tool")
-
-
-@frozen(init=False)
-class AdmittedCall(_AdmittedCallSlots):
+@define
+class AdmittedCall:
     """
     A call that passed admission: its tool, its arguments as a validated JSON value, and the decoded value
-    (the codec's native value for tools from ``new``, the JSON value otherwise).
+    (the codec's native value for tools from ``new``, the JSON value otherwise). Made once per admitted
+    call, so it is a plain attrs class, not frozen: treat it as read-only.
     """
 
     call: ToolCall
     tool: Tool = field(repr=False)
     arguments: Value
     decoded: Any
-
-    def __init__(self, call: ToolCall, tool: Tool, arguments: Value, decoded: Any) -> None:
-        # Made once per admitted call: set the slots directly (``llm_wire._fast``).
-        _set_call(self, call)
-        _set_tool(self, tool)
-        _set_arguments(self, arguments)
-        _set_decoded(self, decoded)
 
     def arguments_json(self) -> str:
         """The admitted arguments as compact JSON text, numbers exactly as the model wrote them."""
@@ -221,39 +202,17 @@ class AdmittedCall(_AdmittedCallSlots):
         return to_plain(self.arguments)
 
 
-_set_call, _set_tool, _set_arguments, _set_decoded = slot_setters(
-    _AdmittedCallSlots, "call", "tool", "arguments", "decoded"
-)
-_admitted_call = builder(AdmittedCall, _AdmittedCallSlots, "call", "tool", "arguments", "decoded")
-
-
-class _AdmittedSlots:
-    """The slots of ``Admitted``, for ``_fast.builder`` as ``_AdmittedCallSlots``."""
-
-    __slots__ = ("__weakref__", "admitted", "calls", "issues")
-
-
-@frozen(init=False)
-class Admitted(_AdmittedSlots):
+@define
+class Admitted:
     """
     An admitted batch: every call in provider order, the issues of failing calls (``REPORT`` only), and
-    the calls that passed with their decoded arguments.
+    the calls that passed with their decoded arguments. Made once per response, not frozen, as
+    ``AdmittedCall``: treat it as read-only.
     """
 
     calls: tuple[ToolCall, ...]
     issues: tuple[ToolCallIssue, ...]
     admitted: tuple[AdmittedCall, ...]
-
-    def __init__(
-        self,
-        calls: tuple[ToolCall, ...],
-        issues: tuple[ToolCallIssue, ...],
-        admitted: tuple[AdmittedCall, ...],
-    ) -> None:
-        # Made once per response: set the slots directly, as ``AdmittedCall`` does.
-        _set_calls(self, calls)
-        _set_issues(self, issues)
-        _set_admitted(self, admitted)
 
     def arguments(self, call_id: str) -> AdmittedCall | None:
         """The admitted call with this id, or ``None`` when it failed admission."""
@@ -261,10 +220,6 @@ class Admitted(_AdmittedSlots):
             if admitted.call.id == call_id:
                 return admitted
         return None
-
-
-_set_calls, _set_issues, _set_admitted = slot_setters(_AdmittedSlots, "calls", "issues", "admitted")
-_admitted = builder(Admitted, _AdmittedSlots, "calls", "issues", "admitted")
 
 
 def admit(
@@ -319,8 +274,8 @@ def admit(
     total = 0
     issues: list[ToolCallIssue] = []
     admitted: list[AdmittedCall] = []
-    # The hot path of every response: plain class tests instead of ``isinstance`` or ``match``, the unwrapped
-    # parse and check, and a schema-only tool checked inline, so no ``Ok``/``Err`` or frame is made only to be
+    # The hot path of every response: plain class tests instead of ``isinstance`` or ``match``, and the
+    # unwrapped parse and check (``parse_value``, ``first_failure``), so no ``Ok``/``Err`` is made only to be
     # taken apart.
     for call in calls:
         if call.__class__ is not ToolCall and not isinstance(call, ToolCall):
@@ -338,8 +293,6 @@ def admit(
             return Err(_over("total_argument_bytes", most, total))
         tool = by_name.get(call.name)
         if tool is None:
-            from llm_wire._admission_issues import UnknownTool
-
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
             parsed = parse_value(text, parse_limits)
@@ -351,35 +304,24 @@ def admit(
                 if adjust is not None and tool.name in adjust:
                     arguments = adjust[tool.name](arguments)
                 if tool.decode is None:  # a schema-only tool: its contract decides
-                    try:
-                        found = tool.contract._check(arguments, None)  # ``first_failure``, one frame less
-                    except RecursionError:
-                        found = _contract.first_failure(tool.contract, arguments)
+                    found = first_failure(tool.contract, arguments)
                     if found is None:
-                        admitted.append(_admitted_call(call, tool, arguments, arguments))
+                        admitted.append(AdmittedCall(call, tool, arguments, arguments))
                         continue
-                    failure = _schema_rejected(tool.contract, arguments, failures, found)  # type: ignore[arg-type]
+                    failure = _schema_rejected(tool.contract, arguments, failures, found)
                 else:
                     decoded = _decode(tool, arguments, failures)
                     if decoded.__class__ is tuple:
-                        admitted.append(_admitted_call(call, tool, arguments, decoded[1]))
+                        admitted.append(AdmittedCall(call, tool, arguments, decoded[1]))
                         continue
                     failure = decoded  # type: ignore[assignment]
-            from llm_wire._admission_issues import InvalidArguments
-
             issue = InvalidArguments(call.id, tool.name, failure)
         if checks is _REJECT:
-            from llm_wire._admission_issues import InvalidToolCall
-
             return Err(InvalidToolCall(issue, len(admitted)))  # no issue came before it
         issues.append(issue)
-    ok: Ok[Admitted] = _new(Ok)
-    _set_ok_value(ok, _admitted(tuple(calls), tuple(issues), tuple(admitted)))
-    return ok
+    return Ok(Admitted(tuple(calls), tuple(issues), tuple(admitted)))
 
 
-_new = new
-(_set_ok_value,) = slot_setters(Ok, "value")
 _REJECT = ToolCallChecks.REJECT
 
 
@@ -421,26 +363,22 @@ def _expect_tools(tools: Iterable[object]) -> None:
 
 def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | ValueFailure:
     """A tool declared in source: its arguments decoded natively, or why they fail."""
-    decode_first = tool._decode_first
+    decode_first = tool.decode_first
     if decode_first is not None:
         # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
         # contract runs only when decoding fails, to tell a schema failure from a refusal of the codec.
         pair = decode_first(arguments)
         if type(pair) is tuple:
             return pair
-        found = _contract.first_failure(tool.contract, arguments)
+        found = first_failure(tool.contract, arguments)
         if found is None:
-            from llm_wire._admission_issues import DecodeRejected
-
             return DecodeRejected(pair)  # type: ignore[arg-type]
         return _schema_rejected(tool.contract, arguments, failures, found)
-    found = _contract.first_failure(tool.contract, arguments)
+    found = first_failure(tool.contract, arguments)
     if found is not None:
         return _schema_rejected(tool.contract, arguments, failures, found)
     decoded = tool.decode(arguments)  # type: ignore[misc]
     if isinstance(decoded, Err):
-        from llm_wire._admission_issues import DecodeRejected
-
         return DecodeRejected(decoded.error)
     return arguments, decoded.value
 
@@ -449,8 +387,6 @@ def _schema_rejected(
     compiled: Contract, arguments: Value, failures: int, first: ValidationError
 ) -> SchemaRejected:
     # The rare path: collect the call's other failures too, so one answer can fix them all.
-    from llm_wire._admission_issues import SchemaRejected
-
     return SchemaRejected(_contract.validate_all(compiled, arguments, limit=failures) or (first,))
 
 
@@ -471,8 +407,4 @@ def _over(limit: str, value: int, measured: int) -> LimitExceeded:
     return LimitExceeded(f"Config.with_limit(Limit.{member}, n)", value, measured, what=what)
 
 
-#: The refusals load with the first one (``_admission_issues``), not with the stack.
-_REFUSALS = elsewhere("llm_wire._admission_issues", globals())
-
-if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-    __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())
+rehome(__name__, __all__, globals())

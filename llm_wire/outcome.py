@@ -27,30 +27,38 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from attrs import field, frozen
 
 from llm_wire._fast import Lean
-from llm_wire.admission import AdmissionLimits, AdmittedCall, admit
+from llm_wire._request import Prepared
+from llm_wire.admission import (
+    AdmissionError,
+    AdmissionLimits,
+    AdmittedCall,
+    InvalidArguments,
+    InvalidToolCall,
+    ToolCallIssue,
+    ValueFailure,
+    admit,
+)
 from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
+from llm_wire.providers.response import (
+    ErrorKind,
+    FinishReason,
+    PartialCall,
+    ProviderError,
+    ResponseError,
+    StreamDecoder,
+    Terminal,
+    Usage,
+)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
-
-if TYPE_CHECKING:
-    from llm_wire._admission_issues import AdmissionError, ToolCallIssue, ValueFailure
-    from llm_wire._request import Prepared
-    from llm_wire.providers.response import (
-        FinishReason,
-        PartialCall,
-        ResponseError,
-        StreamDecoder,
-        Terminal,
-        Usage,
-    )
 
 __all__ = [
     "Answer",
@@ -201,21 +209,7 @@ class TransportError(Lean):
         return self.describe()
 
 
-if TYPE_CHECKING:
-    FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
-else:
-
-    def __getattr__(name: str) -> Any:
-        # The response shapes load with the first decoder or the first resolve, not with this module: a
-        # caller holding a decoded response has them already. ``FailureError`` names one of them.
-        if name != "FailureError":
-            msg = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(msg)
-        from llm_wire._admission_issues import AdmissionError
-        from llm_wire.providers.response import ResponseError
-
-        alias = globals()["FailureError"] = ResponseError | AdmissionError | InvalidOutput | TransportError
-        return alias
+FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
 
 
 @frozen
@@ -250,9 +244,6 @@ def sent_for(error: ResponseError) -> Sent:
     What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
     whole response, a server error or an error met mid-response possibly a response.
     """
-    from llm_wire._admission_issues import InvalidToolCall
-    from llm_wire.providers.response import ErrorKind, ProviderError
-
     not_sent = (
         ErrorKind.INVALID_REQUEST,
         ErrorKind.AUTHENTICATION,
@@ -337,7 +328,6 @@ def resolve_with(
     codec, declared on the spot under the name ``output``. A decode error is a
     ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
     """
-    from llm_wire.providers.response import FinishReason
 
     _check_decoded(decoded)
     match decoded:
@@ -381,7 +371,6 @@ def resolve_stream_with(
     ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
     whether the stream completed and whether progress reached the caller.
     """
-    from llm_wire.providers.response import ProviderError
 
     _check_stream(stream)
     decoded = stream.finish()
@@ -403,7 +392,6 @@ def resolve_stream_with(
 
 
 def _check_decoded(decoded: object) -> None:
-    from llm_wire.providers.response import Terminal
 
     if not isinstance(decoded, Ok | Err):
         msg = f"decoded must be an Ok or Err, not {type(decoded).__name__}"
@@ -414,17 +402,12 @@ def _check_decoded(decoded: object) -> None:
 
 
 def _check_prepared(prepared: object) -> None:
-    # Loaded here, not at import: the requests and every provider wire stand behind it, and a caller
-    # holding a ``Prepared`` has loaded them already.
-    from llm_wire._request import Prepared
-
     if not isinstance(prepared, Prepared):
         msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
         raise TypeError(msg)
 
 
 def _check_stream(stream: object) -> None:
-    from llm_wire.providers.response import StreamDecoder
 
     if not isinstance(stream, StreamDecoder):
         msg = f"stream must be a StreamDecoder, not {type(stream).__name__}"
@@ -459,8 +442,6 @@ def _decode_output(
         case Ok(admitted):
             pass
     if admitted.issues:
-        from llm_wire._admission_issues import InvalidArguments
-
         for issue in admitted.issues:
             if isinstance(issue, InvalidArguments):
                 return Err(InvalidOutput(issue.failure))

@@ -28,9 +28,8 @@ Redaction: a path keeps every segment for code; its text (``render_redacted``) s
 the input and not declared by the codec or schema (a map key, an unexpected member) as ``[*]``, so
 ``$["tags"][*]: expected a string``. ``DecodeError`` and ``ValidationError`` both render through it.
 
-The vocabulary loads with the first failure or the first compiled contract, not with the stack: the errors
-of each layer stand on ``llm_wire._described`` (``Described``, the redaction, ``InvalidJson`` and
-``TooDeep``), which this module re-exports.
+The errors of each layer stand on ``llm_wire._described`` (``Described``, the redaction, ``InvalidJson``
+and ``TooDeep``), which this module re-exports.
 """
 
 from __future__ import annotations
@@ -210,9 +209,10 @@ class TooManyItems(Described):
         return f"expected at most {_plural(self.maximum, 'item')}"
 
 
-@frozen
 class MissingProperty(Described):
     """A required member is absent (or, on encode, a required attribute); the path ends with its name."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``required property is missing``."""

@@ -11,7 +11,7 @@ from typing import Generic, NoReturn, TypeAlias, TypeVar
 
 from attrs import frozen
 
-from llm_wire._fast import slot_setters
+from llm_wire._fast import Lean
 
 __all__ = ["Err", "Ok", "Result", "UnwrapError", "is_err", "is_ok", "map", "map_err", "unwrap"]
 
@@ -23,11 +23,13 @@ V = TypeVar("V")
 X = TypeVar("X")
 
 
-# Results are made on every hot path, so their ``__init__`` sets the one slot directly (``llm_wire._fast``).
+# Results are made on every hot path: each ``__init__`` is written out, as attrs documents for a frozen class
+# (``object.__setattr__``), without the bound setter attrs' generated one makes first.
+_setattr = object.__setattr__
 
 
 @frozen(init=False)
-class Ok(Generic[T]):
+class Ok(Lean, Generic[T]):
     """
     A success carrying ``value``.
     """
@@ -35,11 +37,11 @@ class Ok(Generic[T]):
     value: T  # type: ignore[misc]  # covariant is safe: the slot is set once, in __init__
 
     def __init__(self, value: T) -> None:
-        _set_ok(self, value)
+        _setattr(self, "value", value)
 
 
 @frozen(init=False)
-class Err(Generic[E]):
+class Err(Lean, Generic[E]):
     """
     A failure carrying a typed ``error``.
     """
@@ -47,11 +49,7 @@ class Err(Generic[E]):
     error: E  # type: ignore[misc]  # covariant is safe: the slot is set once, in __init__
 
     def __init__(self, error: E) -> None:
-        _set_err(self, error)
-
-
-(_set_ok,) = slot_setters(Ok, "value")
-(_set_err,) = slot_setters(Err, "error")
+        _setattr(self, "error", error)
 
 
 Result: TypeAlias = Ok[U] | Err[F]

@@ -173,11 +173,13 @@ def keyword(name: str) -> Keyword:
     return _EXTENSION if name.startswith("x-") else _UNKNOWN
 
 
+_setattr = object.__setattr__
+
 #: A keyword's value: a subschema, subschemas in order, named subschemas in order, or a JSON value.
 KeywordValue: TypeAlias = "Schema | tuple[Schema, ...] | tuple[tuple[str, Schema], ...] | Value"
 
 
-@frozen(eq=False)
+@frozen(eq=False, init=False)
 class Schema:
     """
     One schema node: ``boolean`` for ``true``/``false`` schemas, otherwise ``keywords`` in authored order.
@@ -185,12 +187,17 @@ class Schema:
     Make nodes with ``build``/``make`` (from keywords) or ``from_value`` (from a document); both check them.
     """
 
-    keywords: tuple[tuple[str, KeywordValue], ...] = ()
-    boolean: bool | None = None
-    _index: dict[str, int] = field(init=False, repr=False)
+    keywords: tuple[tuple[str, KeywordValue], ...]
+    boolean: bool | None
+    _index: dict[str, int] = field(repr=False)
 
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_index", {name: n for n, (name, _) in enumerate(self.keywords)})
+    def __init__(
+        self, keywords: tuple[tuple[str, KeywordValue], ...] = (), boolean: bool | None = None
+    ) -> None:
+        # Written out, as attrs documents for a frozen class: a document's load makes one per schema object.
+        _setattr(self, "keywords", keywords)
+        _setattr(self, "boolean", boolean)
+        _setattr(self, "_index", {name: n for n, (name, _) in enumerate(keywords)})
 
     def get(self, name: str) -> KeywordValue | None:
         """The value of keyword ``name``, or ``None`` when absent."""

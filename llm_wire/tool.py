@@ -10,31 +10,30 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
 from llm_wire._fast import Lean
-from llm_wire._public import elsewhere, lazy_face
+from llm_wire._public import rehome
+from llm_wire._tool_errors import (
+    MAX_NAME_BYTES,
+    EmptyName,
+    InputNotObject,
+    InvalidCharacter,
+    InvalidName,
+    InvalidSchema,
+    NameProblem,
+    NameTooLong,
+    ToolError,
+    describe_error,
+)
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError, Schema
 from llm_wire.value import Value
-
-if TYPE_CHECKING:
-    from llm_wire._tool_errors import (
-        EmptyName,
-        InputNotObject,
-        InvalidCharacter,
-        InvalidName,
-        InvalidSchema,
-        NameProblem,
-        NameTooLong,
-        ToolError,
-        describe_error,
-    )
 
 __all__ = [
     "DuplicateToolName",
@@ -61,12 +60,11 @@ __all__ = [
     "schema",
 ]
 
-MAX_NAME_BYTES = 64
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Names (the refusals, in ``_tool_errors``, load with the first one)
+# Names
 
 
 def check_name(name: str) -> Result[None, NameProblem]:
@@ -74,17 +72,11 @@ def check_name(name: str) -> Result[None, NameProblem]:
     Check ``name`` against ``^[a-zA-Z0-9_-]{1,64}$``, the rule every built-in provider accepts.
     """
     if not name:
-        from llm_wire._tool_errors import EmptyName
-
         return Err(EmptyName())
     for character in name:
         if character not in _NAME_CHARACTERS:
-            from llm_wire._tool_errors import InvalidCharacter
-
             return Err(InvalidCharacter(character))
     if len(name) > MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
-        from llm_wire._tool_errors import NameTooLong
-
         return Err(NameTooLong(len(name)))
     return Ok(None)
 
@@ -126,10 +118,8 @@ class Tool:
     _key: object = field(alias="_key", repr=False)
     #: For a codec that enforces its schema (``decode`` succeeds only on values the contract accepts): its
     #: decode giving ``(value, native)`` or the ``DecodeError``, so admission decodes first and consults
-    #: the contract only when decoding fails.
-    _decode_first: Callable[[Value], tuple[Value, Any] | DecodeError] | None = field(
-        default=None, alias="_decode_first", repr=False
-    )
+    #: the contract only when decoding fails (``Codec.decode_first``). ``None`` for other tools.
+    decode_first: Callable[[Value], tuple[Value, Any] | DecodeError] | None = field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self._key is not _CONSTRUCTOR:
@@ -169,7 +159,7 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
                 compiled,
                 codec.decode,
                 _key=_CONSTRUCTOR,
-                _decode_first=codec._decode_pair if codec._enforces else None,
+                decode_first=codec.decode_first,
             )
 
 
@@ -182,12 +172,8 @@ def from_contract(name: str, description: str, contract: Contract) -> Result[Too
     _expect("contract", contract, Contract)
     match check_name(name):
         case Err(problem):
-            from llm_wire._tool_errors import InvalidName
-
             return Err(InvalidName(name, problem))
     if not _is_object_schema(contract.schema):
-        from llm_wire._tool_errors import InputNotObject
-
         return Err(InputNotObject(name))
     return Ok(Tool(name, description, contract.schema, contract, None, _key=_CONSTRUCTOR))
 
@@ -201,14 +187,10 @@ def from_json_schema(name: str, description: str, schema: Value | str | bytes) -
     _expect("description", description, str)
     match check_name(name):
         case Err(problem):
-            from llm_wire._tool_errors import InvalidName
-
             return Err(InvalidName(name, problem))
     loaded = _contract.parse(schema) if isinstance(schema, str | bytes) else _contract.load(schema)
     match loaded:
         case Err(load_error):
-            from llm_wire._tool_errors import InvalidSchema
-
             return Err(InvalidSchema(load_error))
         case Ok(compiled):
             return from_contract(name, description, compiled)
@@ -258,8 +240,4 @@ RejectInvalidToolCalls = ToolCallChecks.REJECT
 ReportInvalidToolCalls = ToolCallChecks.REPORT
 
 
-#: The refusals load with the first one (``_tool_errors``), not with the stack.
-_REFUSALS = elsewhere("llm_wire._tool_errors", globals())
-
-if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-    __getattr__, __dir__ = lazy_face(__name__, _REFUSALS, globals())
+rehome(__name__, __all__, globals())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from typing import Any
 
 import attrs
@@ -369,3 +370,18 @@ class TestHandingOn:
         near = unwrap(admission.admit([call("price", '{"price": 0.10, "n": 3}')], [priced])).admitted[0]
         plain = unwrap(near.plain_arguments())
         assert json.dumps(plain) == '{"price": 0.1, "n": 3}'
+
+    def test_records_are_the_ones_init_makes(self) -> None:
+        """``admit`` returns the records their constructors make, and an admitted call can be held weakly."""
+        declared = tool.from_json_schema("t", "d", {"type": "object"})
+        assert isinstance(declared, Ok)
+        one = ToolCall(id="c", name="t", arguments_json='{"a": 1}')
+        made = admission.admit([one], [declared.value])
+        assert isinstance(made, Ok)
+        batch = made.value
+        (passed,) = batch.admitted
+        assert type(batch) is admission.Admitted
+        assert type(passed) is admission.AdmittedCall
+        assert passed == admission.AdmittedCall(one, declared.value, {"a": 1}, {"a": 1})
+        assert batch == admission.Admitted((one,), (), (passed,))
+        assert weakref.ref(passed)() is passed

@@ -1,28 +1,24 @@
 """
 ``Lean`` records: their shared ``repr``, ``==`` and hash behave as the methods attrs generates, and attrs
-generates none of the three for them; ``builder`` makes the records ``__init__`` makes; a ``LazyPattern``
-matches as its compiled pattern.
+generates none of the three for them; a ``LazyPattern`` matches as its compiled pattern.
 """
 
 from __future__ import annotations
 
 import pickle
 import re
-import weakref
 from decimal import Decimal
 from typing import Any
 
-import attrs
 import pytest
 from attrs import field, frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_wire import admission, codec, contract, reasons, tool
-from llm_wire._fast import LazyPattern, Lean, builder
+from llm_wire import codec, contract, reasons
+from llm_wire._fast import LazyPattern, Lean
 from llm_wire.error import LimitExceeded
 from llm_wire.message import ToolCall
-from llm_wire.result import Ok
 from llm_wire.value import Location, ParseError
 
 
@@ -194,63 +190,20 @@ class TestLazyPattern:
         pattern = LazyPattern(r"[ab]+-[0-9]")
         assert (pattern.fullmatch(text) is None) == (re.fullmatch(r"[ab]+-[0-9]", text) is None)
 
+    @given(st.text(alphabet="ab-1 ", max_size=12), st.integers(0, 12))
+    def test_every_method_as_re(self, text: str, start: int) -> None:
+        """``match``, ``search`` and ``finditer`` find what the compiled pattern's own find."""
+        pattern, compiled = LazyPattern(r"[ab]+-[0-9]"), re.compile(r"[ab]+-[0-9]")
+        found, expected = pattern.match(text, start), compiled.match(text, start)
+        assert (found and found.span()) == (expected and expected.span())
+        found, expected = pattern.search(text), compiled.search(text)
+        assert (found and found.span()) == (expected and expected.span())
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+
     def test_compiles_once(self) -> None:
         """The first use stores the compiled pattern's ``fullmatch``; an unknown attribute stays an error."""
         pattern = LazyPattern("x")
         first = pattern.fullmatch
         assert pattern.fullmatch is first
         with pytest.raises(AttributeError):
-            _ = pattern.search
-
-
-class _PairSlots:
-    __slots__ = ("__weakref__", "left", "right")
-
-
-@frozen(init=False)
-class _Pair(_PairSlots):
-    left: int
-    right: str
-
-
-class _Wide(_PairSlots):
-    __slots__ = ("extra",)
-
-
-class TestBuilder:
-    """``builder`` makes the frozen record its fields describe, from a plain base that holds its slots."""
-
-    def test_makes_the_record(self) -> None:
-        """The record is of the frozen class, with each field in its place, and stays frozen."""
-        pair = builder(_Pair, _PairSlots, "right", "left")("r", 1)
-        assert type(pair) is _Pair
-        assert (pair.left, pair.right) == (1, "r")
-        assert pair == builder(_Pair, _PairSlots, "left", "right")(1, "r")
-        assert repr(pair) == "_Pair(left=1, right='r')"
-        with pytest.raises(attrs.exceptions.FrozenInstanceError):
-            pair.left = 2  # type: ignore[misc]
-
-    @pytest.mark.parametrize(
-        ("cls", "names"),
-        [(_Pair, ("left",)), (_Pair, ("left", "right", "other")), (_Wide, ("left", "right"))],
-        ids=["a-slot-missing", "a-slot-too-many", "a-class-that-adds-slots"],
-    )
-    def test_refuses_what_it_cannot_build(self, cls: type, names: tuple[str, ...]) -> None:
-        """Every slot, no other, and a class that adds none: otherwise a ``TypeError`` at import."""
-        with pytest.raises(TypeError, match="must subclass"):
-            builder(cls, _PairSlots, *names)
-
-    def test_admission_records_are_built_so(self) -> None:
-        """``admit`` makes ``AdmittedCall`` and ``Admitted`` with it: the same records ``__init__`` makes."""
-        declared = tool.from_json_schema("t", "d", {"type": "object"})
-        assert isinstance(declared, Ok)
-        call = ToolCall(id="c", name="t", arguments_json='{"a": 1}')
-        made = admission.admit([call], [declared.value])
-        assert isinstance(made, Ok)
-        batch = made.value
-        (passed,) = batch.admitted
-        assert type(batch) is admission.Admitted
-        assert type(passed) is admission.AdmittedCall
-        assert passed == admission.AdmittedCall(call, declared.value, {"a": 1}, {"a": 1})
-        assert batch == admission.Admitted((call,), (), (passed,))
-        assert weakref.ref(passed)() is passed
+            _ = pattern.sub

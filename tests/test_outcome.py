@@ -491,7 +491,7 @@ class TestBoundedTexts:
 
 
 class TestResponseShapesLoadOnUse:
-    """``outcome`` imports without the response shapes; ``FailureError`` and the first resolve load them."""
+    """``outcome`` imports what it stands on at the top, but no HTTP transport (an optional extra)."""
 
     @staticmethod
     def _modules_after(statement: str) -> set[str]:
@@ -499,10 +499,11 @@ class TestResponseShapesLoadOnUse:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         return set(out.stdout.split())
 
-    def test_import_loads_no_response(self) -> None:
-        """``import llm_wire.outcome`` leaves ``providers.response`` unloaded."""
+    def test_import_loads_no_transport(self) -> None:
+        """``import llm_wire.outcome`` loads the response shapes, not the transport nor httpx."""
         loaded = self._modules_after("import llm_wire.outcome")
-        assert "llm_wire.providers.response" not in loaded
+        assert "llm_wire.providers.response" in loaded
+        assert not {"llm_wire.transport", "httpx"} & loaded
 
     def test_failure_error_is_the_union(self) -> None:
         """``FailureError`` names every error a ``Failure`` carries, the response errors among them."""

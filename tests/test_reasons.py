@@ -11,6 +11,7 @@ import typing
 from decimal import Decimal
 from typing import Any
 
+import attrs
 import cattrs
 import pytest
 
@@ -131,18 +132,18 @@ def _fresh(statement: str) -> list[str]:
     return out.stdout.split()
 
 
-class TestVocabulariesLoadOnUse:
+class TestVocabulariesLoadWithTheirFaces:
     """
-    The reasons, and the refusals of tool declarations and of admission, load with the first failure or
-    the first compiled contract, not with the stack.
+    The reasons, and the refusals of tool declarations and of admission, load with the face that exports
+    them: a face imports its parts at the top, so a name is bound before anyone looks it up.
     """
 
-    def test_the_stack_loads_no_vocabulary(self) -> None:
-        """Importing every layer of the wire builds the errors' envelopes only."""
+    def test_the_stack_loads_every_vocabulary(self) -> None:
+        """Importing every layer of the wire builds the errors' envelopes and their reasons."""
         loaded = _fresh(f"{_STACK}; import sys; print(*sys.modules)")
         assert "llm_wire.contract._errors" in loaded
         assert "llm_wire.codec._errors" in loaded
-        assert not _VOCABULARIES & set(loaded)
+        assert set(loaded) >= _VOCABULARIES
 
     def test_a_refusal_loads_its_reasons(self) -> None:
         """A refused schema and a refused value come back with their typed reasons, printed by their face."""
@@ -221,11 +222,11 @@ class TestVocabulariesLoadOnUse:
             ("llm_wire.admission", "llm_wire._admission_issues"),
         ],
     )
-    def test_the_deferred_part_is_its_home(self, face: str, home: str) -> None:
-        """What a face leaves to load on use is exactly what its private home exports."""
-        deferred = _fresh(f"import {face} as f; print(*sorted(f.__all__ - f.__dict__.keys()))")
-        exported = _fresh(f"import {home} as h; print(*sorted(h.__all__))")
-        assert deferred == exported
+    def test_the_private_home_is_on_its_face(self, face: str, home: str) -> None:
+        """What a private home exports, its face exports too, bound at import: nothing loads on use."""
+        unbound = _fresh(f"import {face} as f; print(*sorted(set(f.__all__) - f.__dict__.keys()))")
+        missing = _fresh(f"import {face} as f, {home} as h; print(*sorted(set(h.__all__) - set(f.__all__)))")
+        assert unbound == missing == []
 
     def test_an_unknown_name_is_an_attribute_error(self) -> None:
         """The contract face's look-up refuses a name it does not have."""
@@ -263,3 +264,36 @@ class TestAnnotationsResolve:
         assert isinstance(decoded, Err)
         assert set(typing.get_type_hints(type(decoded.error))) == {"path", "reason", "hidden"}
         assert cattrs.unstructure(decoded.error)["reason"] == {"expected": ["integer"]}
+
+
+def _subclasses(cls: type) -> list[type]:
+    """The classes below ``cls`` that their module binds (not the class attrs replaced by a slotted one)."""
+    found: list[type] = []
+    subclasses: list[type] = cls.__subclasses__()
+    for sub in subclasses:
+        if getattr(sys.modules[sub.__module__], sub.__name__, None) is sub:
+            found.append(sub)
+        found += _subclasses(sub)
+    return found
+
+
+class TestRecordsWithoutFields:
+    """A reason without fields inherits ``Described``'s empty frozen record; one with fields is its own."""
+
+    @pytest.mark.parametrize("record", _subclasses(reasons.Described), ids=lambda c: c.__qualname__)
+    def test_every_declared_field_is_a_field(self, record: type) -> None:
+        """Each annotation a reason declares is an attrs field of it, so ``@frozen`` was not left out."""
+        declared = set(vars(record).get("__annotations__", {}))
+        assert declared <= {field.name for field in attrs.fields(record)}
+        assert all("__dict__" not in vars(base) for base in record.__mro__)  # slotted, no instance dict
+
+    def test_a_record_without_fields_is_frozen_and_a_value(self) -> None:
+        """It compares, hashes, prints and pickles as attrs' own, and refuses a new attribute."""
+        allowed, other = contract.NotAllowed(), contract.MatchesNot()
+        assert allowed == contract.NotAllowed()
+        assert allowed != typing.cast(object, other)
+        assert hash(allowed) == hash(contract.NotAllowed())
+        assert repr(allowed) == "NotAllowed()"
+        assert pickle.loads(pickle.dumps(allowed)) == allowed
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            allowed.extra = 1  # type: ignore[attr-defined]

@@ -46,6 +46,8 @@ from llm_wire.value import (
     Path,
     Syntax,
     Value,
+    _exact,
+    _parse,
     is_limit_exceeded,
     parse,
     pointer,
@@ -69,10 +71,10 @@ class Parse(Protocol):
 def fast_engines_off() -> Iterator[None]:
     """Every fast engine declines (jiter and the hooked C scanner), so ``parse`` takes the exact engine."""
     with (
-        mock.patch.object(value, "_from_json", side_effect=ValueError),
-        mock.patch.object(value, "_short", return_value=None),
-        mock.patch.object(value, "_scanned", return_value=None),
-        mock.patch.object(value, "_native", return_value=None),
+        mock.patch.object(_parse, "_from_json", side_effect=ValueError),
+        mock.patch.object(_parse, "_short", return_value=None),
+        mock.patch.object(_parse, "_scanned", return_value=None),
+        mock.patch.object(_parse, "_native", return_value=None),
     ):
         yield
 
@@ -90,7 +92,7 @@ _DECLINED = ParseError(Location(0, 1, 1), Syntax.EXPECTED_VALUE)
 
 def fast_engine(text: str, limits: Limits = DEFAULT) -> tuple[Value] | None:
     """The fast engines' answer: the value in a 1-tuple, or ``None`` when they leave it to the exact one."""
-    with mock.patch.object(value, "_exact", return_value=_DECLINED):
+    with mock.patch.object(_parse, "exact", return_value=_DECLINED):
         parsed = value.parse_value(text, limits)
     return None if isinstance(parsed, ParseError) else (parsed,)
 
@@ -298,7 +300,7 @@ class TestRules:
     def test_engines_really_differ(self) -> None:
         """The ``exact`` switch takes the C scanner out, and ``fast`` really uses it."""
         plain = PREFIX + "[1, 2]" + SUFFIX
-        with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
+        with mock.patch.object(_exact._Parser, "run", side_effect=AssertionError("exact engine ran")):
             assert isinstance(parse_with(plain, engine="fast"), Ok)
             with pytest.raises(AssertionError, match="exact engine ran"):
                 parse_with(plain, engine="exact")
@@ -310,7 +312,7 @@ class TestFastEngineShapes:
     def test_surrogate_pairs_stay_on_the_fast_engine(self) -> None:
         """Pairs, even after escaped backslashes, need no exact engine; the C scanner decodes them."""
         text = PREFIX + '["\\\\\\ud83d\\ude00", "\\\\", "\\u00e9\\uD83D\\uDE80"]' + SUFFIX
-        with mock.patch.object(value._Parser, "run", side_effect=AssertionError("exact engine ran")):
+        with mock.patch.object(_exact._Parser, "run", side_effect=AssertionError("exact engine ran")):
             parsed = value_of(parse(text))
         assert isinstance(parsed, dict)
         arguments = parsed["arguments"]
@@ -729,9 +731,9 @@ class TestHostileInput:
     def test_the_byte_limit_comes_before_any_parsing_work(self) -> None:
         """Neither engine runs on an oversized document."""
         with (
-            mock.patch.object(value, "_from_json", side_effect=AssertionError("fast engine ran")),
-            mock.patch.object(value, "_native", side_effect=AssertionError("fast engine ran")),
-            mock.patch.object(value, "_Parser", side_effect=AssertionError("exact engine ran")),
+            mock.patch.object(_parse, "_from_json", side_effect=AssertionError("fast engine ran")),
+            mock.patch.object(_parse, "_native", side_effect=AssertionError("fast engine ran")),
+            mock.patch.object(_exact, "_Parser", side_effect=AssertionError("exact engine ran")),
         ):
             for source in ("[" * (2 * MIB), b"[" * (2 * MIB)):
                 assert is_limit_exceeded(error_of(parse(source)))
@@ -1140,7 +1142,7 @@ class TestNumberShapes:
     def test_an_exponent_like_id_beside_escaped_quotes_stays_native(self) -> None:
         """``fc_68ebe7381`` holds "e7381"; inside a string (next to ``\\"``) it costs no careful scan."""
         source = '{"item_id": "fc_68ebe7381", "delta": "{\\"city\\": \\"Par"}'
-        with mock.patch.object(value, "_scanned", side_effect=AssertionError("careful scan ran")):
+        with mock.patch.object(_parse, "_scanned", side_effect=AssertionError("careful scan ran")):
             assert fast_engine(source) == ({"item_id": "fc_68ebe7381", "delta": '{"city": "Par'},)
 
     def test_a_big_exponent_after_an_escaped_quote_is_still_refused(self) -> None:
@@ -1151,11 +1153,11 @@ class TestNumberShapes:
 
     def test_an_escaped_backslash_sends_suspects_to_the_careful_scan(self) -> None:
         """After ``\\\\`` a quote may be real or not: the careful scan decides, and agrees."""
-        many = [1] * value._FEW_COMMAS  # more values than ``_few_values`` reads: the pre-scan decides
+        many = [1] * _parse._FEW_COMMAS  # more values than ``_few_values`` reads: the pre-scan decides
         source = (
             '{"s": "a\\\\", "id": "1e12345", "many": ' + json.dumps(many) + ', "pad": "' + "x" * 900 + '"}'
         )
-        with mock.patch.object(value, "_scanned", wraps=value._scanned) as scanned:
+        with mock.patch.object(_parse, "_scanned", wraps=_parse._scanned) as scanned:
             assert fast_engine(source) == ({"s": "a\\", "id": "1e12345", "many": many, "pad": "x" * 900},)
         assert scanned.called
 
@@ -1191,8 +1193,8 @@ class TestFewValues:
         """A 2,000-digit id, a long text and two numbers: no pre-scan of the bytes, no careful scan."""
         doc = {"id": "7" * 2000, "text": "x" * 8000, "n": 12, "t": Decimal("0.5")}
         with (
-            mock.patch.object(value._FastEngine, "suspects", side_effect=AssertionError("pre-scan ran")),
-            mock.patch.object(value, "_scanned", side_effect=AssertionError("careful scan ran")),
+            mock.patch.object(_parse._FastEngine, "suspects", side_effect=AssertionError("pre-scan ran")),
+            mock.patch.object(_parse, "_scanned", side_effect=AssertionError("careful scan ran")),
         ):
             assert fast_engine(json.dumps(doc, default=str).replace('"0.5"', "0.5")) == (doc,)
 

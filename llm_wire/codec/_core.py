@@ -239,6 +239,16 @@ class Codec(Generic[T]):
         except RecursionError:
             return Err(DecodeError((), TooDeep()))
 
+    @property
+    def decode_first(self) -> Callable[[Value], tuple[Value, T] | DecodeError] | None:
+        """
+        For a codec that enforces its schema (a value it decodes is one its schema accepts): a decode giving
+        ``(value, native)`` or the ``DecodeError``, so that admission decodes first and runs the contract only
+        when decoding fails. ``None`` for a codec that promises less (``custom``, ``lazy``, or one holding
+        either).
+        """
+        return self._decode_pair if self._enforces else None
+
     def _decode_pair(self, value: Value) -> tuple[Value, T] | DecodeError:
         """
         ``(value, native)``, or the ``DecodeError``: ``decode`` of a codec without ``lazy`` (so no depth to

@@ -24,6 +24,7 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
+from llm_wire._fast import Lean
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
 from llm_wire.codec._core import Codec, lazy
@@ -48,7 +49,7 @@ _CONSTRAINTS = (*_NUMERIC, *_STRING, *_ARRAY)
 
 
 @attrs.frozen
-class Meta:
+class Meta(Lean):
     """
     What a type hint alone cannot say: a description, a JSON name, constraints, or a codec to use instead.
     """
@@ -271,7 +272,7 @@ def _description(cls: type, names: set[str]) -> str | None:
 
 
 @attrs.frozen
-class _Member:
+class _Member(Lean):
     attribute: str
     name: str  # in JSON, unless the metadata renames it
     keyword: str | None  # None: passed by position

@@ -7,15 +7,11 @@ are ``llm_wire.reasons``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from attrs import field, frozen
 
 from llm_wire._described import Described, InvalidJson, render_redacted
+from llm_wire.codec._reasons import DecodeReason, EncodeReason
 from llm_wire.value import Path
-
-if TYPE_CHECKING:
-    from llm_wire.codec._reasons import DecodeReason, EncodeReason
 
 __all__ = ["DecodeError", "EncodeError"]
 

@@ -9,11 +9,11 @@ Encoding writes the canonical spelling, so ``decode(encode(x)) == Ok(x)``.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid as uuid_module
 from collections.abc import Callable
 from typing import Any
 
+from llm_wire._fast import LazyPattern
 from llm_wire.codec._core import Codec, _codec, _fixed
 from llm_wire.codec._errors import _CodecFailure
 from llm_wire.codec._reasons import EXPECTED_STRING, UnexpectedType
@@ -21,11 +21,11 @@ from llm_wire.reasons import FormatMismatch
 from llm_wire.value import Value
 
 _DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
-_DATE_ONLY = re.compile(_DATE)
-_DATE_TIME = re.compile(
+_DATE_ONLY = LazyPattern(_DATE)
+_DATE_TIME = LazyPattern(
     _DATE + r"[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,6}))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))"
 )
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _MINUTE = dt.timedelta(minutes=1)
 
 

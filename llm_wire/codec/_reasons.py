@@ -1,7 +1,6 @@
 """
-The reasons only codecs have, and the ``WrongType`` values the combinators raise. They load with the first
-codec built, not with the stack: a codec's errors (``_errors``) need none of them until a value fails. The
-codec-only reasons are::
+The reasons only codecs have, and the ``WrongType`` values the combinators raise. The codec-only reasons
+are::
 
     DecodeReason
     ├── the shared reasons of llm_wire.reasons
@@ -26,7 +25,6 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._public import rehome
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
@@ -80,18 +78,20 @@ class UnknownTag(Described):
         return f"expected one of the tags {shown}" + (", ..." if len(self.tags) > _LISTED else "")
 
 
-@frozen
 class FloatOutOfRange(Described):
     """A number is too large in magnitude for a binary64 float."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``number outside the float range``."""
         return "number outside the float range"
 
 
-@frozen
 class IntegerTooLarge(Described):
     """An integral number has more digits than an ``int`` codec converts (a guard against huge exponents)."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``integer has too many digits``."""
@@ -109,9 +109,10 @@ class ConversionRefused(Described):
         return f"refused by {self.by}"
 
 
-@frozen
 class ContractMismatch(Described):
     """The codec's schema differs from the contract's, so the contract's witness cannot be decoded."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``the codec's schema differs from the contract's``."""
@@ -140,36 +141,40 @@ class UnexpectedType(Described):
         return f"expected a value of type {self.expected}"
 
 
-@frozen
 class UnknownEnumValue(Described):
     """The native value given to an enum's ``encode`` is none of its values."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``value is not in the enum``."""
         return "value is not in the enum"
 
 
-@frozen
 class UnknownVariant(Described):
     """The native value given to a union's ``encode`` matches none of its variants."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``value matches no variant of the union``."""
         return "value matches no variant of the union"
 
 
-@frozen
 class NullInsideNullable(Described):
     """A nullable's inner codec encoded a value as ``null``, which would decode back as ``None``."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``the inner value of a nullable encoded as null``."""
         return "the inner value of a nullable encoded as null"
 
 
-@frozen
 class NonFiniteNumber(Described):
     """A float or Decimal to encode is NaN or infinite; JSON has no such numbers."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """``number is not finite``."""
@@ -231,5 +236,3 @@ EXPECTED_INTEGER = WrongType(("integer",))
 EXPECTED_NUMBER = WrongType(("number",))
 EXPECTED_ARRAY = WrongType(("array",))
 EXPECTED_OBJECT = WrongType(("object",))
-
-rehome("llm_wire.codec", __all__, globals())

@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, overload
 
 from attrs import frozen
 
-from llm_wire._fast import generated
+from llm_wire._fast import Lean, generated
 from llm_wire.codec._core import MISSING, REFUSALS, Codec, _codec, _Ctx, described, tagged_node
 from llm_wire.codec._errors import _CodecFailure
 from llm_wire.codec._reasons import (
@@ -52,7 +52,7 @@ _MISSING_FIELD = MissingProperty()
 
 
 @frozen
-class Field:
+class Field(Lean):
     """One member of a record: its JSON ``name``, its codec, and what an absent member decodes to."""
 
     name: str
@@ -335,7 +335,7 @@ def _plain(keyword: str) -> bool:
 
 
 @frozen
-class Variant:
+class Variant(Lean):
     """One case of a union: its tag, and either a payload codec with its class or a fixed unit value."""
 
     tag: str

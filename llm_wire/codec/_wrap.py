@@ -1,7 +1,7 @@
 """
 The wrapping combinators ``map``, ``try_map`` and ``custom`` (re-exported by ``llm_wire.codec``): a codec
-seen through conversion functions, or made from two functions over JSON values. They load with the first one
-used, and with them the reasons they give (``ConversionRefused``, ``Custom``).
+seen through conversion functions, or made from two functions over JSON values; the reasons they give are
+``ConversionRefused`` and ``Custom``.
 """
 
 from __future__ import annotations

@@ -25,56 +25,55 @@ own failures), other required names, other members in input order (``patternProp
 
 from __future__ import annotations
 
-import functools
 import math
 import weakref
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
-from attrs import frozen
+from attrs import field, frozen
 
 from llm_wire import value as _value
 from llm_wire._described import InvalidJson, TooDeep
-from llm_wire._fast import new, slot_setters
-from llm_wire._public import elsewhere, lazy_face, rehome
+from llm_wire._public import rehome
 from llm_wire._regex import MAX_PATTERN_COST
-from llm_wire.codec import DecodeError
+from llm_wire.codec import ContractMismatch, DecodeError
+from llm_wire.contract._checks import Budget, Check, Memo, Out, Res
+from llm_wire.contract._compile import compile_plan
 from llm_wire.contract._errors import LoadError, ValidationError
 from llm_wire.contract._formats import FORMATS
+from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.contract._load import Dialect, Plan, Rules, prepare_document, prepare_schema
+from llm_wire.contract._quick import WARM_UP, quickened
+from llm_wire.contract._reasons import (
+    DuplicateItems,
+    InvalidPropertyName,
+    InvalidShape,
+    LoadReason,
+    MatchesNot,
+    MissingDependency,
+    NoMatch,
+    NotAllowed,
+    NotConst,
+    NotJsonValue,
+    Reason,
+    ReferenceLoop,
+    RemoteReference,
+    SeveralMatch,
+    TooFewMatches,
+    TooFewProperties,
+    TooManyMatches,
+    TooManyProperties,
+    UnexpectedItem,
+    UnknownFormat,
+    UnresolvableReference,
+    UnsupportedDialect,
+    UnsupportedKeyword,
+    UnsupportedPattern,
+)
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Path, Value
-
-if TYPE_CHECKING:
-    from llm_wire.contract._compile import Check, Memo, Out, Res
-    from llm_wire.contract._reasons import (
-        DuplicateItems,
-        InvalidPropertyName,
-        InvalidShape,
-        LoadReason,
-        MatchesNot,
-        MissingDependency,
-        NoMatch,
-        NotAllowed,
-        NotConst,
-        NotJsonValue,
-        Reason,
-        ReferenceLoop,
-        RemoteReference,
-        SeveralMatch,
-        TooFewMatches,
-        TooFewProperties,
-        TooManyMatches,
-        TooManyProperties,
-        UnexpectedItem,
-        UnknownFormat,
-        UnresolvableReference,
-        UnsupportedDialect,
-        UnsupportedKeyword,
-        UnsupportedPattern,
-    )
 
 __all__ = [
     # loading
@@ -122,14 +121,8 @@ __all__ = [
 T = TypeVar("T", covariant=True)
 
 
-# The compiler (``_compile``, ``_keywords`` and the fast path ``_quick``) loads with the first contract,
-# not with this module: importing the stack needs only the face and its records.
-@functools.cache
-def _supported() -> frozenset[str]:
-    """The keywords a contract enforces."""
-    from llm_wire.contract._keywords import KEYWORDS
-
-    return frozenset(KEYWORDS)
+#: The keywords a contract enforces.
+_SUPPORTED = frozenset(KEYWORDS)
 
 
 def _no_init(*_: object, **__: object) -> NoReturn:
@@ -137,7 +130,48 @@ def _no_init(*_: object, **__: object) -> NoReturn:
     raise TypeError(msg)
 
 
-@frozen(init=False, eq=False, repr=False)
+#: The key only this module's constructors hold.
+_MADE_HERE = object()
+
+
+class _Checker:
+    """
+    The check a contract runs (``run``): its compiled check counting uses, then from the ``WARM_UP``-th use
+    the fast path ``_quick`` writes in front of it, or the compiled check alone when the schema has none.
+    The one mutable part of a contract, owned by it.
+    """
+
+    __slots__ = ("__weakref__", "compiled", "run")
+
+    def __init__(self, compiled: Check, schema: Schema, assert_formats: bool) -> None:
+        #: The compiled check: the slow twin of the fast path, and what ``run`` falls back on.
+        self.compiled = compiled
+        self.run = _warming(weakref.ref(self), compiled, schema, assert_formats)
+
+
+def _warming(owner: weakref.ref[_Checker], check: Check, schema: Schema, assert_formats: bool) -> Check:
+    """
+    ``check``, counting its uses: at the ``WARM_UP``-th it writes the fast path and makes it the owner's
+    ``run``, or makes ``check`` itself ``run`` when the schema has none. (The owner is held weakly: no
+    reference cycle, so a dropped contract is freed at once.)
+    """
+    uses = 0
+    written = False
+
+    def warming(v: Any, out: Out) -> Res:
+        nonlocal uses, written
+        uses += 1
+        if uses >= WARM_UP and not written:  # not ``==``: threads may count past it together
+            written = True
+            checker = owner()
+            if checker is not None:
+                checker.run = quickened(schema, assert_formats, check) or check
+        return check(v, out)
+
+    return warming
+
+
+@frozen(eq=False, repr=False)
 class Contract:
     """
     A loaded, checked and compiled schema. Only ``load``, ``parse`` and ``from_schema`` make one.
@@ -149,12 +183,15 @@ class Contract:
     dialect: Dialect
     #: Whether ``format`` is asserted.
     assert_formats: bool
-    _check: Check
-    _keywords: int
+    _checker: _Checker = field(alias="_checker")
+    _keywords: int = field(alias="_keywords")
     #: Shared results of one validation, and the count of results computed (read by tests).
-    _memo: Memo
+    _memo: Memo = field(alias="_memo")
+    _key: object = field(alias="_key")
 
-    __init__ = _no_init
+    def __attrs_post_init__(self) -> None:
+        if self._key is not _MADE_HERE:
+            _no_init()
 
     def __repr__(self) -> str:
         return f"<Contract {self.dialect.value}, {self._keywords} keywords>"
@@ -192,13 +229,6 @@ class Validated(tuple[Value, Contract]):
 
 
 _witness = tuple.__new__
-
-
-def _make(cls: type[Any], **fields: object) -> Any:
-    made = new(cls)
-    for name, field_value in fields.items():
-        object.__setattr__(made, name, field_value)
-    return made
 
 
 def _expect(name: str, given: object, kind: type | tuple[type, ...], words: str) -> None:
@@ -246,8 +276,6 @@ def _exact(document: Value) -> Result[Value, LoadError]:
             keys = [n for n, segment in enumerate(at) if isinstance(segment, str)]
             cut = keys[-1] if keys else 0
             keyword = str(at[cut]) if keys else None
-            from llm_wire.contract._reasons import InvalidShape  # loaded with the first refusal
-
             return Err(LoadError(at[:cut], keyword, InvalidShape("must be a finite number")))
     return Ok(_copy_exact(document))
 
@@ -304,7 +332,7 @@ def load(
             return Err(error)
         case Ok(document):
             pass
-    rules = Rules(_supported(), declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
     match prepare_document(document, rules):
         case Err(error):
             return Err(error)
@@ -353,7 +381,7 @@ def from_schema(
         max_ref_depth=max_ref_depth,
         max_pattern_cost=max_pattern_cost,
     )
-    rules = Rules(_supported(), declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
     match prepare_schema(schema, rules):
         case Err(error):
             return Err(error)
@@ -364,9 +392,6 @@ def from_schema(
 def _compiled(
     plan: Plan, dialect: Dialect, assert_formats: bool, max_nodes: int, max_ref_depth: int
 ) -> Result[Contract, LoadError]:
-    from llm_wire.contract._compile import compile_plan
-    from llm_wire.contract._keywords import KEYWORDS
-
     match compile_plan(
         plan, KEYWORDS, assert_formats=assert_formats, max_nodes=max_nodes, max_ref_depth=max_ref_depth
     ):
@@ -374,73 +399,35 @@ def _compiled(
             return Err(error)
         case Ok((check, memo)):
             keywords = sum(len(node.schema.keywords) for node in plan.nodes.values())
-            contract: Contract = _make(
-                Contract,
-                schema=plan.root,
-                dialect=dialect,
-                assert_formats=assert_formats,
-                _check=check,
+            checker = _Checker(check, plan.root, assert_formats)
+            made = Contract(
+                plan.root,
+                dialect,
+                assert_formats,
+                _checker=checker,
                 _keywords=keywords,
                 _memo=memo,
+                _key=_MADE_HERE,
             )
-            _set_check(contract, _warming(contract, check))
-            return Ok(contract)
-
-
-def _warming(contract: Contract, check: Check) -> Check:
-    """
-    ``check``, counting its uses: at the ``WARM_UP``-th it writes the contract's fast path (``_quick``) and
-    puts it in place of itself, or puts ``check`` back when the schema has none.
-    """
-    from llm_wire.contract._quick import WARM_UP, quickened
-
-    owner = weakref.ref(contract)  # no reference cycle: a dropped contract is freed at once
-    uses = 0
-    written = False
-
-    def warming(v: Any, out: Out) -> Res:
-        nonlocal uses, written
-        uses += 1
-        if uses >= WARM_UP and not written:  # not ``==``: threads may count past it together
-            written = True
-            made = owner()
-            if made is not None:
-                _set_check(made, quickened(made.schema, made.assert_formats, check) or check)
-        return check(v, out)
-
-    return warming
-
-
-(_set_check,) = slot_setters(Contract, "_check")
+            return Ok(made)
 
 
 _TOO_DEEP = ValidationError((), TooDeep())
-
-
-# The hot path builds ``Ok``/``Err`` by setting their slots directly: the same objects as their attrs
-# ``__init__`` makes (neither has a post-init), at about half the cost.
-_new = new
-(_set_ok_value,) = slot_setters(Ok, "value")
-(_set_err_error,) = slot_setters(Err, "error")
 
 
 def validate(contract: Contract, value: Value) -> Result[Validated, ValidationError]:
     """
     ``Ok(Validated)`` when ``value`` satisfies the contract, else the first failure in the documented order.
     """
+    if type(contract) is not Contract:
+        _expect("contract", contract, Contract, "a Contract")
     try:
-        found = contract._check(value, None)
+        found = contract._checker.run(value, None)
     except RecursionError:
         return Err(_TOO_DEEP)
-    except AttributeError:
-        _expect("contract", contract, Contract, "a Contract")
-        raise
-    made: Any = _new(Ok if found is None else Err)
     if found is None:
-        _set_ok_value(made, _witness(Validated, (value, contract)))
-    else:
-        _set_err_error(made, found)  # the failure is the ValidationError, its path settled on first use
-    return made  # type: ignore[no-any-return]
+        return Ok(_witness(Validated, (value, contract)))
+    return Err(found)  # type: ignore[arg-type]  # one failure without a budget, its path settled on first use
 
 
 def first_failure(contract: Contract, value: Value) -> ValidationError | None:
@@ -448,13 +435,12 @@ def first_failure(contract: Contract, value: Value) -> ValidationError | None:
     ``validate`` without the ``Result`` or the witness: the first failure, or ``None`` when ``value``
     satisfies the contract. For hot loops such as admission, which checks every call's arguments.
     """
+    if type(contract) is not Contract:
+        _expect("contract", contract, Contract, "a Contract")
     try:
-        return contract._check(value, None)  # type: ignore[return-value]  # one failure without a budget
+        return contract._checker.run(value, None)  # type: ignore[return-value]  # one failure without a budget
     except RecursionError:
         return _TOO_DEEP
-    except AttributeError:
-        _expect("contract", contract, Contract, "a Contract")
-        raise
 
 
 def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[ValidationError, ...]:
@@ -465,10 +451,8 @@ def validate_all(contract: Contract, value: Value, *, limit: int = 20) -> tuple[
     _expect("limit", limit, int, "an int")
     if limit < 1:
         return ()
-    from llm_wire.contract._compile import Budget  # loaded with the contract's compiler
-
     try:
-        found = contract._check(value, Budget(limit))
+        found = contract._checker.run(value, Budget(limit))
     except RecursionError:
         return (_TOO_DEEP,)
     if found is None:
@@ -497,16 +481,8 @@ def decode(codec: Decoder[T], validated: Validated) -> Result[T, DecodeError]:
     except RecursionError:  # schemas holding JSON values nested deeper than the stack: not comparable
         same = False
     if not same:
-        from llm_wire.codec._reasons import ContractMismatch  # loaded with the first mismatch
-
         return Err(DecodeError((), ContractMismatch()))
     return codec.decode(validated.value)
 
 
-#: The reasons only contracts have load on first use (``_reasons``), not with the stack.
-_REASONS = elsewhere("llm_wire.contract._reasons", globals())
-
-rehome(__name__, [name for name in __all__ if name in globals()], globals())
-
-if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
-    __getattr__, __dir__ = lazy_face(__name__, _REASONS, globals())
+rehome(__name__, __all__, globals())

@@ -6,10 +6,6 @@ something together, such as ``properties``/``required``/``additionalProperties``
 without a compiler never reaches this module: the document was refused. Each schema node becomes one
 closure that dispatches on the value's Python class, so a value pays only for the keywords of its type.
 
-A check is ``check(value, out)``. With ``out=None`` it returns the first failure or ``None``; with a budget it
-returns every failure (up to the budget) as a list. Failures carry their path reversed (parents append their
-segment on the way out), so a valid value builds no paths at all.
-
 A plan that is a tree (no reference, no node reached twice; most tool schemas) is compiled bottom-up in one
 pass: without references there is no loop, chain or shared node to look for.
 
@@ -20,213 +16,48 @@ dynamic scope decides at run time.
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from operator import attrgetter
 from typing import Any, TypeAlias
 
-from llm_wire.contract._errors import Hidden, LoadError, ValidationError, failure, too_large
-from llm_wire.contract._load import Node, Plan
-from llm_wire.contract._reasons import InvalidShape, NotAllowed, NotJsonValue, ReferenceLoop
-from llm_wire.reasons import (
-    WrongType,
+from llm_wire.contract._checks import (
+    NOT_JSON,
+    Check,
+    Fail,
+    Memo,
+    Out,
+    Res,
+    accept,
+    is_integral,
+    memoized,
+    more,
+    normalize,
+    reject,
+    sharing,
 )
+from llm_wire.contract._errors import LoadError, failure, too_large
+from llm_wire.contract._load import Node, Plan
+from llm_wire.contract._reasons import InvalidShape, NotJsonValue, ReferenceLoop
+from llm_wire.reasons import WrongType
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 
 __all__ = [
     "ALL",
-    "Budget",
-    "Check",
     "Compiler",
-    "Fail",
-    "Hidden",
+    "EvaluatedFn",
     "Key",
     "KeywordCompiler",
-    "Memo",
-    "Out",
     "Refuse",
-    "Res",
     "Rule",
-    "accept",
     "compile_plan",
-    "is_integral",
-    "json_key",
-    "more",
-    "reject",
 ]
 
-
-#: A failure under construction is the ``ValidationError`` itself, its path reversed in ``rpath``.
-Fail: TypeAlias = ValidationError
-
-
-class Budget:
-    """How many more failures ``validate_all`` wants."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, left: int) -> None:
-        self.left = left
-
-
-Out: TypeAlias = Budget | None
-Res: TypeAlias = "Fail | list[Fail] | None"
-#: A compiled schema node or keyword: ``check(value, out)``.
-Check: TypeAlias = Callable[[Any, Out], Res]
 #: The ``(node id, dynamic context)`` a closure is compiled for.
 Key: TypeAlias = tuple[int, tuple[tuple[str, int], ...]]
-
-
-def more(acc: list[Fail] | None, found: Fail | list[Fail], segment: object, out: Budget) -> list[Fail]:
-    """Add a child's failures to ``acc`` (all-failures mode), prefixing ``segment`` unless it is ``None``."""
-    if isinstance(found, list):
-        if segment is not None:
-            for fail in found:
-                fail.rpath.append(segment)  # type: ignore[arg-type]
-        if acc is None:
-            return found
-        acc.extend(found)
-        return acc
-    if segment is not None:
-        found.rpath.append(segment)  # type: ignore[arg-type]
-    out.left -= 1
-    if acc is None:
-        return [found]
-    acc.append(found)
-    return acc
-
-
-def accept(v: Any, out: Out) -> Res:
-    """The check of ``true``: every value passes."""
-    return None
-
-
-_NOT_ALLOWED = NotAllowed()
-
-
-def reject(v: Any, out: Out) -> Res:
-    """The check of ``false``: no value passes."""
-    return failure(_NOT_ALLOWED)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# JSON equality: a hashable key per value, so that 1 == 1.0, true != 1 and objects compare unordered.
-
-_TRUE_KEY = ("boolean", True)
-_FALSE_KEY = ("boolean", False)
 _NONE_TYPE = type(None)
-
-
-def json_key(v: Any) -> Any:
-    """A hashable key that is equal for equal JSON values and unequal otherwise."""
-    c = v.__class__
-    if c is str or c is int or v is None:
-        return v
-    if c is Decimal:
-        return v if v.is_finite() else ("not json", id(v))  # a signalling NaN cannot even be hashed
-    if c is bool:
-        return _TRUE_KEY if v else _FALSE_KEY
-    if c is list:
-        return ("array", tuple(map(json_key, v)))
-    if c is dict:
-        return ("object", frozenset((k, json_key(x)) for k, x in v.items()))
-    normal = _normalize(v)
-    if normal is _NOT_JSON:
-        return ("not json", id(v))
-    return json_key(normal)
-
-
-_NOT_JSON: Any = object()
-
-
-def _normalize(v: Any) -> Any:
-    """The exact-class JSON value for an instance of a JSON class's subclass; ``_NOT_JSON`` otherwise."""
-    if isinstance(v, bool):
-        return bool(v)
-    if isinstance(v, int):
-        return int.__add__(v, 0)
-    if isinstance(v, str):
-        return str.__add__(v, "")
-    if isinstance(v, Decimal):
-        return Decimal(v) if v.is_finite() else _NOT_JSON
-    if isinstance(v, float):  # exactly the number its shortest repr spells, as ``value`` reads floats
-        return Decimal(repr(v)) if math.isfinite(v) else _NOT_JSON
-    if isinstance(v, list):
-        return list(v)
-    if isinstance(v, dict):
-        return dict(v)
-    return _NOT_JSON
-
-
-def is_integral(d: Decimal) -> bool:
-    _, digits, exponent = d.as_tuple()
-    if not isinstance(exponent, int) or exponent >= 0:
-        return isinstance(exponent, int)
-    return not any(digits[exponent:])
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The compiler: discovery, loop and depth checks, then assembly in post-order.
-
-
-class Memo:
-    """
-    One validation's shared results: ``(slot, id(value)) -> (value, result)`` for the nodes reached along
-    several edges, so that a fan-out (``oneOf`` of the same ``$ref`` twice, level after level) costs each
-    node once per value. ``computed`` counts the results computed, for tests (``Contract._memo``).
-    """
-
-    __slots__ = ("computed", "table")
-
-    def __init__(self) -> None:
-        self.table: dict[tuple[int, int], tuple[Any, Any]] | None = None
-        self.computed = 0
-
-
-def _memoized(check: Check, slot: int, memo: Memo) -> Check:
-    """``check`` sharing its results within one validation (a pass in any mode, a failure without budget)."""
-
-    def memoized(v: Any, out: Out) -> Res:
-        table = memo.table
-        if table is None:  # another thread's validation ended: correct, just unshared
-            return check(v, out)
-        k = (slot, id(v))
-        hit = table.get(k)
-        if hit is not None and hit[0] is v:  # the value is held by the table: its id is not reused
-            if hit[1] is None:
-                return None
-            if out is None:
-                reason, rpath = hit[1]
-                again = failure(reason)
-                again.rpath.extend(rpath)
-                return again
-        memo.computed += 1
-        found = check(v, out)
-        if found is None:
-            table[k] = (v, None)
-        elif out is None:
-            table[k] = (v, (found.reason, tuple(found.rpath)))  # type: ignore[union-attr]
-        return found
-
-    return memoized
-
-
-def _sharing(root: Check, memo: Memo) -> Check:
-    """The entry of a contract with shared nodes: one table per validation."""
-
-    def entry(v: Any, out: Out) -> Res:
-        if memo.table is not None:  # a concurrent validation's table: entries hold their values, so sound
-            return root(v, out)
-        memo.table = {}
-        try:
-            return root(v, out)
-        finally:
-            memo.table = None
-
-    return entry
 
 
 class Refuse(Exception):
@@ -447,7 +278,7 @@ class Compiler:
             if expanded:
                 check = self.assemble(key)
                 if key in self.shared:
-                    check = _memoized(check, self.shared[key], self.memo)
+                    check = memoized(check, self.shared[key], self.memo)
                 self.checks[key] = check
                 self.visiting.discard(key)
                 if key in self.cells:
@@ -641,8 +472,8 @@ def _slow(wrong: WrongType, final: list[weakref.ref[Check]]) -> Check:
     def slow(v: Any, out: Out) -> Res:
         if v.__class__ in _JSON_CLASSES:
             return failure(_NOT_JSON_VALUE if v.__class__ is Decimal and not v.is_finite() else wrong)
-        normal = _normalize(v)
-        if normal is _NOT_JSON:
+        normal = normalize(v)
+        if normal is NOT_JSON:
             return failure(_NOT_JSON_VALUE)
         return final[0]()(normal, out)  # type: ignore[misc]  # alive: it called this
 
@@ -717,6 +548,6 @@ def compile_plan(
         compiler.check_in_place(max_ref_depth)
         compiler.find_shared()
         check = compiler.assemble_all(key)
-        return Ok((_sharing(check, compiler.memo) if compiler.shared else check, compiler.memo))
+        return Ok((sharing(check, compiler.memo) if compiler.shared else check, compiler.memo))
     except Refuse as refusal:
         return Err(refusal.error)

@@ -1,7 +1,7 @@
 """
 The typed failures of ``llm_wire.contract``: why a schema document was refused (``LoadError``) and why a value
 was refused (``ValidationError``); ``contract`` re-exports them. The reasons only contracts have are in
-``_reasons``, which loads on first use.
+``_reasons``.
 
 The reasons a contract shares with codecs (wrong type, enum, bounds, lengths, pattern, items, missing and
 unexpected members, format, depth, invalid JSON) are ``llm_wire.reasons``; bounds on a document are
@@ -31,18 +31,15 @@ and an instance key that the schema does not declare shows as ``[*]`` (``llm_wir
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from functools import partial
 
 from attrs import frozen
-from attrs.exceptions import FrozenInstanceError
 
 from llm_wire._described import Described, InvalidJson, render_redacted
-from llm_wire._fast import new, slot_setters
+from llm_wire.contract._reasons import LoadReason, Reason
 from llm_wire.error import LimitExceeded
 from llm_wire.value import Path, render_path
-
-if TYPE_CHECKING:
-    from llm_wire.contract._reasons import LoadReason, Reason
 
 __all__ = ["LoadError", "ValidationError", "failure", "too_large"]
 
@@ -102,28 +99,34 @@ _SHOWN: frozenset[int] = frozenset()
 
 class ValidationError:
     """
-    Why a value is outside a contract: ``path`` in the value and a typed ``reason``. Immutable.
+    Why a value is outside a contract: ``path`` in the value and a typed ``reason``. Read-only: ``path``,
+    ``reason`` and ``hidden`` are properties.
 
     ``hidden`` holds the positions in ``path`` of member names that came from the value without being
     declared by the schema; they stay in ``path`` for code and show as ``[*]`` in ``describe()``.
 
-    (Written by hand rather than with attrs: validation builds one per failure on its hot path, with its
-    path reversed in ``rpath`` while the failure travels up; ``path`` is settled on first use.)
+    (A plain class rather than attrs: validation builds one per failure on its hot path, with its path
+    reversed in ``rpath`` while the failure travels up; ``path`` is settled on first use.)
     """
 
-    __slots__ = ("_hidden", "_path", "reason", "rpath")
+    __slots__ = ("_hidden", "_path", "_reason", "rpath")
     __match_args__ = ("path", "reason", "hidden")
 
-    reason: Reason
     rpath: list[str | int | Hidden]
     _path: Path
     _hidden: frozenset[int]
 
     def __init__(self, path: Path, reason: Reason, hidden: frozenset[int] = _SHOWN) -> None:
-        _set_reason(self, reason)
-        _set_rpath(self, [])
-        _set_path(self, tuple(path))
-        _set_hidden(self, frozenset(hidden))
+        self._reason = reason
+        self.rpath = []
+        if path is not _IN_RPATH:
+            self._path = tuple(path)
+            self._hidden = frozenset(hidden)
+
+    @property
+    def reason(self) -> Reason:
+        """Why the value failed."""
+        return self._reason
 
     @property
     def path(self) -> Path:
@@ -146,15 +149,9 @@ class ValidationError:
         positions = [n for n, segment in enumerate(segments) if isinstance(segment, Hidden)]
         path: Path = tuple(segment.key if isinstance(segment, Hidden) else segment for segment in segments)
         hidden = frozenset(positions) if positions else _SHOWN
-        _set_path(self, path)
-        _set_hidden(self, hidden)
+        self._path = path
+        self._hidden = hidden
         return path, hidden
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ValidationError):
@@ -175,15 +172,8 @@ class ValidationError:
         return self.describe()
 
 
-_set_reason, _set_rpath, _set_path, _set_hidden = slot_setters(
-    ValidationError, "reason", "rpath", "_path", "_hidden"
-)
-_new = new
+#: The path of a failure under construction: its segments are in ``rpath``, innermost first.
+_IN_RPATH: Path = ("<in rpath>",)
 
-
-def failure(reason: Reason) -> ValidationError:
-    """A failure under construction at the failing value (its parents add their path segments)."""
-    made = _new(ValidationError)
-    _set_reason(made, reason)
-    _set_rpath(made, [])
-    return made
+#: A failure under construction at the failing value (its parents add their path segments to ``rpath``).
+failure: Callable[[Reason], ValidationError] = partial(ValidationError, _IN_RPATH)

@@ -2,7 +2,7 @@
 The contract load path's speed trick, kept in one place (the package's others are in ``llm_wire._fast``).
 
 ``quick_plan`` reads the common schema document in one walk, building each ``Schema`` node straight from
-its object (slots set directly, as ``_fast`` does for records): the same nodes, keyword order, values and
+its object: the same nodes, keyword order, values and
 node paths that ``schema.from_value`` and ``_load``'s own walk make, in under a third of their time. It takes
 only what it can read plainly: every keyword allowed and of its plainest shape (exact JSON classes, counts
 already ``int``), nothing the caller sends the exact way (references, resources, a nested ``$schema``),
@@ -15,16 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from llm_wire._fast import new, slot_setters
 from llm_wire._regex import compile_pattern, pattern_cost
+from llm_wire.contract._rules import Rules
 from llm_wire.result import Ok
 from llm_wire.schema import FALSE, KEYWORDS, TRUE, Role, Schema, Shape
 from llm_wire.value import Path, Value
-
-if TYPE_CHECKING:
-    from llm_wire.contract._load import Rules
 
 __all__ = ["quick_plan"]
 
@@ -80,7 +77,6 @@ _TESTS: dict[str, Callable[[Any], bool]] = {
 #: The subschema shapes, as constants: reading an enum member off its class costs ~0.1 µs on Python 3.11.
 _SCHEMA, _SCHEMA_LIST, _SCHEMA_MAP = Shape.SCHEMA, Shape.SCHEMA_LIST, Shape.SCHEMA_MAP
 _ANNOTATION_ROLE = frozenset(name for name, entry in KEYWORDS.items() if entry.role is Role.ANNOTATION)
-_set_keywords, _set_boolean, _set_index = slot_setters(Schema, "keywords", "boolean", "_index")
 
 
 class _Bail(Exception):
@@ -159,7 +155,6 @@ class _Reader(Generic[N]):
         exact_way, supported, annotations, sub = self.exact_way, self.supported, self.annotations, self.sub
         shapes, tests = _SHAPES, _TESTS
         pairs: list[tuple[str, Any]] = []
-        index: dict[str, int] = {}
         for name, value in raw.items():
             if name in exact_way:
                 if name == "$schema" and depth == 1:
@@ -192,12 +187,8 @@ class _Reader(Generic[N]):
                 _plain_pattern(value, self.max_pattern_cost)
             elif name == "format" and self.formats is not None and value not in self.formats:
                 raise _Bail
-            index[name] = len(pairs)
             pairs.append((name, value))
-        made: Schema = new(Schema)
-        _set_keywords(made, tuple(pairs))
-        _set_boolean(made, None)
-        _set_index(made, index)
+        made = Schema(tuple(pairs))
         self.nodes[id(made)] = self.make_node(made, path, "")
         return made
 

@@ -9,16 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from llm_wire.contract._compile import (
-    Compiler,
-    Fail,
-    KeywordCompiler,
-    Out,
-    Res,
-    Rule,
-    json_key,
-    more,
-)
+from llm_wire.contract._checks import Fail, Out, Res, json_key, more
+from llm_wire.contract._compile import Compiler, KeywordCompiler, Rule
 from llm_wire.contract._errors import failure
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._object_keywords import (

@@ -14,16 +14,25 @@ import enum
 from collections.abc import Collection, Iterator
 from typing import TypeAlias
 
-from attrs import frozen
-
 from llm_wire import schema as _schema
 from llm_wire._regex import compile_pattern, pattern_cost
-from llm_wire.contract._errors import LoadError, too_large  # the reasons, in ``_reasons``, load on a refusal
+from llm_wire.contract._errors import LoadError, too_large
+from llm_wire.contract._fastload import quick_plan
+from llm_wire.contract._reasons import (
+    InvalidShape,
+    RemoteReference,
+    UnknownFormat,
+    UnresolvableReference,
+    UnsupportedDialect,
+    UnsupportedKeyword,
+    UnsupportedPattern,
+)
+from llm_wire.contract._rules import Rules
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import FALSE, TRUE, Role, Schema
 from llm_wire.value import Path, Value
 
-__all__ = ["Dialect", "Node", "Plan", "prepare_document", "prepare_schema"]
+__all__ = ["Dialect", "Node", "Plan", "Rules", "prepare_document", "prepare_schema"]
 
 _URI_2020 = "https://json-schema.org/draft/2020-12/schema"
 _URI_07 = "http://json-schema.org/draft-07/schema"
@@ -102,21 +111,6 @@ _07_MAP = frozenset({"definitions", "$defs", "properties", "patternProperties"})
 Renames: TypeAlias = dict[tuple[Path, str], str]
 
 
-@frozen
-class Rules:
-    """What one load honours and how far it reads: handed whole from ``contract``'s face to the readers."""
-
-    #: The keywords it asserts, and those it keeps as annotations.
-    supported: Collection[str]
-    annotations: Collection[str]
-    assert_formats: bool
-    #: The formats it can assert.
-    formats: Collection[str]
-    max_nodes: int
-    max_depth: int
-    max_pattern_cost: int
-
-
 def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Plan], LoadError]:
     """
     Check a schema document and resolve its references; ``Err(LoadError)`` names what cannot be honoured.
@@ -124,7 +118,6 @@ def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Pla
     A plain document (no reference, no resource, every keyword plainly shaped) is read in one walk
     (``quick_plan``); any other, and every refusal, the exact way, which gives the same plan where both do.
     """
-    from llm_wire.contract._reasons import InvalidShape, UnsupportedDialect
 
     dialect = Dialect.DRAFT_2020_12
     if isinstance(document, dict) and "$schema" in document:
@@ -135,7 +128,6 @@ def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Pla
         if found is None:
             return Err(LoadError((), "$schema", UnsupportedDialect()))
         dialect = found
-    from llm_wire.contract._fastload import quick_plan  # loaded with the first document, not at import
 
     quick = quick_plan(
         document, rules, exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY, node=Node
@@ -180,7 +172,6 @@ def prepare_schema(root: Schema, rules: Rules) -> Result[Plan, LoadError]:
     """
     Check a ``Schema`` built in code (Draft 2020-12) as ``prepare_document`` checks a document.
     """
-    from llm_wire.contract._reasons import UnsupportedDialect
 
     nodes = 0
     stack: list[tuple[Schema, Path, int]] = [(root, (), 1)]
@@ -201,7 +192,6 @@ def prepare_schema(root: Schema, rules: Rules) -> Result[Plan, LoadError]:
 
 
 def _shape_error(problem: _schema.SchemaProblem, max_nodes: int, max_depth: int) -> LoadError:
-    from llm_wire.contract._reasons import InvalidShape
 
     if problem.limit == "max_nodes":
         return LoadError(problem.path, None, too_large("max_nodes", max_nodes))
@@ -229,7 +219,6 @@ def _children(node: Schema, path: Path) -> Iterator[tuple[Schema, Path]]:
 def _translate_07(
     document: Value, annotations: Collection[str], renames: Renames
 ) -> Result[Value, LoadError]:
-    from llm_wire.contract._reasons import InvalidShape, UnsupportedDialect, UnsupportedKeyword
 
     if not isinstance(document, dict):
         return Ok(document)
@@ -322,7 +311,6 @@ def _original(path: Path, keyword: str | None, renames: Renames) -> tuple[Path, 
 
 
 def _analyse(document: Value, root: Schema, dialect: Dialect, rules: Rules) -> Result[Plan, LoadError]:
-    from llm_wire.contract._reasons import InvalidShape
 
     nodes: dict[int, Node] = {}
     by_raw: dict[int, Schema] = {}
@@ -385,7 +373,6 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
     if name not in rules.supported:
         if name in rules.annotations or _schema.keyword(name).role is Role.ANNOTATION:
             return None
-        from llm_wire.contract._reasons import UnsupportedKeyword
 
         return LoadError(
             path,
@@ -393,8 +380,6 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
             UnsupportedKeyword("unknown keywords are refused, since one may be a misspelled assertion"),
         )
     if name == "$schema" and isinstance(value, str) and _dialect_of(value) is not Dialect.DRAFT_2020_12:
-        from llm_wire.contract._reasons import UnsupportedDialect
-
         return LoadError(path, name, UnsupportedDialect())
     if name == "pattern" and isinstance(value, str):
         return _pattern_problem(value, path, name, rules.max_pattern_cost)
@@ -404,8 +389,6 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
             if problem is not None:
                 return problem
     if name == "format" and rules.assert_formats and value not in rules.formats:
-        from llm_wire.contract._reasons import UnknownFormat
-
         return LoadError(path, name, UnknownFormat())
     return None
 
@@ -413,8 +396,6 @@ def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | N
 def _pattern_problem(pattern: str, path: Path, keyword: str, max_cost: int) -> LoadError | None:
     match compile_pattern(pattern):
         case Err(why):
-            from llm_wire.contract._reasons import UnsupportedPattern
-
             return LoadError(path, keyword, UnsupportedPattern(why))
     if pattern_cost(pattern) > max_cost:
         return LoadError(path, keyword, too_large("max_pattern_cost", max_cost))
@@ -431,8 +412,6 @@ def _resolve(
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012
-
-    from llm_wire.contract._reasons import RemoteReference, UnresolvableReference
 
     registry = Registry().with_resource("", DRAFT202012.create_resource(document)).crawl()
     dynamic: set[str] = set()

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_wire._regex import compile_pattern
-from llm_wire.contract._compile import Check, Compiler, Fail, Hidden, Out, Res, Rule, more
-from llm_wire.contract._errors import failure
+from llm_wire.contract._checks import Check, Fail, Out, Res, more
+from llm_wire.contract._compile import Compiler, Rule
+from llm_wire.contract._errors import Hidden, failure
 from llm_wire.contract._reasons import (
     InvalidPropertyName,
     MissingDependency,

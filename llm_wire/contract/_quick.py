@@ -20,7 +20,8 @@ from typing import Any
 
 from llm_wire._fast import generated
 from llm_wire._regex import compile_pattern
-from llm_wire.contract._compile import _CLASSES, _NONE_TYPE, _NUMBERS, Check, is_integral, json_key
+from llm_wire.contract._checks import Check, is_integral, json_key
+from llm_wire.contract._compile import _CLASSES, _NONE_TYPE, _NUMBERS
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.result import Ok

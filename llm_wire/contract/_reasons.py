@@ -1,7 +1,6 @@
 """
 The reasons only contracts have, why a schema was refused (``LoadReason``) and why a value was
-(``Reason``); ``contract`` exports them. They load with the first contract compiled or the first refusal,
-not with the stack: the errors that carry them (``_errors``) need none until then.
+(``Reason``); ``contract`` exports them.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._public import rehome
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
@@ -85,18 +83,20 @@ class UnsupportedKeyword(Described):
         return f"is not supported: {self.why}"
 
 
-@frozen
 class UnsupportedDialect(Described):
     """``$schema`` names a dialect other than Draft 2020-12 or draft-07."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """Which dialects are read."""
         return "names an unsupported dialect (Draft 2020-12 and draft-07 are read)"
 
 
-@frozen
 class RemoteReference(Described):
     """A reference to another document: it is refused, never fetched."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The refusal."""
@@ -114,9 +114,10 @@ class UnresolvableReference(Described):
         return f"does not resolve: {self.why}"
 
 
-@frozen
 class ReferenceLoop(Described):
     """References that loop back to where they started without descending into the value: endless."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The refusal."""
@@ -134,9 +135,10 @@ class UnsupportedPattern(Described):
         return f"cannot be honoured: {self.why}"
 
 
-@frozen
 class UnknownFormat(Described):
     """With ``assert_formats``, a ``format`` whose name this contract does not know how to assert."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The refusal."""
@@ -165,9 +167,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-@frozen
 class NotJsonValue(Described):
     """A Python object that is not a JSON value (a float, a tuple, ...) where the schema looks at one."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The reason as text."""
@@ -221,9 +224,10 @@ class TooManyMatches(Described):
         return f'expected at most {_plural(self.maximum, "item")} matching "contains"'
 
 
-@frozen
 class UnexpectedItem(Described):
     """An item that no ``prefixItems``/``items``/``contains`` evaluated, and ``unevaluatedItems`` refuses."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The reason as text."""
@@ -274,9 +278,10 @@ class InvalidPropertyName(Described):
         return f"invalid property name: {self.reason.describe()}"
 
 
-@frozen
 class NotAllowed(Described):
     """A ``false`` schema: no value is allowed at this place."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The reason as text."""
@@ -306,9 +311,10 @@ class SeveralMatch(Described):
         return f'matches alternatives {self.first} and {self.second} of "oneOf"; exactly one must match'
 
 
-@frozen
 class MatchesNot(Described):
     """The value matches the schema under ``not``."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         """The reason as text."""
@@ -349,6 +355,3 @@ Reason: TypeAlias = (
 
 def _quote(text: str) -> str:
     return render_path((text,))[2:-1]
-
-
-rehome("llm_wire.contract", __all__, globals())

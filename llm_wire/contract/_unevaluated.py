@@ -8,22 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from llm_wire._regex import compile_pattern
-from llm_wire.contract._compile import (
-    ALL,
-    Check,
-    Compiler,
-    EvaluatedFn,
-    Fail,
-    Hidden,
-    Key,
-    Out,
-    Res,
-    Rule,
-    accept,
-    more,
-    reject,
-)
-from llm_wire.contract._errors import failure
+from llm_wire.contract._checks import Check, Fail, Out, Res, accept, more, reject
+from llm_wire.contract._compile import ALL, Compiler, EvaluatedFn, Key, Rule
+from llm_wire.contract._errors import Hidden, failure
 from llm_wire.contract._reasons import UnexpectedItem
 from llm_wire.reasons import (
     UnexpectedProperty,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -1313,12 +1314,14 @@ _CODEC_MODULES = "print(*sorted(m for m in sys.modules if m.startswith('llm_wire
 
 
 class TestLoadedOnUse:
-    """The face loads each part on first use of one of its names, and its classes print the face."""
+    """The face imports its parts at the top, but not cattrs; its classes print the face."""
 
-    def test_a_contract_loads_only_the_core(self) -> None:
-        """A contract, a tool and admission need ``Codec`` and the errors: no combinator or ``derive``."""
-        loaded = _run(f"import sys, llm_wire.codec, llm_wire.contract, llm_wire.admission; {_CODEC_MODULES}")
-        assert loaded == ["llm_wire.codec", "llm_wire.codec._core", "llm_wire.codec._errors"]
+    def test_the_face_loads_its_parts_and_no_cattrs(self) -> None:
+        """A contract, a tool and admission load the whole face (every part of it), and no cattrs."""
+        parts = sorted(f"llm_wire.codec.{path.stem}" for path in Path(c.__file__).parent.glob("_*.py"))
+        statement = "import sys, llm_wire.codec, llm_wire.contract, llm_wire.admission"
+        loaded = _run(f"{statement}; {_CODEC_MODULES}; print('cattrs' in sys.modules)")
+        assert loaded == ["llm_wire.codec", *[p for p in parts if p != "llm_wire.codec.__init__"], "False"]
 
     def test_a_name_loads_its_part(self) -> None:
         """``codec.derive`` loads ``derive`` and what it stands on, and the face lists every name."""

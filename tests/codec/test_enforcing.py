@@ -51,8 +51,8 @@ class TestWhichCodecsEnforce:
         """The promise holds for a combinator only when it holds for every child."""
         held = c.record(dict, c.required("a", c.integer()), c.required("b", CATALOG["custom"].codec))
         assert not held._enforces
-        assert _tool(held)._decode_first is None
-        assert _tool(c.integer())._decode_first is not None
+        assert _tool(held).decode_first is None
+        assert _tool(c.integer()).decode_first is not None
 
 
 class TestDecodeFirst:
@@ -77,8 +77,8 @@ class TestDecodeFirst:
     def test_same_admission_either_way(self, name: str, data: st.DataObject) -> None:
         """The same calls, issues and decoded values, whether the contract runs first or only on failure."""
         fast = _tool(CATALOG[name].codec)
-        slow = attrs.evolve(fast, _decode_first=None)
-        assert fast._decode_first is not None
+        slow = attrs.evolve(fast, decode_first=None)
+        assert fast.decode_first is not None
         valid = unwrap(CATALOG[name].codec.encode(data.draw(CATALOG[name].natives, label="native")))
         arguments = data.draw(mutations({"v": valid, "n": 1}), label="arguments")
         outcome = _outcome(fast, arguments)

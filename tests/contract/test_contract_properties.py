@@ -22,7 +22,8 @@ from strategies import json_values
 
 from llm_wire import contract
 from llm_wire._regex import MAX_PATTERN_COST, _options, _searcher, compile_pattern, linear_python, translate
-from llm_wire.contract._compile import Budget, compile_plan
+from llm_wire.contract._checks import Budget
+from llm_wire.contract._compile import compile_plan
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.contract._load import Plan, Rules, _prepare_exactly, prepare_document
 from llm_wire.result import Err, Ok

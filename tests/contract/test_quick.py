@@ -23,7 +23,7 @@ from test_differential import DRAFT_07, DRAFT_2020_12, _cases
 
 from llm_wire import contract
 from llm_wire.contract import _quick
-from llm_wire.contract._compile import Budget, Check
+from llm_wire.contract._checks import Budget, Check
 from llm_wire.result import Ok
 from llm_wire.value import parse
 
@@ -31,14 +31,11 @@ TALLY: Counter[str] = Counter()
 
 
 def _compiled(schema: Any, *, assert_formats: bool = False) -> tuple[contract.Contract, Check] | None:
-    """A contract and its compiled check, as ``_warming`` holds it before the fast path is written."""
+    """A contract and its compiled check, the slow twin its fast path is written for."""
     loaded = contract.load(schema, assert_formats=assert_formats)
     if not isinstance(loaded, Ok):
         return None
-    warming = loaded.value._check
-    assert warming.__closure__ is not None
-    full = next(cell.cell_contents for cell in warming.__closure__ if callable(cell.cell_contents))
-    return loaded.value, full
+    return loaded.value, loaded.value._checker.compiled
 
 
 def _verdicts_agree(schema: Any, values: list[Any], *, assert_formats: bool = False) -> None:
@@ -184,10 +181,10 @@ class TestWhatGetsAFastPath:
     def test_a_contract_puts_its_fast_path_in_place_after_warming_up(self) -> None:
         loaded = contract.load({"type": "object", "properties": {"a": {"type": "string"}}})
         assert isinstance(loaded, Ok)
-        first = loaded.value._check
+        first = loaded.value._checker.run
         for _ in range(_quick.WARM_UP):
             assert contract.first_failure(loaded.value, {"a": "x"}) is None
-        assert loaded.value._check is not first
+        assert loaded.value._checker.run is not first
         assert contract.first_failure(loaded.value, {"a": 1}) is not None
         assert contract.first_failure(loaded.value, {"a": "x"}) is None
 
@@ -202,7 +199,7 @@ class TestWhatGetsAFastPath:
             assert isinstance(loaded, Ok)
             for _ in range(_quick.WARM_UP + 1):
                 assert contract.first_failure(loaded.value, {"a": []}) is None
-            assert loaded.value._check.__name__ == "check"
+            assert loaded.value._checker.run.__name__ == "check"
             del loaded
             assert gc.collect() == 0
 
@@ -219,4 +216,4 @@ class TestWhatGetsAFastPath:
         with ThreadPoolExecutor(8) as pool:
             verdicts = list(pool.map(validate, range(8)))
         assert verdicts == [[(n + k) % 12 <= 9 for k in range(50)] for n in range(8)]
-        assert compiled._check.__name__ == "check"  # the generated function, in place
+        assert compiled._checker.run.__name__ == "check"  # the generated function, in place

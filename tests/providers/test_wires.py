@@ -45,10 +45,14 @@ class TestLoadedOnUse:
     """A provider's wire module loads on the first look-up of that provider, not with the package."""
 
     def test_the_response_shapes_load_no_wire(self) -> None:
-        """``providers.response`` (what outcomes need) loads no API's wire module and no requests."""
-        loaded = _loaded_by("import llm_wire.outcome, llm_wire.providers.response")
+        """
+        ``providers.response`` (what outcomes need) loads no API's wire module and no requests; outcomes
+        (which import the requests at the top) load no API's wire module.
+        """
+        loaded = _loaded_by("import llm_wire.providers.response")
         assert loaded & WIRE_MODULES == set()
         assert "llm_wire._request" not in loaded
+        assert _loaded_by("import llm_wire.outcome") & WIRE_MODULES == set()
 
     def test_a_look_up_loads_its_wire(self) -> None:
         """``WIRES[Provider.ANTHROPIC]`` loads the Anthropic wire and no other; a name loads its home."""
