@@ -45,10 +45,15 @@ from llm_wire.agent.projection import ProjectionPolicy, project_outcome
 from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, UnreadableRecord, sha256_hex
 from llm_wire.demo import durable as durable_demo
 from llm_wire.durable import (
-    _START,
-    _STOPPED,
     OUTCOME_UNKNOWN,
     DurableRunError,
+    is_safe_to_repeat,
+    outcome_unknown,
+    sqlite_config,
+)
+from llm_wire.durable._records import (
+    _START,
+    _STOPPED,
     _outcome_of,
     _Start,
     _start_of,
@@ -57,9 +62,6 @@ from llm_wire.durable import (
     _terminal_value,
     _tool_outcome_of,
     _tool_step_value,
-    is_safe_to_repeat,
-    outcome_unknown,
-    sqlite_config,
 )
 from llm_wire.error import ProtocolError
 from llm_wire.message import Provider, ToolCall, tool_call

@@ -37,7 +37,7 @@ from llm_wire.agent.store import (
     record_from_json,
     record_to_json,
 )
-from llm_wire.durable import _outcome_of, _start_of, _Stopped, _stopped_of, _tool_outcome_of
+from llm_wire.durable._records import _outcome_of, _start_of, _Stopped, _stopped_of, _tool_outcome_of
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, tool_call
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, resolve
 from llm_wire.providers.response import FinishReason, Usage
