@@ -41,7 +41,13 @@ REGISTRY: list[c.Codec[Any]] = []
 
 
 def reg(codec: c.Codec[T]) -> c.Codec[T]:
-    """Record ``codec`` in the registry and return it."""
+    """
+    Record ``codec`` in the registry and return it, its schema checked against the Draft 2020-12 meta-schema
+    here, when it is built: a check at the end of a run would see only the codecs of the tests that ran
+    before it on the same worker.
+    """
+    if codec.schema is not None:
+        Draft202012Validator.check_schema(document(codec))  # type: ignore[arg-type]
     REGISTRY.append(codec)
     return codec
 
