@@ -36,38 +36,35 @@ from typing import Any
 
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
-from llm_wire import message
+from llm_wire import _deprecated, message
 from llm_wire._public import rehome
 from llm_wire._request import Config, Prepared, request
 from llm_wire.agent import (
     CompensatingProvider,
     ErrorCode,
-    Pricing,
     Runner,
     RunUsage,
     StopReason,
-    ToolCompleted,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
-    ToolOutputProjectionFailed,
     ToolProvider,
-    abandoned_outcome,
-    in_thread,
-    outcome_unknown,
 )
-from llm_wire.agent import Model as AgentModel
 from llm_wire.agent import RunResult as AgentResult
+from llm_wire.agent._usage import Pricing as _Pricing
+from llm_wire.agent.events import ToolCompleted, ToolOutputProjectionFailed
 from llm_wire.agent.projection import (
-    DEFAULT_POLICY,
     OutputProjectionError,
     ProjectedOutput,
     ProjectionPolicy,
     ProjectionReport,
     TokenEstimator,
     check_policy,
-    project_outcome,
+    project_tool_outcome,
 )
+from llm_wire.agent.projection._types import DEFAULT_POLICY as _DEFAULT_POLICY
+from llm_wire.agent.steps import Model as AgentModel
+from llm_wire.agent.steps import in_thread
 from llm_wire.agent.store import (
     AdmittedResult,
     ApprovalDecision,
@@ -81,8 +78,8 @@ from llm_wire.agent.store import (
     StoreError,
     Suspended,
     UnreadableRecord,
-    sha256_hex,
 )
+from llm_wire.agent.store._rules import sha256_hex as _sha256_hex
 from llm_wire.durable._records import (
     _CARRIED,
     _START,
@@ -103,33 +100,14 @@ from llm_wire.outcome import Outcome
 from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.value import Value
 
-__all__ = [
-    "OUTCOME_UNKNOWN",
-    "DurableRunError",
-    "DurableRunner",
-    "Suspension",
-    "is_safe_to_repeat",
-    "outcome_unknown",
-    "sqlite_config",
-]
+__all__ = ["DurableRunError", "DurableRunner", "sqlite_config"]
 
 rehome(__name__, ["DurableRunError"], globals())
-
-#: The failure code of a call whose earlier attempt ended without a recorded outcome.
-OUTCOME_UNKNOWN: str = ErrorCode.OUTCOME_UNKNOWN.value
 
 
 def sqlite_config(name: str, path: str) -> DBOSConfig:
     """A ``DBOS(config=...)`` for application ``name`` whose DBOS state lives in the SQLite file ``path``."""
     return {"name": name, "system_database_url": f"sqlite:///{path}", "log_level": "WARNING"}
-
-
-def is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
-    """
-    Whether a call may run again after an unknown outcome: the tool is idempotent, or idempotent with a key
-    that its provider consumes (``ToolContract.is_repeatable``, the rule of every runner).
-    """
-    return descriptor.contract.is_repeatable(consumes_key=consumes_key)
 
 
 def _checked(result: Result[Any, StoreError]) -> Any:
@@ -138,11 +116,6 @@ def _checked(result: Result[Any, StoreError]) -> Any:
             return value
         case Err(error):
             raise DurableRunError(error)
-
-
-#: A run waiting for approval: its record and the bearer token ``resume`` needs (never log it). The store's
-#: ``Suspended`` under the name a durable run gives it: one concept, one record.
-Suspension = Suspended
 
 
 async def _awaited(pending: Awaitable[Outcome]) -> Outcome:
@@ -167,9 +140,9 @@ def _as_seen(outcome: ToolOutcome, invocation: ToolInvocation, *, watched: bool)
     """
     context = invocation.context
     if context.deadline is not None and time.monotonic() > context.deadline:
-        return abandoned_outcome(invocation.name)
+        return ToolOutcome.abandoned(invocation.name)
     if watched and context.cancelled and invocation.descriptor.contract.heartbeat.enabled:
-        return abandoned_outcome(invocation.name, heartbeat=True)
+        return ToolOutcome.abandoned(invocation.name, heartbeat=True)
     return outcome
 
 
@@ -211,7 +184,7 @@ class DurableRunner:
     """
     ``Runner(model, config, provider, **options)`` run as the DBOS workflow ``name``, with every outcome in
     ``store``. ``run(run_id, messages)`` starts a run (or joins the one under that id) and returns its final
-    record, or a ``Suspension`` when an approver asked for manual review; ``resume`` continues it. Make it
+    record, or a ``Suspended`` when an approver asked for manual review; ``resume`` continues it. Make it
     before ``DBOS.launch()`` in every process that may recover its runs. Raises ``ValueError`` for a
     projection policy that fails preflight under ``estimator`` (before any model call), and for
     ``parallel=True`` (a replayed run must call its steps in the same order).
@@ -225,7 +198,7 @@ class DurableRunner:
         provider: ToolProvider,
         *,
         store: RunStore,
-        policy: ProjectionPolicy = DEFAULT_POLICY,
+        policy: ProjectionPolicy = _DEFAULT_POLICY,
         estimator: TokenEstimator | None = None,
         **options: Any,
     ) -> None:
@@ -247,7 +220,7 @@ class DurableRunner:
         self._current = threading.local()
         hook = options.pop("on_event", None)
         self._on_event = hook
-        pricing: Pricing | None = options.pop("pricing", None)
+        pricing: _Pricing | None = options.pop("pricing", None)
         if pricing is not None and not callable(pricing):
             raise TypeError(f"pricing must be callable, not {type(pricing).__name__}")
         self._pricing = pricing
@@ -307,8 +280,8 @@ class DurableRunner:
         if mark.duplicate:  # this attempt started before a crash and never ended: it may have taken effect
             capabilities = self._provider.capabilities(name)
             consumes_key = capabilities is not None and capabilities.idempotency_key
-            if not is_safe_to_repeat(invocation.descriptor, consumes_key):
-                return outcome_unknown(name)
+            if not invocation.descriptor.contract.is_repeatable(consumes_key=consumes_key):
+                return ToolOutcome.unknown(name)
         return _as_seen(asyncio.run(self._provider.invoke(invocation)), invocation, watched=True)
 
     # -- runner hooks ----------------------------------------------------------------------------------
@@ -317,12 +290,12 @@ class DurableRunner:
         self, outcome: ToolOutcome, descriptor: ToolDescriptor | None
     ) -> ProjectedOutput | OutputProjectionError:
         policy = getattr(self._current, "policy", self._policy)
-        match project_outcome(outcome, policy, self._estimator, descriptor=descriptor):
+        match project_tool_outcome(outcome, policy, self._estimator, descriptor=descriptor):
             case Err(error):
                 return error  # the run ends (tool_output_projection_failed); the raw result is admitted
             case Ok(projected):
                 with self._lock:
-                    self._reports[sha256_hex(projected.text)] = projected.report
+                    self._reports[_sha256_hex(projected.text)] = projected.report
                 return projected
 
     def _event(self, event: Any) -> None:
@@ -343,7 +316,7 @@ class DurableRunner:
         admission = _checked(self._store.admit(run_id, record.revision, admitted))
         if message is None:
             return
-        sha = sha256_hex(message)
+        sha = _sha256_hex(message)
         with self._lock:
             report = self._reports.pop(sha, None)
         if report is not None:
@@ -405,7 +378,7 @@ class DurableRunner:
 
     # -- driving runs ----------------------------------------------------------------------------------
 
-    def run(self, run_id: str, model_name: str, messages: Sequence[Message]) -> RunRecord | Suspension:
+    def run(self, run_id: str, model_name: str, messages: Sequence[Message]) -> RunRecord | Suspended:
         """Start (or join) the run ``run_id`` (the DBOS workflow id) and wait for it."""
         if not isinstance(run_id, str) or not run_id:
             raise TypeError("run_id must be a non-empty str")
@@ -414,7 +387,7 @@ class DurableRunner:
             handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
-    def wait(self, run_id: str) -> RunRecord | Suspension:
+    def wait(self, run_id: str) -> RunRecord | Suspended:
         """Wait for a run another process started (DBOS recovers it at launch)."""
         return self._outcome(run_id, DBOS.retrieve_workflow(run_id).get_result(polling_interval_sec=0.05))
 
@@ -427,7 +400,7 @@ class DurableRunner:
         approve: Collection[str] = (),
         deny: Collection[str] = (),
         policy: ProjectionPolicy | None = None,
-    ) -> RunRecord | Suspension:
+    ) -> RunRecord | Suspended:
         """
         Resolve the pending approvals of a suspended run (a denial fails it), claim it and run on. The run
         keeps the projection policy it was suspended with, tightened (never widened) by ``policy``; raises
@@ -467,12 +440,12 @@ class DurableRunner:
             handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
-    def _outcome(self, run_id: str, output: Value) -> RunRecord | Suspension:
+    def _outcome(self, run_id: str, output: Value) -> RunRecord | Suspended:
         """The run's record after its workflow ended, or its suspension when the workflow left it waiting."""
         record: RunRecord = _checked(self._store.load(run_id))
         ended = _stopped_of(output)
         if ended is not None and ended.status is RunStatus.WAITING_FOR_APPROVAL and ended.token:
-            return Suspension(record, ended.token)
+            return Suspended(record, ended.token)
         return record
 
 
@@ -481,3 +454,16 @@ _STATUS_OF = {
     StopReason.CANCELLED: RunStatus.CANCELLED,
     StopReason.DEADLINE: RunStatus.TIMED_OUT,
 }
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+OUTCOME_UNKNOWN = ErrorCode.OUTCOME_UNKNOWN
+Suspension = Suspended
+
+
+def _is_safe_to_repeat(descriptor: ToolDescriptor, consumes_key: bool) -> bool:
+    return descriptor.contract.is_repeatable(consumes_key=consumes_key)
+
+
+is_safe_to_repeat = _deprecated.renamed(_is_safe_to_repeat, "llm_wire.durable.is_safe_to_repeat")
+outcome_unknown = _deprecated.renamed(ToolOutcome.unknown, "llm_wire.durable.outcome_unknown")
