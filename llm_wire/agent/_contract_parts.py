@@ -15,6 +15,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
+from llm_wire._fast import Lean
 from llm_wire.agent._tool_outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome, check_types
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value, render
@@ -112,7 +113,7 @@ def _count(instance: object, attribute: Any, value: Any) -> None:
 
 
 @frozen
-class ToolRetryPolicy:
+class ToolRetryPolicy(Lean):
     """
     How many attempts a call gets and the wait between them (seconds): ``initial_backoff`` times
     ``backoff_multiplier`` per attempt, capped at ``maximum_backoff``, times a jitter factor drawn from
@@ -193,7 +194,7 @@ def pointer_parts(pointer: str) -> tuple[str, ...]:
 
 
 @frozen
-class ResourceVersion:
+class ResourceVersion(Lean):
     """
     Optimistic concurrency: the version a call expects is read from its arguments at ``argument_pointer``
     (required when ``require_expected``), and the version after it from its data at ``outcome_pointer``.
@@ -254,7 +255,7 @@ def _scalar_text(value: Value) -> str:
 
 
 @frozen
-class Compensation:
+class Compensation(Lean):
     """Undoing a failed call's partial effect (which makes retrying a non-idempotent call safe)."""
 
     enabled: bool = False
@@ -264,7 +265,7 @@ class Compensation:
 
 
 @frozen
-class HeartbeatPolicy:
+class HeartbeatPolicy(Lean):
     """
     Liveness: a call that reports no heartbeat for ``timeout`` seconds is abandoned; heartbeats closer than
     ``minimum_interval`` are not emitted as events (they still count as liveness).
@@ -285,7 +286,7 @@ def _text(instance: object, attribute: Any, value: Any) -> None:
 
 
 @frozen
-class Capability:
+class Capability(Lean):
     """Something a tool can do that an approver should know about (``filesystem.write`` on ``/srv``)."""
 
     name: str = field(validator=_text)
@@ -309,7 +310,7 @@ def _ceiling(minimum: int) -> Any:
 
 
 @frozen
-class OutputCeilings:
+class OutputCeilings(Lean):
     """Per-tool ceilings on the model-visible output; they can only tighten the run's ceilings."""
 
     max_bytes: int | None = field(default=None, validator=_ceiling(MIN_OUTPUT_BYTES))

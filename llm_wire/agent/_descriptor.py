@@ -19,6 +19,7 @@ from attrs import evolve, field, frozen
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire import tool as _tool
+from llm_wire._fast import Lean
 from llm_wire.agent._contract_parts import (
     MIN_OUTPUT_BYTES,
     MIN_OUTPUT_TOKENS,
@@ -113,7 +114,7 @@ _DEFAULT_CEILINGS = OutputCeilings()
 
 
 @frozen
-class ToolContract:
+class ToolContract(Lean):
     """
     How the runner treats calls to one tool. The defaults run a call once, with no deadline of its own,
     no approval, and strict output validation when an output schema is set. Invalid combinations raise
@@ -282,7 +283,7 @@ _CONTRACT_TYPES: Mapping[str, type | tuple[type, ...]] = {
 
 
 @frozen
-class ProviderCapabilities:
+class ProviderCapabilities(Lean):
     """
     What a provider does with a tool's invocation beyond running it: consumes the idempotency key, reports
     heartbeats, compensates failures. Declared explicitly; never inferred.
@@ -297,7 +298,7 @@ class ProviderCapabilities:
 
 
 @frozen
-class ToolDescriptor:
+class ToolDescriptor(Lean):
     """
     A tool as the runner sees it: the model-visible ``tool`` (name, description, input schema and its
     compiled contract) and its ``contract``.

@@ -13,6 +13,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
+from llm_wire._fast import Lean
 from llm_wire.admission import InvalidArguments, admit
 from llm_wire.agent._descriptor import ToolDescriptor
 from llm_wire.agent._tool_outcome import ToolOutcome
@@ -25,7 +26,7 @@ __all__ = ["Heartbeat", "InvocationContext", "ToolInvocation"]
 
 
 @frozen
-class Heartbeat:
+class Heartbeat(Lean):
     """A liveness report from a running tool: a message and an optional progress in [0, 1]."""
 
     message: str = ""
@@ -38,7 +39,7 @@ def _strings(value: Mapping[str, str]) -> dict[str, str]:
 
 
 @frozen(eq=False)
-class InvocationContext:
+class InvocationContext(Lean):
     """
     What a running tool may know and do: its run (and trace) and call, the attempt, the idempotency key
     (the same on every attempt), the deadline (``time.monotonic`` seconds), whether it was cancelled, the
@@ -80,7 +81,7 @@ class InvocationContext:
 
 
 @frozen
-class ToolInvocation:
+class ToolInvocation(Lean):
     """
     One call to run: the model's ``call``, the registered ``descriptor`` (authoritative), the admitted
     ``arguments`` (a JSON value) and their ``decoded`` form (the tool codec's native value), the attempt,

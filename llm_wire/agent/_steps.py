@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
+from llm_wire._fast import Lean
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
 from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
 from llm_wire.agent._descriptor import ToolDescriptor
@@ -102,7 +103,7 @@ class Recovery(enum.Enum):
 
 
 @frozen
-class Planned:
+class Planned(Lean):
     """
     One call of a batch: its descriptor and admitted arguments, or the outcome it already has (an
     unknown tool, refused arguments) and so never runs.
@@ -115,7 +116,7 @@ class Planned:
 
 
 @frozen
-class CallRecord:
+class CallRecord(Lean):
     """A call of the run with its full outcome (the model saw ``message``) and how many attempts ran."""
 
     call: ToolCall
@@ -125,7 +126,7 @@ class CallRecord:
 
 
 @frozen
-class RunResult:
+class RunResult(Lean):
     """
     How a run ended: the reason, the answer (``ANSWERED`` only), the conversation so far, every call with
     its outcome, the rounds and model calls used, the last model outcome, and any error behind the stop.
@@ -179,7 +180,7 @@ class RunResult:
 
 
 @frozen
-class CallModel:
+class CallModel(Lean):
     """Send ``prepared`` to the model (round ``round``, from 0)."""
 
     prepared: Prepared
@@ -187,7 +188,7 @@ class CallModel:
 
 
 @frozen
-class RunTools:
+class RunTools(Lean):
     """Authorize every call of the batch, then run those still without an outcome."""
 
     turn: AssistantTurn
@@ -196,7 +197,7 @@ class RunTools:
 
 
 @frozen
-class Finish:
+class Finish(Lean):
     """The run is over."""
 
     result: RunResult

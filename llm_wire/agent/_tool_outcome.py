@@ -23,6 +23,7 @@ import attrs
 from attrs import field, frozen
 
 from llm_wire import codec as _codec
+from llm_wire._fast import Lean
 from llm_wire.admission import DecodeRejected, SchemaRejected, ValueFailure
 from llm_wire.codec import Codec
 from llm_wire.reasons import InvalidJson, render_redacted
@@ -152,7 +153,7 @@ def _code(instance: object, attribute: object, value: Any) -> None:
 
 
 @frozen
-class ToolFailure:
+class ToolFailure(Lean):
     """
     Why a tool call failed, as the model sees it: ``category``, ``code``, ``message``, ``retryable`` and
     ``details`` (a JSON value, such as the ``{path, message}`` issues of refused arguments).
@@ -190,7 +191,7 @@ def _metadata(value: Mapping[str, str]) -> Mapping[str, str]:
 
 
 @frozen
-class ToolOutcome:
+class ToolOutcome(Lean):
     """
     One tool call's result: a success (``failure is None``) with ``content``, ``data`` and ``artifacts``,
     or a failure. Make one with ``ToolOutcome.success`` or ``ToolOutcome.failed``, or one of the runner's

@@ -11,6 +11,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._fast import Lean
 from llm_wire.providers.response import Usage
 from llm_wire.value import Value
 
@@ -52,7 +53,7 @@ def reasoning_tokens(usage: Usage) -> int:
 
 
 @frozen
-class RunUsage:
+class RunUsage(Lean):
     """A run's usage summed over its model calls (a count a provider did not report adds 0)."""
 
     input_tokens: int = 0

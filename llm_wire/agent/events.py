@@ -25,6 +25,7 @@ from typing import TypeAlias
 from attrs import field, frozen
 
 from llm_wire import _public
+from llm_wire._fast import Lean
 from llm_wire._request import Request
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
@@ -68,7 +69,7 @@ class Verdict(enum.Enum):
 
 
 @frozen
-class ApprovalRequest:
+class ApprovalRequest(Lean):
     """
     What an approver needs to decide on a call: the tool, its version, side effect, idempotency and
     capabilities, and the arguments with secrets redacted.
@@ -86,14 +87,14 @@ class ApprovalRequest:
 
 
 @frozen
-class ModelStarted:
+class ModelStarted(Lean):
     """A model call began (round 0 is the first call)."""
 
     round: int
 
 
 @frozen
-class ModelCompleted:
+class ModelCompleted(Lean):
     """A model call returned."""
 
     round: int
@@ -101,14 +102,14 @@ class ModelCompleted:
 
 
 @frozen
-class ApprovalRequested:
+class ApprovalRequested(Lean):
     """An approver was asked about a call."""
 
     request: ApprovalRequest
 
 
 @frozen
-class ToolStarted:
+class ToolStarted(Lean):
     """An attempt of a call began."""
 
     call: ToolCall
@@ -116,7 +117,7 @@ class ToolStarted:
 
 
 @frozen
-class ToolHeartbeat:
+class ToolHeartbeat(Lean):
     """A running call reported liveness (rate-limited by the contract's minimum interval)."""
 
     call: ToolCall
@@ -124,7 +125,7 @@ class ToolHeartbeat:
 
 
 @frozen
-class ToolRetrying:
+class ToolRetrying(Lean):
     """Attempt ``attempt`` failed and the call runs again after ``delay`` seconds."""
 
     call: ToolCall
@@ -134,7 +135,7 @@ class ToolRetrying:
 
 
 @frozen
-class ToolCompensated:
+class ToolCompensated(Lean):
     """Compensation ran for a failed attempt; ``outcome`` is the compensation's."""
 
     call: ToolCall
@@ -142,7 +143,7 @@ class ToolCompensated:
 
 
 @frozen
-class ToolCompleted:
+class ToolCompleted(Lean):
     """A call has its final outcome (full, for logs) and the ``message`` the model will see."""
 
     call: ToolCall
@@ -151,7 +152,7 @@ class ToolCompleted:
 
 
 @frozen
-class ToolOutputTruncated:
+class ToolOutputTruncated(Lean):
     """
     A call's model-visible text was cut to fit its ceilings (once per truncated projection, after its
     ``ToolCompleted``); ``report`` says by how much.
@@ -172,7 +173,7 @@ class ToolOutputTruncated:
 
 
 @frozen
-class ToolOutputProjectionFailed:
+class ToolOutputProjectionFailed(Lean):
     """
     A call's outcome could not be projected for the model, so the run ends
     (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``); ``outcome`` is the raw result, ``error`` says why.
@@ -203,7 +204,7 @@ RunEvent: TypeAlias = (
 
 
 @frozen
-class ModelRequest:
+class ModelRequest(Lean):
     """
     What ``prepare_model_request`` sees before a model call: the request about to be sent, the run's
     execution-context metadata (what tools get as ``InvocationContext.metadata``), the run's correlation ids

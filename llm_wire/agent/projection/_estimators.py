@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from attrs import frozen
 
+from llm_wire._fast import Lean
+
 if TYPE_CHECKING:
     import tiktoken
 
@@ -36,7 +38,7 @@ class TokenEstimator(Protocol):
 
 
 @frozen
-class HeuristicEstimator:
+class HeuristicEstimator(Lean):
     """
     The UTF-8-aware fallback: a quarter token per ASCII character (rounded up), one token per other code
     point. ASCII text costs about a token per four bytes; CJK and emoji cost about one token per character.
@@ -67,7 +69,7 @@ class HeuristicEstimator:
 
 
 @frozen
-class TiktokenEstimator:
+class TiktokenEstimator(Lean):
     """
     Counts from a ``tiktoken`` encoding (extra ``tokens``), for example
     ``TiktokenEstimator(tiktoken.get_encoding("o200k_base"))``. Special-token text counts as plain text.

@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._fast import Lean
 from llm_wire.agent._tool_outcome import ErrorCategory
 from llm_wire.agent.projection._estimators import (
     HeuristicEstimator,
@@ -68,14 +69,14 @@ _FIRST_CAP = 16
 
 
 @frozen
-class PlainPayload:
+class PlainPayload(Lean):
     """A plain success: the content, shown verbatim."""
 
     text: str
 
 
 @frozen
-class SuccessPayload:
+class SuccessPayload(Lean):
     """A structured success: ``{"artifacts", "data", "message", "ok": true}``."""
 
     message: str
@@ -84,7 +85,7 @@ class SuccessPayload:
 
 
 @frozen
-class FailurePayload:
+class FailurePayload(Lean):
     """
     A failure: ``{"error": {"category", "code", "details", "message", "retryable"}, "ok": false}``, with
     ``details`` only when it is not ``None``.

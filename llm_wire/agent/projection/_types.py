@@ -8,6 +8,7 @@ import enum
 
 from attrs import field, frozen
 
+from llm_wire._fast import Lean
 from llm_wire.agent._descriptor import MIN_OUTPUT_BYTES, MIN_OUTPUT_TOKENS
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError
@@ -48,7 +49,7 @@ def _tokens_at_least(_: object, attribute: object, value: object) -> None:
 
 
 @frozen
-class ProjectionPolicy:
+class ProjectionPolicy(Lean):
     """
     The byte and token ceilings of every model-visible tool message; raises ``DefinitionError`` below the
     minimums (256 bytes, 64 tokens).
@@ -113,7 +114,7 @@ _FAILURE_TEXT = {
 
 
 @frozen
-class OutputProjectionError:
+class OutputProjectionError(Lean):
     """
     Tool output could not be projected within the model-visible limits; ``failure`` says why.
     """
@@ -168,7 +169,7 @@ def limiting_factor(
 
 
 @frozen
-class ProjectionReport:
+class ProjectionReport(Lean):
     """
     What projection did: the counts of the original and of the exact emitted text, the ceilings, the factor.
     """
@@ -219,7 +220,7 @@ class ProjectionReport:
 
 
 @frozen
-class ProjectedOutput:
+class ProjectedOutput(Lean):
     """The text the model sees and the report of how it was made."""
 
     text: str
