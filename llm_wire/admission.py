@@ -46,13 +46,13 @@ from llm_wire._admission_issues import (
     describe_issue,
     describe_value_failure,
 )
-from llm_wire._described import InvalidJson
-from llm_wire._fast import Lean
+from llm_wire._fast import Lean as _Lean
 from llm_wire._public import rehome
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract, ValidationError, first_failure
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks
 from llm_wire.value import (
@@ -153,7 +153,7 @@ _BOUNDS = ("calls_per_turn", "argument_bytes_per_call", "total_argument_bytes", 
 
 
 @frozen
-class AdmissionLimits(Lean):
+class AdmissionLimits(_Lean):
     """
     Bounds admission enforces on a batch of calls whatever the policy.
     """

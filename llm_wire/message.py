@@ -19,7 +19,8 @@ from typing import Any, ClassVar, TypeAlias
 from attrs import Attribute, field, frozen
 
 from llm_wire import codec
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, parse, render
 
@@ -127,7 +128,7 @@ def _text(instance: object, attribute: Attribute[str], value: object) -> None:
 
 
 @frozen
-class ToolCall(Lean):
+class ToolCall(_Lean):
     """
     One call a model made: its id, the tool name, and the argument text exactly as the provider sent it.
     """
@@ -151,21 +152,21 @@ def tool_call(id: str, name: str, arguments_json: str) -> ToolCall:
 
 
 @frozen
-class SystemMessage(Lean):
+class SystemMessage(_Lean):
     """Instructions for the model."""
 
     text: str
 
 
 @frozen
-class UserMessage(Lean):
+class UserMessage(_Lean):
     """What the user said."""
 
     text: str
 
 
 @frozen
-class AssistantTurn(Lean):
+class AssistantTurn(_Lean):
     """
     What the model said in one response: its text and every call it made, in provider order.
     """
@@ -181,7 +182,7 @@ class AssistantTurn(Lean):
 
 
 @frozen
-class ToolResult(Lean):
+class ToolResult(_Lean):
     """
     The answer to one call: text for the model, and whether it reports an error.
     """
@@ -205,7 +206,7 @@ _BY_ROLE = {role: cls for cls, role in _ROLES.items()}
 
 
 @frozen
-class ConversationError(Lean):
+class ConversationError(_Described):
     """
     A persisted conversation that ``loads`` refused: not JSON, another format, or a malformed message.
     """
@@ -221,9 +222,6 @@ class ConversationError(Lean):
             return f"conversation is not valid JSON: {self.parse_error.describe()}"
         where = "conversation" if self.index is None else f"message {self.index}"
         return f"{where}: {self.problem}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 def _provider_codec() -> codec.Codec[Provider]:

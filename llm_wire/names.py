@@ -29,6 +29,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._described import Described as _Described
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.result import Err, Ok, Result
@@ -68,7 +69,7 @@ def passes_every_rule(name: str) -> bool:
 
 
 @frozen
-class InvalidPrefix:
+class InvalidPrefix(_Described):
     """A server prefix that is not 1 to 20 ASCII letters, digits and ``-``, starting with a letter."""
 
     prefix: str
@@ -80,9 +81,6 @@ class InvalidPrefix:
             "starting with a letter"
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
 class Named:
@@ -93,7 +91,7 @@ class Named:
 
 
 @frozen
-class NameCollision:
+class NameCollision(_Described):
     """Two tools of one set would go on the wire under one name: which one a call meant would be a guess."""
 
     wire: str
@@ -103,9 +101,6 @@ class NameCollision:
     def describe(self) -> str:
         """Names the wire name (made of safe characters), never the original names."""
         return f"two tools would both be sent as {self.wire}; rename one or give its server another prefix"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 WireNameError: TypeAlias = EmptyName | InvalidPrefix | NameCollision

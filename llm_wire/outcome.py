@@ -31,7 +31,8 @@ from typing import Any, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire._request import Prepared
 from llm_wire.admission import (
     AdmissionError,
@@ -89,7 +90,7 @@ class Sent(enum.Enum):
 
 
 @frozen
-class Answer(Lean):
+class Answer(_Lean):
     """
     The model answered. ``output`` is the decoded structured output, or ``None`` without an output codec.
     """
@@ -102,7 +103,7 @@ class Answer(Lean):
 
 
 @frozen
-class NeedsTools(Lean):
+class NeedsTools(_Lean):
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
     lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
@@ -120,7 +121,7 @@ class NeedsTools(Lean):
 
 
 @frozen
-class OutputLimited(Lean):
+class OutputLimited(_Lean):
     """
     The response was cut for length. Its calls were never admitted: they are evidence, never dispatch them.
     """
@@ -132,7 +133,7 @@ class OutputLimited(Lean):
 
 
 @frozen
-class Refused(Lean):
+class Refused(_Lean):
     """
     The model refused (``FinishReason.REFUSAL``) or a content filter stopped it (``CONTENT_FILTER``).
     """
@@ -146,7 +147,7 @@ class Refused(Lean):
 
 
 @frozen
-class InvalidOutput(Lean):
+class InvalidOutput(_Described):
     """
     The structured output is not valid JSON, breaks its schema, or is refused by its codec.
     """
@@ -161,9 +162,6 @@ class InvalidOutput(Lean):
     def describe(self) -> str:
         """``invalid structured output: <failure>``; never the output itself."""
         return f"invalid structured output: {self.failure.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 class TransportProblem(enum.Enum):
@@ -187,7 +185,7 @@ class TransportProblem(enum.Enum):
 
 
 @frozen
-class TransportError(Lean):
+class TransportError(_Described):
     """
     The call failed below HTTP; ``seconds`` is the bound that fired, for a timeout.
     """
@@ -205,15 +203,12 @@ class TransportError(Lean):
         text = f"transport error: {self.problem.value.replace('_', ' ')}"
         return text if self.seconds is None else f"{text} after {self.seconds:g}s"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
 
 
 @frozen
-class Failure(Lean):
+class Failure(_Described):
     """
     The response is unusable. ``sent`` says what it cost; ``text`` is whatever answer text arrived.
     """
@@ -229,9 +224,6 @@ class Failure(Lean):
     def describe(self) -> str:
         """The error's text and what the call cost; never the answer text."""
         return f"{self.error.describe()} ({self.sent.value})"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure

@@ -20,7 +20,8 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Path, Value, render_path
 
@@ -86,7 +87,7 @@ class Shape(enum.Enum):
 
 
 @frozen
-class Keyword(Lean):
+class Keyword(_Lean):
     """The role and value shape of one vocabulary keyword."""
 
     role: Role
@@ -245,7 +246,7 @@ FALSE = Schema(boolean=False)
 
 
 @frozen
-class SchemaProblem(Lean):
+class SchemaProblem(_Described):
     """
     A keyword whose value does not have its shape, or a document too large; texts carry no input values.
     """
@@ -262,9 +263,6 @@ class SchemaProblem(Lean):
         if self.keyword is None:
             return f"{where}: {self.problem}"
         return f'{where}: "{self.keyword}" {self.problem}'
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 # ---------------------------------------------------------------------------------------------------------

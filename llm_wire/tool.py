@@ -15,7 +15,7 @@ from typing import Any
 from attrs import field, frozen
 
 from llm_wire import contract as _contract
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
 from llm_wire._public import rehome
 from llm_wire._tool_errors import (
     MAX_NAME_BYTES,
@@ -86,7 +86,7 @@ def check_name(name: str) -> Result[None, NameProblem]:
 
 
 @frozen
-class DuplicateToolName(Lean):
+class DuplicateToolName(_Described):
     """Two declared tools share a name: which one a call means would be a guess."""
 
     name: str
@@ -94,9 +94,6 @@ class DuplicateToolName(Lean):
     def describe(self) -> str:
         """Names the tool (a declared name, not model input)."""
         return f"tool {self.name} is declared twice"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 _CONSTRUCTOR = object()

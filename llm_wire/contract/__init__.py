@@ -34,7 +34,6 @@ from typing import Any, NoReturn, Protocol, TypeVar
 from attrs import field, frozen
 
 from llm_wire import value as _value
-from llm_wire._described import InvalidJson, TooDeep
 from llm_wire._public import rehome
 from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import ContractMismatch, DecodeError
@@ -71,6 +70,7 @@ from llm_wire.contract._reasons import (
     UnsupportedKeyword,
     UnsupportedPattern,
 )
+from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.value import DEFAULT, Limits, Path, Value

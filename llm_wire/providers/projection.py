@@ -16,7 +16,8 @@ import enum
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.providers._restore import restore
 from llm_wire.schema import Role, keyword
 from llm_wire.value import Path, Value, render_path
@@ -65,7 +66,7 @@ class Values(enum.Enum):
 
 
 @frozen
-class Profile(Lean):
+class Profile(_Lean):
     """
     The rules of one provider dialect. Unset fields leave a schema as it is.
     """
@@ -119,7 +120,7 @@ class Action(enum.Enum):
 
 
 @frozen
-class Loss(Lean):
+class Loss(_Described):
     """One keyword a projection dropped or rewrote, at ``path`` in the original schema."""
 
     path: Path
@@ -131,12 +132,9 @@ class Loss(Lean):
         """``$["properties"]["a"]: "minLength" dropped: ...``."""
         return f'{render_path(self.path)}: "{self.keyword}" {self.action.value}: {self.reason}'
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class ProjectionError(Lean):
+class ProjectionError(_Described):
     """A schema the provider cannot take at all, with the path and keyword that stop it."""
 
     path: Path
@@ -150,12 +148,9 @@ class ProjectionError(Lean):
             f"{where}: {self.reason}" if self.keyword is None else f'{where}: "{self.keyword}" {self.reason}'
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class Projection(Lean):
+class Projection(_Lean):
     """
     A schema as sent to one provider: the wire schema, every loss, and the nullable rewrites to undo.
     """

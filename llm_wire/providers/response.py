@@ -30,7 +30,8 @@ from attrs import field, frozen
 
 from llm_wire import codec
 from llm_wire._checks import positive_int
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Result
@@ -83,7 +84,7 @@ class FinishReason(enum.Enum):
 
 
 @frozen
-class Usage(Lean):
+class Usage(_Lean):
     """
     Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
     """
@@ -95,7 +96,7 @@ class Usage(Lean):
 
 
 @frozen
-class PartialCall(Lean):
+class PartialCall(_Lean):
     """
     A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
     """
@@ -116,7 +117,7 @@ def _persisted_provider() -> codec.Codec[Provider]:
 
 
 @frozen
-class Terminal(Lean):
+class Terminal(_Lean):
     """
     A finished response from any provider, before admission.
     """
@@ -143,14 +144,14 @@ class Terminal(Lean):
 
 
 @frozen
-class TextDelta(Lean):
+class TextDelta(_Lean):
     """A piece of answer text."""
 
     text: str
 
 
 @frozen
-class ToolCallStarted(Lean):
+class ToolCallStarted(_Lean):
     """The model started a call; arguments follow as ``ArgumentsDelta``."""
 
     call_id: str
@@ -158,7 +159,7 @@ class ToolCallStarted(Lean):
 
 
 @frozen
-class ArgumentsDelta(Lean):
+class ArgumentsDelta(_Lean):
     """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
 
     call_id: str
@@ -175,7 +176,7 @@ _MIB = 1024 * 1024
 
 
 @frozen
-class ResponseLimits(Lean):
+class ResponseLimits(_Lean):
     """
     Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
     """
@@ -221,7 +222,7 @@ class ErrorKind(enum.Enum):
 
 
 @frozen
-class RetryAdvice(Lean):
+class RetryAdvice(_Lean):
     """
     Whether sending the same request again may succeed, and when the provider asked to be tried again.
     """
@@ -234,7 +235,7 @@ class RetryAdvice(Lean):
 
 
 @frozen
-class ProviderError(Lean):
+class ProviderError(_Described):
     """
     The provider refused the request or failed the response: an HTTP error body or an error event.
 
@@ -268,9 +269,6 @@ class ProviderError(Lean):
         elif self.retry.at is not None:
             advice += f" at {self.retry.at.isoformat()}"
         return f"{', '.join(parts)} ({advice})"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 ResponseError: TypeAlias = ProtocolError | LimitExceeded | ProviderError

@@ -29,7 +29,8 @@ from typing import Protocol, TypeAlias
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.message import Message, Provider, ToolCall
 from llm_wire.providers import _project
 from llm_wire.providers.projection import Profile, Projection, ProjectionError
@@ -77,7 +78,7 @@ class ToolChoice(enum.Enum):
 
 
 @frozen
-class UseTool(Lean):
+class UseTool(_Lean):
     """The model must call this one tool."""
 
     name: str
@@ -87,7 +88,7 @@ Choice: TypeAlias = ToolChoice | UseTool
 
 
 @frozen
-class Declared(Lean):
+class Declared(_Lean):
     """A tool as one provider receives it: its wire schema, and whether it is sent strict."""
 
     name: str
@@ -97,7 +98,7 @@ class Declared(Lean):
 
 
 @frozen
-class OutputSpec(Lean):
+class OutputSpec(_Lean):
     """Structured output as one provider receives it."""
 
     name: str
@@ -106,7 +107,7 @@ class OutputSpec(Lean):
 
 
 @frozen
-class Outgoing(Lean):
+class Outgoing(_Lean):
     """
     A checked request for one provider: results follow their turn in call order, each with its tool name.
     """
@@ -125,7 +126,7 @@ class Outgoing(Lean):
 
 
 @frozen
-class UnsupportedSetting(Lean):
+class UnsupportedSetting(_Described):
     """A request setting this provider's API cannot express."""
 
     setting: str
@@ -136,12 +137,9 @@ class UnsupportedSetting(Lean):
         """What cannot be sent, and why."""
         return f"{self.setting} cannot be sent to {self.provider.value}: {self.reason}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class InvalidReplay(Lean):
+class InvalidReplay(_Described):
     """An assistant turn whose replay data does not fit its provider or its calls."""
 
     index: int
@@ -151,15 +149,12 @@ class InvalidReplay(Lean):
         """Which message, and what is wrong with its replay data."""
         return f"message {self.index}: replay data {self.reason}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 EncodeError: TypeAlias = UnsupportedSetting | InvalidReplay
 
 
 @frozen
-class Http(Lean):
+class Http(_Lean):
     """
     Where an API lives and how it is authenticated: what the transport needs beside ``Wire.path``.
     """
@@ -192,7 +187,7 @@ def _stream_member(path: str, body: Value) -> bool:
 
 
 @frozen
-class Speech(Lean):
+class Speech(_Lean):
     """
     An API as its server speaks it, for the local fake provider (``llm_wire.transport.fake``): which paths are
     its endpoints, whether a request asks for a stream, and a finished response or an error in its own words.
@@ -220,7 +215,7 @@ _NAME_RULE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
 @frozen
-class Wire(Lean):
+class Wire(_Lean):
     """
     One API's wire: its projection profiles, request encoder, endpoint, response and error decoders, budgets,
     tool-name rule, command-line names, and its server's speech for the fake provider.
