@@ -16,7 +16,6 @@ from llm_wire.reasons import InvalidJson
 from llm_wire.tool import DuplicateToolName
 
 __all__ = [
-    "MAX_LISTED_TOOLS",
     "AdmissionError",
     "DecodeRejected",
     "InvalidArguments",
@@ -26,7 +25,6 @@ __all__ = [
     "UnknownTool",
     "ValueFailure",
     "describe_issue",
-    "describe_value_failure",
 ]
 
 #: How many declared tool names ``describe_issue`` lists for an unknown tool.
@@ -75,13 +73,6 @@ class DecodeRejected(Described):
 
 
 ValueFailure: TypeAlias = InvalidJson | SchemaRejected | DecodeRejected
-
-
-def describe_value_failure(failure: ValueFailure) -> str:
-    """
-    The failure as text: what was wrong and where, never the value itself.
-    """
-    return failure.describe()
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from llm_wire._described import Described
 from llm_wire.contract import LoadError
 
 __all__ = [
-    "MAX_NAME_BYTES",
     "EmptyName",
     "InputNotObject",
     "InvalidCharacter",
@@ -21,7 +20,6 @@ __all__ = [
     "NameProblem",
     "NameTooLong",
     "ToolError",
-    "describe_error",
 ]
 
 #: The longest tool name, in bytes (``tool.check_name``).
@@ -67,7 +65,7 @@ class InvalidName(Described):
 
     def describe(self) -> str:
         """``invalid tool name: reason``; the name itself is not repeated."""
-        return describe_error(self)
+        return f"invalid tool name: {self.problem.describe()}"
 
 
 @frozen
@@ -78,7 +76,7 @@ class InvalidSchema(Described):
 
     def describe(self) -> str:
         """``invalid input schema: $["a"]: reason``."""
-        return describe_error(self)
+        return f"invalid input schema: {self.load_error.describe()}"
 
 
 @frozen
@@ -89,20 +87,7 @@ class InputNotObject(Described):
 
     def describe(self) -> str:
         """``the input schema of tool NAME must describe an object``."""
-        return describe_error(self)
+        return f"the input schema of tool {self.name} must describe an object"
 
 
 ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
-
-
-def describe_error(error: ToolError) -> str:
-    """
-    Why a declaration was refused, as text.
-    """
-    match error:
-        case InvalidName(problem=problem):
-            return f"invalid tool name: {problem.describe()}"
-        case InvalidSchema(load_error=load_error):
-            return f"invalid input schema: {load_error.describe()}"
-        case InputNotObject(name=tool_name):
-            return f"the input schema of tool {tool_name} must describe an object"

@@ -18,14 +18,13 @@ from typing import Any, ClassVar, TypeAlias
 
 from attrs import Attribute, field, frozen
 
-from llm_wire import codec
+from llm_wire import _deprecated, codec
 from llm_wire._described import Described as _Described
 from llm_wire._fast import Lean as _Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, parse, render
 
 __all__ = [
-    "FORMAT",
     "AssistantTurn",
     "ConversationError",
     "Message",
@@ -36,11 +35,10 @@ __all__ = [
     "UserMessage",
     "dumps",
     "loads",
-    "tool_call",
 ]
 
 #: The format tag written at the top of a persisted conversation.
-FORMAT = "llm_wire.conversation.v1"
+_FORMAT = "llm_wire.conversation.v1"
 
 
 class _Providers(type):
@@ -144,13 +142,6 @@ class ToolCall(_Lean):
     provider_state: Value = field(default=None, eq=False, hash=False)
 
 
-def tool_call(id: str, name: str, arguments_json: str) -> ToolCall:
-    """
-    A call written by the application (no provider data), for example in a scripted conversation.
-    """
-    return ToolCall(id=id, name=name, arguments_json=arguments_json)
-
-
 @frozen
 class SystemMessage(_Lean):
     """Instructions for the model."""
@@ -245,7 +236,7 @@ def _message_codec() -> codec.Codec[Message]:
 
 def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
     """
-    The conversation as compact JSON text, tagged with ``FORMAT``. Raises ``TypeError`` for an item that is
+    The conversation as compact JSON text, tagged with its format. Raises ``TypeError`` for an item that is
     no message, and ``NotJson`` (a ``TypeError``) for replay data that is no JSON value.
     """
     items: list[Value] = []
@@ -258,7 +249,7 @@ def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
                 items.append(item)
             case Err(error):
                 raise NotJson(error.path, error.reason.describe())
-    return render({"format": FORMAT, "messages": items})
+    return render({"format": _FORMAT, "messages": items})
 
 
 def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, ...], ConversationError]:
@@ -272,8 +263,8 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
             pass
     if not isinstance(document, dict) or set(document) != {"format", "messages"}:
         return Err(ConversationError(None, 'expected an object with "format" and "messages"'))
-    if document["format"] != FORMAT:
-        return Err(ConversationError(None, f"unsupported format (expected {FORMAT})"))
+    if document["format"] != _FORMAT:
+        return Err(ConversationError(None, f"unsupported format (expected {_FORMAT})"))
     raw_messages = document["messages"]
     if not isinstance(raw_messages, list):
         return Err(ConversationError(None, '"messages" must be an array'))
@@ -291,3 +282,7 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
             case Err():
                 return Err(ConversationError(index, f"not a valid {role} message"))
     return Ok(tuple(messages))
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+tool_call = _deprecated.renamed(ToolCall, "llm_wire.message.tool_call")

@@ -77,7 +77,6 @@ __all__ = [
     "resolve_stream",
     "resolve_stream_with",
     "resolve_with",
-    "sent_for",
 ]
 
 
@@ -225,13 +224,33 @@ class Failure(_Described):
         """The error's text and what the call cost; never the answer text."""
         return f"{self.error.describe()} ({self.sent.value})"
 
+    @property
+    def retryable(self) -> bool:
+        """
+        Whether a retry is safe: a provider error its provider marks retryable, or any other failure that
+        sent nothing (a missing key or a malformed endpoint aside: no retry mends them); never once progress
+        reached the caller.
+        """
+        if self.partial_output:
+            return False
+        error = self.error
+        if isinstance(error, ProviderError):
+            return error.retry.retryable
+        if isinstance(error, TransportError) and error.problem in _NEVER_RETRIED:
+            return False
+        return self.sent is Sent.NOT_SENT
+
+
+#: Failures that sent nothing but that no retry can mend.
+_NEVER_RETRIED = frozenset({TransportProblem.NO_API_KEY, TransportProblem.INVALID_ENDPOINT})
+
 
 Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
 
 _LIMITS = AdmissionLimits()
 
 
-def sent_for(error: ResponseError) -> Sent:
+def _sent_for(error: ResponseError) -> Sent:
     """
     What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
     whole response, a server error or an error met mid-response possibly a response.
@@ -318,13 +337,13 @@ def resolve_with(
     (``COMPLETED``). A plain answer is decoded with ``output`` when given: a ``Tool`` built once from the
     output codec (``tool.new(name, description, codec)``; ``adjust`` applies under its name), or a bare
     codec, declared on the spot under the name ``output``. A decode error is a
-    ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
+    ``Failure`` whose ``sent`` is ``sent`` when given, else ``_sent_for(error)``.
     """
 
     _check_decoded(decoded)
     match decoded:
         case Err(error):
-            return Failure(error, sent or sent_for(error), partial_output)
+            return Failure(error, sent or _sent_for(error), partial_output)
         case Ok(terminal):
             pass
     turn = terminal.turn

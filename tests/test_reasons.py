@@ -184,7 +184,6 @@ class TestVocabulariesLoadWithTheirFaces:
             (reasons, "InvalidJson"),
             (tool, "InvalidName"),
             (tool, "ToolError"),
-            (tool, "describe_error"),
             (admission, "InvalidToolCall"),
             (admission, "ValueFailure"),
             (admission, "describe_issue"),

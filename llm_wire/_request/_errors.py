@@ -13,8 +13,8 @@ from attrs import frozen
 
 from llm_wire._described import Described
 from llm_wire._request._config import Limit
+from llm_wire.providers import EncodeError
 from llm_wire.providers.projection import ProjectionError
-from llm_wire.providers.wire import EncodeError
 from llm_wire.tool import DuplicateToolName
 from llm_wire.value import Path, render_path
 

@@ -29,7 +29,7 @@ from typing import Annotated, Protocol, TypeAlias, runtime_checkable
 from attrs import field, frozen
 
 from llm_wire import codec
-from llm_wire._checks import positive_int
+from llm_wire._checks import positive_int as _positive_int
 from llm_wire._described import Described as _Described
 from llm_wire._fast import Lean as _Lean
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -39,11 +39,9 @@ from llm_wire.sse import Event
 from llm_wire.value import Value
 
 __all__ = [
-    "DEFAULT_LIMITS",
     "ArgumentsDelta",
     "ErrorKind",
     "FinishReason",
-    "Headers",
     "PartialCall",
     "Progress",
     "ProviderError",
@@ -52,25 +50,23 @@ __all__ = [
     "RetryAdvice",
     "StreamDecoder",
     "Terminal",
-    "TOKEN_CHARS",
     "TextDelta",
     "ToolCallStarted",
     "Usage",
-    "token",
 ]
 
 #: The longest provider code, type or reason a text echoes (the typed field keeps it whole).
-TOKEN_CHARS = 64
+_TOKEN_CHARS = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
 
 
-def token(text: str) -> str:
+def _token(text: str) -> str:
     """
     A provider's code, type or finish reason as it may appear in a text: each run of characters outside
-    ``[A-Za-z0-9_.:-]`` becomes ``_``, and the result is cut to ``TOKEN_CHARS`` (marked ``...``).
+    ``[A-Za-z0-9_.:-]`` becomes ``_``, and the result is cut to ``_TOKEN_CHARS`` (marked ``...``).
     """
     safe = _UNSAFE.sub("_", text)
-    return safe if len(safe) <= TOKEN_CHARS else f"{safe[: TOKEN_CHARS - 3]}..."
+    return safe if len(safe) <= _TOKEN_CHARS else f"{safe[: _TOKEN_CHARS - 3]}..."
 
 
 class FinishReason(enum.Enum):
@@ -169,7 +165,7 @@ class ArgumentsDelta(_Lean):
 Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
 
 
-_positive = positive_int()
+_positive = _positive_int()
 
 
 _MIB = 1024 * 1024
@@ -201,7 +197,7 @@ class ResponseLimits(_Lean):
         return self.settings.get(limit) or f"ResponseLimits({limit}=)"
 
 
-DEFAULT_LIMITS = ResponseLimits()
+_DEFAULT_LIMITS = ResponseLimits()
 
 
 class ErrorKind(enum.Enum):
@@ -262,7 +258,7 @@ class ProviderError(_Described):
         if self.status is not None:
             parts.append(f"HTTP {self.status}")
         if self.code:
-            parts.append(token(self.code))
+            parts.append(_token(self.code))
         advice = "retryable" if self.retry.retryable else "not retryable"
         if self.retry.delay is not None:
             advice += f" after {self.retry.delay.total_seconds():g}s"
@@ -274,7 +270,7 @@ class ProviderError(_Described):
 ResponseError: TypeAlias = ProtocolError | LimitExceeded | ProviderError
 
 #: Response headers: a mapping (any key case) or name/value pairs.
-Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
+_Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
 
 
 @runtime_checkable
