@@ -21,7 +21,7 @@ from pathlib import Path
 
 from benchmarks._harness import paired_ratios, print_table
 from llm_wire.agent import ToolOutcome
-from llm_wire.agent.projection import SuccessPayload, project
+from llm_wire.agent.projection import SuccessPayload, project_payload
 from llm_wire.agent.store import (
     AdmittedResult,
     MemoryRunStore,
@@ -30,8 +30,8 @@ from llm_wire.agent.store import (
     RunStore,
     SqliteRunStore,
     StartedCall,
-    sha256_hex,
 )
+from llm_wire.agent.store._rules import sha256_hex
 from llm_wire.result import unwrap
 from llm_wire.value import Value
 
@@ -67,7 +67,7 @@ def measure_projection(mib: int) -> tuple[float, float, list[float]]:
     payload = SuccessPayload("query result", data)
 
     def projected() -> object:
-        return unwrap(project(payload))
+        return unwrap(project_payload(payload))
 
     def dumped() -> object:
         return json.dumps(
@@ -87,7 +87,7 @@ def _record_calls(store: RunStore, calls: int) -> float:
     record = unwrap(store.transition(record.run_id, record.revision, RunStatus.RUNNING))
     outcome = ToolOutcome.success("done", {"value": 1})
     text = outcome.model_text()
-    report = unwrap(project(SuccessPayload("done", {"value": 1}))).report
+    report = unwrap(project_payload(SuccessPayload("done", {"value": 1}))).report
     revision = record.revision
     start = time.perf_counter()
     for n in range(calls):

@@ -31,22 +31,20 @@ from dbos import DBOS
 from llm_wire import Config, Prepared, config, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
     Capability,
+    CompensatingProvider,
     HeartbeatPolicy,
     Idempotency,
     InvocationContext,
-    ModelRequest,
     ProviderCapabilities,
-    ReflectedProvider,
     Risk,
     RunUsage,
     SideEffect,
     ToolContract,
-    Verdict,
     make_tool,
     reflect,
 )
+from llm_wire.agent.events import ApprovalRequest, ModelRequest, Verdict
 from llm_wire.agent.projection import HeuristicEstimator, ProjectionPolicy
 from llm_wire.agent.store import (
     Admission,
@@ -60,7 +58,7 @@ from llm_wire.agent.store import (
     StoreError,
     Suspended,
 )
-from llm_wire.durable import DurableRunError, DurableRunner, Suspension, sqlite_config
+from llm_wire.durable import DurableRunError, DurableRunner, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
@@ -142,7 +140,7 @@ class Lookup:
         return "HEAD-" + "r" * 5000 + "-TAIL"
 
 
-def provider() -> ReflectedProvider:
+def provider() -> CompensatingProvider:
     """The three tools, with their contracts."""
     return reflect(
         make_tool(AppendNote, contract=ToolContract(idempotency=Idempotency.NON_IDEMPOTENT)),
@@ -469,7 +467,7 @@ def approvals(directory: Path) -> dict[str, object]:
     DBOS.launch()
     seen: dict[str, object] = {}
     suspended = first.run("run-one", "any-model", [user("write a")])
-    assert isinstance(suspended, Suspension)
+    assert isinstance(suspended, Suspended)
     record = suspended.record
     assert record.continuation is not None
     seen["46_suspended"] = {
@@ -514,7 +512,7 @@ def approvals(directory: Path) -> dict[str, object]:
     }
     steps: list[object] = []
     outcome = second.run("run-two", "any-model", [user("write a and b")])
-    while isinstance(outcome, Suspension):
+    while isinstance(outcome, Suspended):
         pending = sorted(
             a.call_id for a in outcome.record.approvals.values() if a.decision.value == "pending"
         )
@@ -643,7 +641,7 @@ def replay_config(wire: str) -> Config:
     return config(provider).with_stream(wire.endswith("-stream"))
 
 
-def replay_tools(wire: str) -> ReflectedProvider:
+def replay_tools(wire: str) -> CompensatingProvider:
     """The tools the wire's recorded calls ask for, under their contracts."""
     _, tools = REPLAY_WIRES[wire]
     idempotent = ToolContract(idempotency=Idempotency.IDEMPOTENT)

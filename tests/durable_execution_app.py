@@ -18,18 +18,11 @@ import attrs
 from dbos import DBOS
 
 from llm_wire import config, user
-from llm_wire.agent import (
-    ScriptedClient,
-    ToolContract,
-    ToolDescriptor,
-    Verdict,
-    call,
-    make_tool,
-    reflect,
-    reply,
-)
-from llm_wire.agent.store import RunRecord, SqliteRunStore
-from llm_wire.durable import DurableRunner, Suspension, sqlite_config
+from llm_wire.agent import ToolContract, ToolDescriptor, make_tool, reflect
+from llm_wire.agent.events import Verdict
+from llm_wire.agent.scripted import ScriptedClient, call, reply
+from llm_wire.agent.store import RunRecord, SqliteRunStore, Suspended
+from llm_wire.durable import DurableRunner, sqlite_config
 from llm_wire.message import Provider, ToolCall
 
 CONFIG = config(Provider.OPENAI_CHAT)
@@ -122,7 +115,7 @@ def main(directory: Path) -> dict[str, object]:
     for name, runner in runners.items():
         started = time.monotonic()
         ended = runner.run(f"run-{name}", "any-model", [user("go")])
-        assert not isinstance(ended, Suspension)
+        assert not isinstance(ended, Suspended)
         seen[name] = {**seen_by_model(ended), "fast": time.monotonic() - started < 2.0}
     store.close()
     return seen

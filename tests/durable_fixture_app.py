@@ -21,18 +21,11 @@ import attrs
 from dbos import DBOS
 
 from llm_wire import Prepared, config, user
-from llm_wire.agent import (
-    Approval,
-    ApprovalRequest,
-    ReflectedProvider,
-    ToolContract,
-    Verdict,
-    make_tool,
-    reflect,
-)
+from llm_wire.agent import Approval, CompensatingProvider, ToolContract, make_tool, reflect
+from llm_wire.agent.events import ApprovalRequest, Verdict
 from llm_wire.agent.projection import ProjectionPolicy
-from llm_wire.agent.store import RunRecord, SqliteRunStore
-from llm_wire.durable import DurableRunner, Suspension, sqlite_config
+from llm_wire.agent.store import RunRecord, SqliteRunStore, Suspended
+from llm_wire.durable import DurableRunner, sqlite_config
 from llm_wire.message import Provider, ToolCall, ToolResult
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
@@ -74,7 +67,7 @@ class Note:
         return f"noted {self.text}"
 
 
-def tools() -> ReflectedProvider:
+def tools() -> CompensatingProvider:
     """The three tools; ``note`` always needs approval."""
     return reflect(
         make_tool(Lookup),
@@ -119,10 +112,10 @@ def write(work: Path, out: Path) -> None:
     DBOS.launch()
     assert isinstance(plain.run("run-plain", "any-model", [user("look up wire")]), RunRecord)
     first = gated.run("run-resumed", "any-model", [user("note hello")])
-    assert isinstance(first, Suspension)
+    assert isinstance(first, Suspended)
     assert isinstance(gated.resume("run-resumed", first.token, "any-model", approve=[PENDING]), RunRecord)
     left = gated.run(SUSPENDED, "any-model", [user("note hello")])
-    assert isinstance(left, Suspension)
+    assert isinstance(left, Suspended)
     DBOS.destroy()
     store.close()
     out.mkdir(parents=True, exist_ok=True)

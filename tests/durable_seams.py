@@ -35,19 +35,18 @@ from llm_wire.agent import (
     Idempotency,
     OutputCeilings,
     ProviderCapabilities,
-    RunEvent,
     Runner,
     SideEffect,
-    ToolCompleted,
     ToolContract,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
     ToolRetryPolicy,
-    descriptor_from_json_schema,
 )
+from llm_wire.agent.events import RunEvent, ToolCompleted
 from llm_wire.agent.projection import HeuristicEstimator
-from llm_wire.agent.store import RunRecord, SqliteRunStore, sha256_hex
+from llm_wire.agent.store import RunRecord, SqliteRunStore
+from llm_wire.agent.store._rules import sha256_hex
 from llm_wire.durable import DurableRunner, sqlite_config
 from llm_wire.message import AssistantTurn, Provider, ToolResult, UserMessage, tool_call
 from llm_wire.outcome import Outcome, resolve
@@ -112,14 +111,14 @@ class SeamTools:
                 compensation=compensation != "off",
             )
             contract = _contract(side, idempotency, compensation, point)
-            described = unwrap(descriptor_from_json_schema(name, "A seam tool.", SCHEMA, contract))
+            described = unwrap(ToolDescriptor.from_json_schema(name, "A seam tool.", SCHEMA, contract))
             self.table[name] = (described, capabilities)
         for max_bytes, max_tokens in itertools.product(BYTES, TOKENS):
             name = _output_tool(max_bytes, max_tokens)
             contract = ToolContract(
                 output_ceilings=OutputCeilings(max_bytes=max_bytes, max_tokens=max_tokens)
             )
-            described = unwrap(descriptor_from_json_schema(name, "A seam tool.", SCHEMA, contract))
+            described = unwrap(ToolDescriptor.from_json_schema(name, "A seam tool.", SCHEMA, contract))
             self.table[name] = (described, ProviderCapabilities())
         self.attempts: dict[str, int] = {}
 

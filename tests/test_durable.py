@@ -32,25 +32,20 @@ from durable_app import (
 from llm_wire import Prepared, config, prepare, request, user
 from llm_wire.agent import (
     ErrorCategory,
+    ErrorCode,
     Idempotency,
     Runner,
     StopReason,
     ToolContract,
     ToolDescriptor,
     ToolOutcome,
-    abandoned_outcome,
     make_tool,
 )
-from llm_wire.agent.projection import ProjectionPolicy, project_outcome
-from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, UnreadableRecord, sha256_hex
+from llm_wire.agent.projection import ProjectionPolicy, project_tool_outcome
+from llm_wire.agent.store import RunStatus, SqliteRunStore, StoreBusy, UnreadableRecord
+from llm_wire.agent.store._rules import sha256_hex
 from llm_wire.demo import durable as durable_demo
-from llm_wire.durable import (
-    OUTCOME_UNKNOWN,
-    DurableRunError,
-    is_safe_to_repeat,
-    outcome_unknown,
-    sqlite_config,
-)
+from llm_wire.durable import DurableRunError, sqlite_config
 from llm_wire.durable._records import (
     _START,
     _STOPPED,
@@ -115,7 +110,9 @@ def check_run(directory: Path) -> dict[str, int]:
         assert admitted.tool_name == CALLS[call_id]
         # What the model saw is what projection of the stored outcome gives, to the byte.
         audit = record.audits[call_id]
-        assert audit.projected_content_sha256 == sha256_hex(unwrap(project_outcome(outcome, POLICY)).text)
+        assert audit.projected_content_sha256 == sha256_hex(
+            unwrap(project_tool_outcome(outcome, POLICY)).text
+        )
         assert all(key == f"{RUN_ID}:{call_id}" for key in ran), "an idempotent call ran with another key"
         if admitted.tool_name == "append_note":
             assert len(ran) <= 1, f"{call_id} ran {len(ran)} times"
@@ -123,7 +120,7 @@ def check_run(directory: Path) -> dict[str, int]:
                 assert len(ran) == 1
             else:
                 assert outcome.failure is not None
-                assert outcome.failure.code == OUTCOME_UNKNOWN
+                assert outcome.failure.code == ErrorCode.OUTCOME_UNKNOWN
                 seen["unknown"] += 1
         else:
             assert outcome.ok
@@ -368,14 +365,14 @@ class TestContracts:
         descriptor: ToolDescriptor = make_tool(
             AppendNote, contract=ToolContract(idempotency=idempotency)
         ).descriptor
-        assert is_safe_to_repeat(descriptor, consumes_key) is safe
+        assert descriptor.contract.is_repeatable(consumes_key=consumes_key) is safe
 
     def test_outcome_unknown_message(self) -> None:
         """The model gets a typed, non-retryable failure naming the tool and what to check."""
-        outcome = outcome_unknown("append_note")
+        outcome = ToolOutcome.unknown("append_note")
         shown = json.loads(outcome.model_text())
         assert shown["ok"] is False
-        assert shown["error"]["code"] == OUTCOME_UNKNOWN
+        assert shown["error"]["code"] == ErrorCode.OUTCOME_UNKNOWN
         assert shown["error"]["retryable"] is False
         assert "append_note" in shown["error"]["message"]
 
@@ -758,8 +755,8 @@ class TestStepRecords:
         outcomes = [
             ToolOutcome("ok", data, artifacts=("a://1",), resource_version="v2", metadata={"ms": "3"}),
             attrs.evolve(failure, compensation_required=True, compensation_token="undo"),
-            abandoned_outcome("t"),
-            outcome_unknown("t"),
+            ToolOutcome.abandoned("t"),
+            ToolOutcome.unknown("t"),
         ]
         for outcome in outcomes:
             recorded = pickle.loads(pickle.dumps(_tool_step_value(outcome)))
@@ -769,7 +766,7 @@ class TestStepRecords:
         """A tool step record this runner did not write says nothing of the call: ``outcome_unknown``."""
         unreadable: list[Any] = [None, {}, {"content": 5}, [1], "text"]
         for step in unreadable:
-            assert _tool_outcome_of(step, "charge") == outcome_unknown("charge")
+            assert _tool_outcome_of(step, "charge") == ToolOutcome.unknown("charge")
 
     def test_tool_data_that_is_no_json_is_refused_when_recorded(self) -> None:
         """A tool's data that is no JSON value cannot be recorded: ``NotJson``, as the run store says."""

@@ -27,16 +27,15 @@ from llm_wire.agent import (
     ErrorCategory,
     OutputValidation,
     Runner,
-    ScriptedClient,
     SideEffect,
     StopReason,
     ToolInvocation,
     ToolProvider,
-    call,
-    invocation_for,
-    reply,
 )
+from llm_wire.agent.scripted import ScriptedClient, call, reply
 from llm_wire.error import LimitExceeded, ProtocolError
+from llm_wire.mcp._declare import wire_arguments
+from llm_wire.mcp._provider import tool_outcome_of
 from llm_wire.mcp._transport import Lines, Oversized, request_id, with_param_headers
 from llm_wire.message import Provider, ToolCall
 from llm_wire.names import NameCollision, Named
@@ -229,7 +228,7 @@ class TestServerErrors:
         """The model sees an ``internal`` failure carrying the code, with ``retryable: false``."""
         tools = unwrap(mcp.provider(rough))
         answer = next(d for d in tools.descriptors() if d.name == "answer_error")
-        outcome = anyio.run(tools.invoke, unwrap(invocation_for(answer, f'{{"code": {code}}}')))
+        outcome = anyio.run(tools.invoke, unwrap(ToolInvocation.of(answer, f'{{"code": {code}}}')))
         assert outcome.failure is not None
         assert (outcome.category, outcome.failure.retryable) == (ErrorCategory.INTERNAL, False)
         assert outcome.failure.details == {"jsonrpc_code": code}
@@ -239,7 +238,7 @@ class TestServerErrors:
         """-32602 is the server refusing the arguments: ``invalid_input``, not retried."""
         listing = mcp.declare([{"name": "t", "inputSchema": {"type": "object"}}])
         refused = Err(mcp.RequestFailed("tools/call", -32602, "bad"))
-        outcome = mcp.outcome_of(listing.tools[0], refused, OutputValidation.STRICT)
+        outcome = tool_outcome_of(listing.tools[0], refused, OutputValidation.STRICT)
         assert outcome.failure is not None
         assert (outcome.category, outcome.failure.retryable) == (ErrorCategory.INVALID_INPUT, False)
 
@@ -404,7 +403,7 @@ class TestConnect:
                     result = unwrap(await client.call("add", {"a": 2, "b": 3}))
                     tools = unwrap(await mcp.aprovider(client))
                     add = next(d for d in tools.descriptors() if d.name == "add")
-                    outcome = await tools.invoke(unwrap(invocation_for(add, '{"a": 1, "b": 1}')))
+                    outcome = await tools.invoke(unwrap(ToolInvocation.of(add, '{"a": 1, "b": 1}')))
                     return len(listing.tools), result.structured, outcome.data
 
             assert anyio.run(session) == (6, {"sum": 5}, {"sum": 2})
@@ -544,7 +543,7 @@ class TestWireArguments:
     @given(st.decimals(allow_nan=False, allow_infinity=False))
     def test_exact_or_refused(self, number: Decimal) -> None:
         """Each Decimal becomes an int or float of the same value, or is refused: never a string."""
-        match mcp.wire_arguments({"n": number}):
+        match wire_arguments({"n": number}):
             case Ok(plain):
                 sent = plain["n"]
                 assert isinstance(sent, int | float)
@@ -559,7 +558,7 @@ class TestProvider:
     def _invoke(self, demo: mcp.McpClient, name: str, arguments: str, **options: Any) -> Any:
         made = unwrap(mcp.provider(demo, **options))
         descriptor = next(d for d in made.descriptors() if d.name == name)
-        invocation: ToolInvocation = unwrap(invocation_for(descriptor, arguments))
+        invocation: ToolInvocation = unwrap(ToolInvocation.of(descriptor, arguments))
         return anyio.run(made.invoke, invocation)
 
     def test_descriptors(self, demo: mcp.McpClient) -> None:
@@ -614,13 +613,13 @@ class TestProvider:
                 both = unwrap(mcp.provider(demo, second))
                 assert "two_add" in [d.name for d in both.descriptors()]
                 two_add = next(d for d in both.descriptors() if d.name == "two_add")
-                outcome = anyio.run(both.invoke, unwrap(invocation_for(two_add, '{"a": 1, "b": 1}')))
+                outcome = anyio.run(both.invoke, unwrap(ToolInvocation.of(two_add, '{"a": 1, "b": 1}')))
                 assert outcome.data == {"sum": 2}
 
     def test_timeout_outcome(self) -> None:
         """A timeout maps to a retryable ``timeout`` outcome."""
         listing = mcp.declare([{"name": "t", "inputSchema": {"type": "object"}}])
-        outcome = mcp.outcome_of(
+        outcome = tool_outcome_of(
             listing.tools[0], Err(mcp.TimedOut("tools/call", 1.0)), OutputValidation.STRICT
         )
         assert outcome.category is ErrorCategory.TIMEOUT

@@ -25,19 +25,10 @@ import anyio
 import pytest
 
 from llm_wire import config, mcp, request, user
-from llm_wire.agent import (
-    ErrorCategory,
-    ErrorCode,
-    HeartbeatPolicy,
-    OutputValidation,
-    RunEvent,
-    Runner,
-    ScriptedClient,
-    ToolHeartbeat,
-    call,
-    invocation_for,
-    reply,
-)
+from llm_wire.agent import ErrorCategory, ErrorCode, HeartbeatPolicy, OutputValidation, Runner, ToolInvocation
+from llm_wire.agent.events import RunEvent, ToolHeartbeat
+from llm_wire.agent.scripted import ScriptedClient, call, reply
+from llm_wire.mcp._client import Progress
 from llm_wire.message import Provider
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.value import Value
@@ -195,7 +186,7 @@ def _tool(client: mcp.McpClient, name: str) -> mcp.McpTool:
 
 def _invoke(tools: mcp.McpProvider, name: str, arguments: str) -> Any:
     descriptor = next(d for d in tools.descriptors() if d.tool.name == name)
-    return anyio.run(tools.invoke, unwrap(invocation_for(descriptor, arguments)))
+    return anyio.run(tools.invoke, unwrap(ToolInvocation.of(descriptor, arguments)))
 
 
 class TestReferenceServer:
@@ -328,7 +319,7 @@ class TestOutputSchema:
             assert "mcp.output_problem" in warned.metadata
 
 
-def _into(seen: list[tuple[float, float | None, str | None]]) -> mcp.Progress:
+def _into(seen: list[tuple[float, float | None, str | None]]) -> Progress:
     async def progress(done: float, total: float | None, message: str | None) -> None:
         seen.append((done, total, message))
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome, check_types
+from llm_wire.agent._tool_outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome, check_types
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value, render
 

@@ -15,10 +15,10 @@ from typing import Any, Generic, TypeVar, cast
 
 from attrs import frozen
 
-from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.message import ToolCall
 
-__all__ = ["Cancellation", "Portal", "RunState", "resolve"]
+__all__ = ["Cancellation", "Portal", "RunState", "settle"]
 
 T = TypeVar("T")
 
@@ -42,7 +42,7 @@ class Cancellation:
             self._event.set()
             waiters, self._waiters = self._waiters, []
         for loop, future in waiters:
-            loop.call_soon_threadsafe(resolve, future)
+            loop.call_soon_threadsafe(settle, future)
 
     def _watch(self) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
@@ -59,7 +59,7 @@ class Cancellation:
             self._waiters = [(loop, waiting) for loop, waiting in self._waiters if waiting is not future]
 
 
-def resolve(future: asyncio.Future[None]) -> None:
+def settle(future: asyncio.Future[None]) -> None:
     """Complete ``future`` unless it is done already."""
     if not future.done():
         future.set_result(None)
@@ -82,7 +82,7 @@ class RunState:
 
     def close(self) -> None:
         """The run is over: stop watching its cancellation."""
-        resolve(self.stopped)
+        settle(self.stopped)
         self.cancel._forget(self.stopped)
 
     def remaining(self) -> float:

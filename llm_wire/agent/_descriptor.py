@@ -37,8 +37,15 @@ from llm_wire.agent._contract_parts import (
     _strings,
     _text,
 )
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome, check_types
-from llm_wire.agent._results import MAX_ISSUES, unknown_outcome_message
+from llm_wire.agent._tool_outcome import (
+    MAX_ISSUES,
+    ErrorCategory,
+    ErrorCode,
+    ToolFailure,
+    ToolOutcome,
+    check_types,
+    unknown_outcome_message,
+)
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract
 from llm_wire.reasons import render_redacted
@@ -67,10 +74,6 @@ __all__ = [
     "ToolDescriptor",
     "ToolRetryPolicy",
     "check_capabilities",
-    "describe",
-    "descriptor_from_json_schema",
-    "redact",
-    "retry_advice",
 ]
 
 #: The ``format`` of ``ToolDescriptor.to_json``.
@@ -314,6 +317,25 @@ class ToolDescriptor:
         """The tool name, which the model calls and providers dispatch on."""
         return self.tool.name
 
+    @classmethod
+    def from_json_schema(
+        cls,
+        name: str,
+        description: str,
+        input_schema: Value | str | bytes,
+        contract: ToolContract | None = None,
+    ) -> Result[ToolDescriptor, ToolError]:
+        """
+        The descriptor of a tool whose input schema arrives at runtime (a document, or its JSON text), such
+        as an MCP ``inputSchema``, under ``contract`` (the default contract when ``None``): loaded
+        fail-closed, it must describe an object; ``Err(ToolError)`` otherwise.
+        """
+        match _tool.from_json_schema(name, description, input_schema):
+            case Err(error):
+                return Err(error)
+            case Ok(declared):
+                return Ok(cls(declared, ToolContract() if contract is None else contract))
+
     def with_contract(self, contract: ToolContract) -> ToolDescriptor:
         """A copy with ``contract`` instead (the argument class and schema are unchanged)."""
         return evolve(self, contract=contract)
@@ -409,25 +431,6 @@ def _number(seconds: float | None) -> Value:
     return None if seconds is None else Decimal(repr(float(seconds)))
 
 
-def describe(tool: Tool, contract: ToolContract | None = None) -> ToolDescriptor:
-    """The descriptor of ``tool`` under ``contract`` (the default contract when ``None``)."""
-    return ToolDescriptor(tool, ToolContract() if contract is None else contract)
-
-
-def descriptor_from_json_schema(
-    name: str, description: str, input_schema: Value | str | bytes, contract: ToolContract | None = None
-) -> Result[ToolDescriptor, ToolError]:
-    """
-    A descriptor for a tool whose input schema arrives at runtime (a document, or its JSON text), such as
-    an MCP ``inputSchema``: loaded fail-closed, it must describe an object; ``Err(ToolError)`` otherwise.
-    """
-    match _tool.from_json_schema(name, description, input_schema):
-        case Err(error):
-            return Err(error)
-        case Ok(declared):
-            return Ok(describe(declared, contract))
-
-
 def check_capabilities(descriptor: ToolDescriptor, declared: ProviderCapabilities | None) -> None:
     """
     Raise ``DefinitionError`` naming the tool when its contract relies on a capability the provider does
@@ -450,15 +453,3 @@ def check_capabilities(descriptor: ToolDescriptor, declared: ProviderCapabilitie
     ]
     if missing:
         raise DefinitionError(f"tool {descriptor.name!r}: {'; '.join(missing)}")
-
-
-def retry_advice(
-    outcome: ToolOutcome, contract: ToolContract, tool: str, *, consumes_key: bool, compensated: bool = False
-) -> ToolOutcome:
-    """``contract.retry_advice(outcome, tool, ...)``: the final outcome with the advice the model sees."""
-    return contract.retry_advice(outcome, tool, consumes_key=consumes_key, compensated=compensated)
-
-
-def redact(descriptor: ToolDescriptor, arguments: Value) -> Value:
-    """``descriptor.redact(arguments)``: the arguments as an approver may see them."""
-    return descriptor.redact(arguments)

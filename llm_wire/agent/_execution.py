@@ -21,14 +21,13 @@ from typing import Any
 
 from attrs import define, evolve, frozen
 
-from llm_wire.agent._control import RunState, resolve
+from llm_wire.agent._control import RunState, settle
 from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
-from llm_wire.agent._events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome, outcome_for_exception
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
-from llm_wire.agent._results import abandoned_outcome
 from llm_wire.agent._threads import CURRENT_SLOT, Slot
+from llm_wire.agent._tool_outcome import ErrorCategory, ErrorCode, ToolOutcome
+from llm_wire.agent.events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
 from llm_wire.message import ToolCall
 
 __all__ = ["Executor"]
@@ -241,7 +240,9 @@ class Executor:
             )
             return outcome.with_metadata(late_result_discarded="true")
         silent = limit is not None and time.monotonic() - beats.last >= limit
-        return abandoned_outcome(name, heartbeat=silent and (deadline is None or time.monotonic() < deadline))
+        return ToolOutcome.abandoned(
+            name, heartbeat=silent and (deadline is None or time.monotonic() < deadline)
+        )
 
     async def _acquire(self, run: RunState, deadline: float | None) -> bool:
         """
@@ -287,7 +288,7 @@ class Executor:
             while self._waiters:
                 waiter = self._waiters.popleft()
                 with contextlib.suppress(RuntimeError):  # that call's loop is closed: it waits no more
-                    waiter.loop.call_soon_threadsafe(resolve, waiter.woken)
+                    waiter.loop.call_soon_threadsafe(settle, waiter.woken)
                     waiter.granted = True
                     return
             self._in_flight -= 1
@@ -305,7 +306,7 @@ class Executor:
             raise
         except BaseException as exc:
             self.log(exc, name, step)
-            return _Answer(outcome_for_exception(exc, name), time.monotonic())
+            return _Answer(ToolOutcome.from_exception(exc, name), time.monotonic())
         if not isinstance(result, ToolOutcome):
             message = f"the provider of tool {name} returned something that is not a ToolOutcome"
             failed = ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.INTERNAL, message, retryable=False)

@@ -15,14 +15,13 @@ from attrs import evolve, field, frozen
 
 from llm_wire.admission import InvalidArguments, admit
 from llm_wire.agent._descriptor import ToolDescriptor
-from llm_wire.agent._outcome import ToolOutcome
-from llm_wire.agent._results import invalid_arguments
+from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import ToolCallChecks
 from llm_wire.value import Value
 
-__all__ = ["Heartbeat", "InvocationContext", "ToolInvocation", "invocation_for"]
+__all__ = ["Heartbeat", "InvocationContext", "ToolInvocation"]
 
 
 @frozen
@@ -107,33 +106,34 @@ class ToolInvocation:
         """The model's call id."""
         return self.call.id
 
+    @classmethod
+    def of(
+        cls,
+        descriptor: ToolDescriptor,
+        arguments_json: str,
+        *,
+        call_id: str = "call-1",
+        run_id: str = "",
+        metadata: Mapping[str, str] | None = None,
+    ) -> Result[ToolInvocation, ToolOutcome]:
+        """
+        An invocation of ``descriptor`` with ``arguments_json`` admitted against its input schema (outside a
+        runner: tests, adapters); ``Err`` holds the ``invalid_input`` outcome to show the model.
+        """
+        call = ToolCall(id=call_id, name=descriptor.name, arguments_json=arguments_json)
+        match admit([call], [descriptor.tool], checks=ToolCallChecks.REPORT):
+            case Err(error):
+                return Err(ToolOutcome.invalid_arguments(descriptor.name, None, error.describe()))
+            case Ok(admitted):
+                pass
+        for issue in admitted.issues:
+            if isinstance(issue, InvalidArguments):
+                return Err(ToolOutcome.invalid_arguments(descriptor.name, issue.failure))
+        found = admitted.admitted[0]
+        key = f"{run_id}:{call_id}" if run_id else call_id
+        context = InvocationContext(run_id, call_id, 1, key, None, metadata or {})
+        return Ok(cls(call, descriptor, found.arguments, found.decoded, key, 1, None, context))
+
     def with_descriptor(self, descriptor: ToolDescriptor) -> ToolInvocation:
         """A copy carrying ``descriptor`` instead."""
         return evolve(self, descriptor=descriptor)
-
-
-def invocation_for(
-    descriptor: ToolDescriptor,
-    arguments_json: str,
-    *,
-    call_id: str = "call-1",
-    run_id: str = "",
-    metadata: Mapping[str, str] | None = None,
-) -> Result[ToolInvocation, ToolOutcome]:
-    """
-    An invocation of ``descriptor`` with ``arguments_json`` admitted against its input schema (outside a
-    runner: tests, adapters); ``Err`` holds the ``invalid_input`` outcome to show the model.
-    """
-    call = ToolCall(id=call_id, name=descriptor.name, arguments_json=arguments_json)
-    match admit([call], [descriptor.tool], checks=ToolCallChecks.REPORT):
-        case Err(error):
-            return Err(invalid_arguments(descriptor.name, None, error.describe()))
-        case Ok(admitted):
-            pass
-    for issue in admitted.issues:
-        if isinstance(issue, InvalidArguments):
-            return Err(invalid_arguments(descriptor.name, issue.failure))
-    found = admitted.admitted[0]
-    key = f"{run_id}:{call_id}" if run_id else call_id
-    context = InvocationContext(run_id, call_id, 1, key, None, metadata or {})
-    return Ok(ToolInvocation(call, descriptor, found.arguments, found.decoded, key, 1, None, context))

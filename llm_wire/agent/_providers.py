@@ -1,6 +1,8 @@
 """
 Tool providers: the ``ToolProvider`` protocol, the provider reflected from typed tools, the composite that
-routes by descriptor name, and the scoped provider (an allowlist a forged descriptor cannot bypass).
+routes by descriptor name, and the scoped provider (an allowlist a forged descriptor cannot bypass). The
+three classes are this module's; ``reflect``, ``compose`` and ``scope`` return them as what they promise, a
+``CompensatingProvider``.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from attrs import evolve
 
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolDescriptor, check_capabilities
 from llm_wire.agent._invocation import ToolInvocation
-from llm_wire.agent._outcome import ToolOutcome
-from llm_wire.agent._results import no_compensation, unknown_tool
+from llm_wire.agent._tool_outcome import ToolOutcome, no_compensation
 from llm_wire.agent._typed import TypedTool, function_tool, make_tool
 from llm_wire.schema import DefinitionError
 
@@ -112,7 +113,7 @@ class ReflectedProvider:
         """Run the typed tool the invocation's descriptor names; ``not_found`` for an unknown name."""
         typed = self._tools.get(invocation.name)
         if typed is None:
-            return unknown_tool(_names(self._descriptors))
+            return ToolOutcome.unknown_tool(_names(self._descriptors))
         return await typed.dispatch(invocation)
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
@@ -123,8 +124,12 @@ class ReflectedProvider:
         return await typed.dispatch_compensation(invocation, failure)
 
 
-def reflect(*tools: TypedTool[Any] | type | Callable[..., object]) -> ReflectedProvider:
-    """A provider of these typed tools (tool classes and functions are made typed tools here)."""
+def reflect(*tools: TypedTool[Any] | type | Callable[..., object]) -> CompensatingProvider:
+    """
+    A provider of these typed tools (tool classes and functions are made typed tools here): it dispatches on
+    the registered name, and compensates with a tool's ``compensate`` (``internal`` when it has none). Two
+    tools under one name are a ``DefinitionError``.
+    """
     return ReflectedProvider(tools)
 
 
@@ -175,7 +180,7 @@ class CompositeProvider:
         """Route to the provider that owns the descriptor's name; ``not_found`` listing all tools."""
         provider = self._routes.get(invocation.name)
         if provider is None:
-            return unknown_tool(_names(self._descriptors))
+            return ToolOutcome.unknown_tool(_names(self._descriptors))
         return await provider.invoke(invocation)
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
@@ -186,8 +191,12 @@ class CompositeProvider:
         return await provider.compensate(invocation, failure)
 
 
-def compose(*providers: ToolProvider) -> CompositeProvider:
-    """A composite of ``providers`` (see ``CompositeProvider``)."""
+def compose(*providers: ToolProvider) -> CompensatingProvider:
+    """
+    ``providers`` as one: descriptors merged in provider order and read once, calls routed by descriptor
+    name, capabilities kept per tool from its own provider. Two providers offering one name is a
+    ``DefinitionError`` naming it.
+    """
     return CompositeProvider(providers)
 
 
@@ -231,19 +240,23 @@ class ScopedProvider:
         """Invoke an activated tool with its activated descriptor; ``permission_denied`` otherwise."""
         activated = self._active.get(invocation.name)
         if activated is None:
-            return unknown_tool(_names(self._descriptors), scope=True)
+            return ToolOutcome.unknown_tool(_names(self._descriptors), scope=True)
         return await self._provider.invoke(evolve(invocation, descriptor=activated))
 
     async def compensate(self, invocation: ToolInvocation, failure: ToolOutcome) -> ToolOutcome:
         """Compensate an activated tool; ``permission_denied`` otherwise, the provider never called."""
         activated = self._active.get(invocation.name)
         if activated is None:
-            return unknown_tool(_names(self._descriptors), scope=True)
+            return ToolOutcome.unknown_tool(_names(self._descriptors), scope=True)
         if not isinstance(self._provider, CompensatingProvider):
             return no_compensation(invocation.name)
         return await self._provider.compensate(evolve(invocation, descriptor=activated), failure)
 
 
-def scope(provider: ToolProvider, allow: Iterable[str]) -> ScopedProvider:
-    """``provider`` limited to the tools named in ``allow`` (see ``ScopedProvider``)."""
+def scope(provider: ToolProvider, allow: Iterable[str]) -> CompensatingProvider:
+    """
+    ``provider`` limited to the tools named in ``allow``: listing, invoking, compensating and capabilities see
+    only those, and an invocation carries the allowed descriptor whatever descriptor it came with. An empty,
+    duplicate or unknown allowed name is a ``DefinitionError``.
+    """
     return ScopedProvider(provider, allow)

@@ -21,25 +21,14 @@ from attrs import evolve
 from llm_wire._request import Config, Prepared, Request, prepare
 from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
+    MIN_OUTPUT_BYTES,
+    MIN_OUTPUT_TOKENS,
     Approval,
     ToolDescriptor,
     check_capabilities,
 )
-from llm_wire.agent._events import (
-    ApprovalRequest,
-    ApprovalRequested,
-    ModelCompleted,
-    ModelStarted,
-    RunEvent,
-    ToolCompleted,
-    ToolOutputProjectionFailed,
-    ToolOutputTruncated,
-    Verdict,
-)
 from llm_wire.agent._execution import Executor
-from llm_wire.agent._outcome import ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent._providers import ToolProvider
-from llm_wire.agent._results import MAX_LISTED
 from llm_wire.agent._steps import (
     CallModel,
     Finish,
@@ -51,11 +40,22 @@ from llm_wire.agent._steps import (
     StopReason,
 )
 from llm_wire.agent._threads import in_thread
-from llm_wire.agent._usage import ModelRequest, PrepareModelRequest, Pricing
+from llm_wire.agent._tool_outcome import MAX_LISTED, ErrorCategory, ErrorCode, ToolOutcome
+from llm_wire.agent._usage import Pricing
+from llm_wire.agent.events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ModelCompleted,
+    ModelRequest,
+    ModelStarted,
+    RunEvent,
+    ToolCompleted,
+    ToolOutputProjectionFailed,
+    ToolOutputTruncated,
+    Verdict,
+)
 from llm_wire.agent.projection import projector
 from llm_wire.agent.projection._types import (
-    MIN_BYTES,
-    MIN_TOKENS,
     LimitingFactor,
     OutputProjectionError,
     ProjectedOutput,
@@ -74,6 +74,7 @@ __all__ = [
     "AsyncModel",
     "HostHookError",
     "Model",
+    "PrepareModelRequest",
     "PrepareToolResult",
     "ProjectOutput",
     "Replay",
@@ -113,6 +114,9 @@ ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaita
 Approver: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``prepare_tool_result(call, outcome)``: rewrite an outcome (redact, enrich), or ``None`` to reject it.
 PrepareToolResult: TypeAlias = Callable[[ToolCall, ToolOutcome], "ToolOutcome | None"]
+#: ``prepare_model_request(model_request)``: the request to send instead (trimmed, annotated), and the
+#: execution context to keep (it may clear it); the run and trace ids always stay the run's.
+PrepareModelRequest: TypeAlias = Callable[[ModelRequest], "ModelRequest | Awaitable[ModelRequest]"]
 #: ``replay(call)``: the outcome a call produced in an earlier run (it is not run again), or ``None``.
 Replay: TypeAlias = Callable[[ToolCall], "ToolOutcome | None"]
 #: ``project_output(outcome, descriptor)``: the text the model sees, as is or with its projection report
@@ -611,7 +615,7 @@ class Runner:
 
 
 #: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.
-_UNREPORTED = ProjectionReport(False, 0, 0, 0, 0, MIN_BYTES, MIN_TOKENS, LimitingFactor.NONE)
+_UNREPORTED = ProjectionReport(False, 0, 0, 0, 0, MIN_OUTPUT_BYTES, MIN_OUTPUT_TOKENS, LimitingFactor.NONE)
 
 #: The default ``project_output``: the 64 KiB and 10,000-token ceilings, tightened by each tool's own.
 _BOUNDED = projector()

@@ -16,8 +16,7 @@ from attrs import evolve, field, frozen
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
 from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
 from llm_wire.agent._descriptor import ToolDescriptor
-from llm_wire.agent._outcome import ToolOutcome
-from llm_wire.agent._results import invalid_arguments, unknown_tool
+from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent
@@ -308,10 +307,12 @@ class RunSteps:
             if descriptor is None or isinstance(issue, UnknownTool):
                 if self._unknown is Recovery.END:
                     return self._finish(StopReason.TOOL_CALL_DENIED, detail={"tool_call_id": call.id})
-                plan.append(Planned(call, None, None, unknown_tool(list(self._registry))))
+                plan.append(Planned(call, None, None, ToolOutcome.unknown_tool(list(self._registry))))
             elif isinstance(issue, InvalidArguments):
                 plan.append(
-                    Planned(call, descriptor, None, invalid_arguments(descriptor.name, issue.failure))
+                    Planned(
+                        call, descriptor, None, ToolOutcome.invalid_arguments(descriptor.name, issue.failure)
+                    )
                 )
             else:
                 plan.append(Planned(call, descriptor, outcome.arguments(call.id)))

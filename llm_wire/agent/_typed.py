@@ -19,9 +19,8 @@ from llm_wire import tool as _tool
 from llm_wire.admission import ValueFailure, decode_arguments
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolContract, ToolDescriptor, check_capabilities
 from llm_wire.agent._invocation import InvocationContext, ToolInvocation
-from llm_wire.agent._outcome import ToolOutcome, outcome_for_exception
-from llm_wire.agent._results import invalid_arguments, no_compensation, outcome_of
 from llm_wire.agent._threads import in_thread
+from llm_wire.agent._tool_outcome import ToolOutcome, no_compensation, tool_outcome_of
 from llm_wire.codec import Codec
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
@@ -88,7 +87,7 @@ class TypedTool(Generic[A]):
     async def run(self, arguments: A, context: InvocationContext) -> ToolOutcome:
         """
         Call ``invoke`` on ``arguments`` (in a worker thread when it is sync) and make its result an
-        outcome; an exception becomes a sanitized failure (``outcome_for_exception``), never escapes.
+        outcome; an exception becomes a sanitized failure (``ToolOutcome.from_exception``), never escapes.
         """
         try:
             if self._is_async:
@@ -96,8 +95,8 @@ class TypedTool(Generic[A]):
             else:
                 result = await in_thread(self._invoke, arguments, context)
         except Exception as exc:
-            return outcome_for_exception(exc, self.name)
-        return outcome_of(result, self.name)
+            return ToolOutcome.from_exception(exc, self.name)
+        return tool_outcome_of(result, self.name)
 
     def arguments_of(self, invocation: ToolInvocation) -> A | ToolOutcome:
         """
@@ -109,7 +108,7 @@ class TypedTool(Generic[A]):
             return decoded
         match parse_tool_arguments(self, invocation.arguments):
             case Err(failure):
-                return invalid_arguments(self.name, failure)
+                return ToolOutcome.invalid_arguments(self.name, failure)
             case Ok(parsed):
                 return parsed
 
@@ -138,8 +137,8 @@ class TypedTool(Generic[A]):
             else:
                 result = await in_thread(handler, arguments, context, failure)
         except Exception as exc:
-            return outcome_for_exception(exc, self.name)
-        return outcome_of(result, self.name)
+            return ToolOutcome.from_exception(exc, self.name)
+        return tool_outcome_of(result, self.name)
 
 
 def _description(cls: type, given: str | None) -> str:
@@ -331,7 +330,7 @@ async def invoke_typed_tool(
     if isinstance(arguments, str):
         match parse_tool_arguments(typed, arguments):
             case Err(failure):
-                return invalid_arguments(typed.name, failure)
+                return ToolOutcome.invalid_arguments(typed.name, failure)
             case Ok(decoded):
                 value = decoded
     elif isinstance(arguments, typed.cls):

@@ -1,21 +1,20 @@
 """
-A run's token usage added up across its model calls, and the host hooks around it: pricing (``Pricing``,
-computed once per run) and ``prepare_model_request`` (``ModelRequest`` in, ``ModelRequest`` out).
+A run's token usage added up across its model calls, and the host hook that prices it (``Pricing``,
+computed once per run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import TypeAlias
 
-from attrs import field, frozen
+from attrs import frozen
 
-from llm_wire._request import Request
 from llm_wire.providers.response import Usage
 from llm_wire.value import Value
 
-__all__ = ["ModelRequest", "PrepareModelRequest", "Pricing", "RunUsage", "cached_tokens", "reasoning_tokens"]
+__all__ = ["Pricing", "RunUsage", "cached_tokens", "reasoning_tokens"]
 
 #: Where providers report cached input tokens inside their usage object (OpenAI Chat, Responses, Anthropic,
 #: Google), and reasoning tokens.
@@ -110,23 +109,3 @@ class RunUsage:
 
 #: ``pricing(usage)``: the cost of a run's whole usage, computed once when the run ends (``None``: unknown).
 Pricing: TypeAlias = Callable[[RunUsage], "Decimal | None"]
-
-
-@frozen
-class ModelRequest:
-    """
-    What ``prepare_model_request`` sees before a model call: the request about to be sent, the run's
-    execution-context metadata (what tools get as ``InvocationContext.metadata``), the run's correlation ids
-    and the round. The hook returns it, changed or not; the run and trace ids it returns are ignored.
-    """
-
-    request: Request = field(repr=False)
-    metadata: Mapping[str, str] = field(repr=False)
-    run_id: str
-    trace_id: str
-    round: int
-
-
-#: ``prepare_model_request(model_request)``: the request to send instead (trimmed, annotated), and the
-#: execution context to keep (it may clear it); the run and trace ids always stay the run's.
-PrepareModelRequest: TypeAlias = Callable[[ModelRequest], "ModelRequest | Awaitable[ModelRequest]"]

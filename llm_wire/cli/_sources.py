@@ -108,7 +108,7 @@ def _from_file(path: str) -> Result[Source, str]:
     return Ok(_listing(path, "tools-file", mcp.declare(tools)))
 
 
-def _from_server(server: mcp.Server, label: str) -> Result[Source, str]:
+def _from_server(server: mcp.Stdio | mcp.StreamableHttp, label: str) -> Result[Source, str]:
     with open(os.devnull, "w") as quiet, mcp.McpClient(server, errlog=quiet) as client:
         match client.list_tools():
             case Err(problem):

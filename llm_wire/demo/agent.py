@@ -19,27 +19,21 @@ import attrs
 from llm_wire import codec, config, request, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
     ErrorCategory,
     Idempotency,
     InvocationContext,
     OutputCeilings,
-    RunEvent,
     Runner,
     RunResult,
     RunUsage,
-    ScriptedClient,
-    ScriptedReply,
     SideEffect,
-    ToolCompleted,
     ToolContract,
     ToolOutcome,
-    ToolOutputTruncated,
-    ToolRetrying,
     ToolRetryPolicy,
-    call,
     reflect,
 )
+from llm_wire.agent.events import ApprovalRequest, RunEvent, ToolCompleted, ToolOutputTruncated, ToolRetrying
+from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, call
 from llm_wire.message import Provider
 from llm_wire.providers.response import Usage
 from llm_wire.schema import DefinitionError

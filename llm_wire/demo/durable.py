@@ -19,10 +19,10 @@ import attrs
 
 from llm_wire import Prepared, config, user
 from llm_wire.agent import (
+    CompensatingProvider,
     Idempotency,
     InvocationContext,
     ProviderCapabilities,
-    ReflectedProvider,
     ToolContract,
     make_tool,
     reflect,
@@ -71,7 +71,7 @@ class SendEmail:
         return f"receipt sent to {self.to}"
 
 
-def tools() -> ReflectedProvider:
+def tools() -> CompensatingProvider:
     """The shop's two tools and their contracts."""
     return reflect(
         make_tool(

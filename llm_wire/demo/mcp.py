@@ -11,7 +11,7 @@ import sys
 import anyio
 
 from llm_wire import admission, mcp
-from llm_wire.agent import ToolInvocation, invocation_for
+from llm_wire.agent import ToolInvocation
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok
 
@@ -49,7 +49,7 @@ def run() -> None:
             print(f"  {issue.call_id} refused before the server saw it: {admission.describe_issue(issue)}")
         for good in admitted.admitted:
             descriptor = next(d for d in tools.descriptors() if d.name == good.call.name)
-            made = invocation_for(descriptor, good.arguments_json(), call_id=good.call.id)
+            made = ToolInvocation.of(descriptor, good.arguments_json(), call_id=good.call.id)
             if isinstance(made, Err):
                 continue
             invocation: ToolInvocation = made.value

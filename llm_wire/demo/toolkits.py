@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llm_wire import config, request, user
-from llm_wire.agent import ApprovalRequest, Runner, Verdict, compose
+from llm_wire.agent import Runner, compose
+from llm_wire.agent.events import ApprovalRequest, Verdict
 from llm_wire.message import Provider
 from llm_wire.toolkits.filesystem import FilesystemPolicy, FilesystemRuntime
 from llm_wire.toolkits.governance import AuditLog

@@ -14,14 +14,9 @@ from attrs import field, frozen
 
 from llm_wire import codec
 from llm_wire._request import Prepared
-from llm_wire.agent import (
-    ToolOutcome,
-    outcome_unknown,
-)
-from llm_wire.agent.projection import (
-    ProjectionPolicy,
-    policy_of,
-)
+from llm_wire.agent import ToolOutcome
+from llm_wire.agent.projection import ProjectionPolicy
+from llm_wire.agent.projection._types import policy_of as _policy_of
 from llm_wire.agent.store import (
     RunStatus,
     StoreError,
@@ -195,7 +190,7 @@ def _tool_outcome_of(recorded: Value | ToolOutcome, tool: str) -> ToolOutcome:
         case Ok(outcome):
             return outcome
         case Err():
-            return outcome_unknown(tool)
+            return ToolOutcome.unknown(tool)
 
 
 @frozen
@@ -253,7 +248,7 @@ def _start_of(start: Value, earlier: tuple[Any, ...]) -> _Start:
     else:
         match _EARLIER_START.decode([start, *earlier]):
             case Ok((model_name, conversation, approved, carried, (max_bytes, max_tokens))):
-                match policy_of(max_bytes, max_tokens):
+                match _policy_of(max_bytes, max_tokens):
                     case Ok(policy):
                         return _Start(model_name, conversation, policy, tuple(approved), carried)
     raise DurableRunError(UnreadableRecord(_NOT_OURS))

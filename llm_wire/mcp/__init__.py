@@ -11,7 +11,7 @@ is that very number, and a number no float holds exactly is refused (``InexactNu
 string or rounded. ``McpClient`` is the same over a thread of its own, for code without an event loop.
 ``declare`` does the declaring alone, for a saved ``tools/list`` result. ``provider`` (``aprovider`` for async
 clients) offers the tools of one or more connected servers to the runner as a ``ToolProvider``, results mapped
-to ``ToolOutcome``s (``outcome_of``), annotations used as contract hints only when trusted (``contract_for``).
+to ``ToolOutcome``s, annotations used as contract hints only when trusted.
 Nothing raises on data: each failure is a typed value.
 
 ::
@@ -34,14 +34,12 @@ Nothing raises on data: each failure is a typed value.
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
+from llm_wire import _public
 from llm_wire.mcp._client import (
     AsyncMcpClient,
     Era,
     McpClient,
     McpLimits,
-    Progress,
-    Server,
     Stdio,
     StreamableHttp,
 )
@@ -54,7 +52,6 @@ from llm_wire.mcp._declare import (
     SchemaField,
     check_output,
     declare,
-    wire_arguments,
 )
 from llm_wire.mcp._errors import (
     ArgumentsRefused,
@@ -70,11 +67,8 @@ from llm_wire.mcp._errors import (
     UnknownMcpTool,
 )
 from llm_wire.mcp._provider import (
-    Connected,
     McpProvider,
     aprovider,
-    contract_for,
-    outcome_of,
     provider,
 )
 
@@ -85,7 +79,6 @@ __all__ = [
     "McpClient",
     "ConnectFailed",
     "ConnectionClosed",
-    "Connected",
     "Era",
     "Hints",
     "InexactNumber",
@@ -98,21 +91,16 @@ __all__ = [
     "OutputMissing",
     "OutputProblem",
     "OutputRejected",
-    "Progress",
     "RequestFailed",
     "SchemaField",
-    "Server",
     "Stdio",
     "StreamableHttp",
     "TimedOut",
     "UnknownMcpTool",
     "aprovider",
     "check_output",
-    "contract_for",
     "declare",
-    "outcome_of",
     "provider",
-    "wire_arguments",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())

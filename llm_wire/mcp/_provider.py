@@ -20,8 +20,6 @@ from llm_wire.agent import (
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
-    invalid_arguments,
-    unknown_tool,
 )
 from llm_wire.mcp._client import AsyncMcpClient, McpClient, Progress
 from llm_wire.mcp._declare import (
@@ -49,7 +47,7 @@ from llm_wire.value import Value, render
 
 __all__ = [
     "contract_for",
-    "outcome_of",
+    "tool_outcome_of",
     "Connected",
     "McpProvider",
     "aprovider",
@@ -92,7 +90,9 @@ def contract_for(
     )
 
 
-def outcome_of(tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation) -> ToolOutcome:
+def tool_outcome_of(
+    tool: McpTool, result: Result[CallResult, McpError], mode: OutputValidation
+) -> ToolOutcome:
     """
     A call's result as the model sees it. A success's ``content`` is its text blocks, resource links and
     embedded resources (as their URIs, and an embedded text's text) in order; every other block than text is
@@ -168,7 +168,7 @@ def _failure_outcome(tool: McpTool, problem: McpError) -> ToolOutcome:
     message = problem.describe()
     match problem:
         case ArgumentsRefused(failure=failure):
-            return invalid_arguments(tool.wire_name, failure)
+            return ToolOutcome.invalid_arguments(tool.wire_name, failure)
         case InexactNumber():
             return ToolOutcome.failed(ErrorCategory.INVALID_INPUT, ErrorCode.INVALID_ARGUMENTS, message)
         case TimedOut():
@@ -201,7 +201,7 @@ class McpProvider:
     """
     The tools of one or more connected MCP servers as a ``ToolProvider``: each listed tool under its wire
     name (a prefix per server keeps several apart), calls sent to the server that listed it, results mapped
-    by ``outcome_of`` under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
+    to tool outcomes under the descriptor's output-validation mode. Made by ``provider`` or ``aprovider``.
     A call's progress notifications are its heartbeats (``ToolHeartbeat`` events, when ``heartbeat`` enables
     them), and its request is cancelled when the call's deadline passes. An ``AsyncMcpClient`` is called on
     the event loop it was entered on, so run such a provider there; a ``McpClient`` runs on its own thread
@@ -264,7 +264,7 @@ class McpProvider:
         """Call the tool on its server with the admitted arguments; ``not_found`` for a name it lacks."""
         route = self._routes.get(invocation.name)
         if route is None:
-            return unknown_tool([d.name for d in self._descriptors])
+            return ToolOutcome.unknown_tool([d.name for d in self._descriptors])
         client, found = route
         context = invocation.context
         left = context.remaining()
@@ -277,7 +277,7 @@ class McpProvider:
 
             call = partial(client.call_tool, found, arguments, progress=relay, timeout=timeout)
             result = await anyio.to_thread.run_sync(call)
-        return outcome_of(found, result, invocation.descriptor.contract.output_validation)
+        return tool_outcome_of(found, result, invocation.descriptor.contract.output_validation)
 
 
 _CAPABILITIES = ProviderCapabilities(heartbeat=True)

@@ -5,19 +5,14 @@ Governed toolkits: filesystem and process tools an agent can be given without ha
 allowlisted executables by argv, never through a shell unless a host opts in twice. Both enforce their policy
 where the effect happens, ask an ``EffectApprover`` for what needs approval, and record audit events
 (``llm_wire.toolkits.governance``). ``llm_wire.toolkits.tools`` exposes both as agent ``ToolProvider``s.
+Every name lives in one of those modules; this package lists none.
 """
 
 from __future__ import annotations
 
-from llm_wire.toolkits.filesystem import FilesystemPolicy, FilesystemRuntime
-from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime
-from llm_wire.toolkits.tools import FilesystemTools, ProcessTools
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+from llm_wire.toolkits.filesystem import FilesystemPolicy, FilesystemRuntime  # noqa: F401
+from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime  # noqa: F401
+from llm_wire.toolkits.tools import FilesystemTools, ProcessTools  # noqa: F401
 
-__all__ = [
-    "FilesystemPolicy",
-    "FilesystemRuntime",
-    "FilesystemTools",
-    "ProcessPolicy",
-    "ProcessRuntime",
-    "ProcessTools",
-]
+__all__: list[str] = []

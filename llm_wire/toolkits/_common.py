@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from llm_wire._checks import positive_int
-from llm_wire.toolkits.governance import ConfigurationError, MetadataValue
+from llm_wire.toolkits.governance import ConfigurationError, _MetadataValue
 
 __all__ = ["caller_metadata", "clamp", "positive_limit"]
 
@@ -25,7 +25,7 @@ def clamp(name: str, requested: int, maximum: int, refuse: Callable[[str], Excep
 
 def caller_metadata(
     metadata: object, reserved: frozenset[str], prefixes: tuple[str, ...] = ()
-) -> dict[str, MetadataValue]:
+) -> dict[str, _MetadataValue]:
     """
     A caller's metadata without the keys only the runtime sets (``reserved``, or starting with one of
     ``prefixes``); ``TypeError`` unless it is a mapping of str to str, int or bool.

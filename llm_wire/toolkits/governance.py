@@ -1,6 +1,6 @@
 """
-What the toolkits share: approval, audit events and cancellation (``Risk``, ``Verdict`` and
-``Cancellation`` are the agent layer's, re-exported).
+What the toolkits share: approval, audit events and cancellation (an approver answers with
+``llm_wire.agent.events.Verdict``; a run's ``llm_wire.agent.steps.Cancellation`` can cancel an effect).
 
 Schema validation is not authorization: the filesystem and process runtimes check their policy, ask an
 ``Approver`` and record ``AuditEvent``s themselves, at the moment they perform the effect. An approver that
@@ -19,29 +19,26 @@ from typing import Protocol, TypeAlias
 
 from attrs import define, field, frozen
 
-from llm_wire.agent import Cancellation, Risk, Verdict
+from llm_wire.agent import Risk
+from llm_wire.agent.events import Verdict
+from llm_wire.agent.steps import Cancellation  # noqa: F401 (an old name: llm_wire._deprecated.ALIASES)
 
 __all__ = [
-    "Risk",
     "EffectRequest",
     "EffectApprover",
-    "Verdict",
     "ApproveAll",
     "AuditKind",
     "AuditEvent",
     "AuditSink",
     "AuditLog",
-    "Cancellation",
     "CancelSignal",
     "ConfigurationError",
-    "Metadata",
-    "MetadataValue",
 ]
 
 #: A metadata value: JSON scalars only.
-MetadataValue: TypeAlias = str | int | bool
+_MetadataValue: TypeAlias = str | int | bool
 #: Caller or runtime metadata attached to a request or result.
-Metadata: TypeAlias = Mapping[str, MetadataValue]
+_Metadata: TypeAlias = Mapping[str, _MetadataValue]
 
 
 @frozen
@@ -108,7 +105,7 @@ class AuditEvent:
     resources: tuple[str, ...] = ()
     status: str | None = None
     error: str | None = None
-    details: Mapping[str, MetadataValue] = field(factory=dict)
+    details: Mapping[str, _MetadataValue] = field(factory=dict)
 
 
 class AuditSink(Protocol):

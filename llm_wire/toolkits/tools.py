@@ -39,10 +39,8 @@ from llm_wire.agent import (
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
-    in_thread,
-    invalid_arguments,
-    unknown_tool,
 )
+from llm_wire.agent.steps import in_thread
 from llm_wire.codec import Codec
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok
@@ -51,31 +49,7 @@ from llm_wire.toolkits.governance import ApproveAll
 from llm_wire.toolkits.process import ProcessResult, ProcessRuntime, TerminationReason
 from llm_wire.value import Value, render
 
-__all__ = [
-    "ApprovalRoute",
-    "FilesystemTools",
-    "ProcessTools",
-    "FILESYSTEM_TOOLS",
-    "category_of_status",
-    "category_of_termination",
-    "file_outcome",
-    "process_outcome",
-]
-
-#: Every filesystem tool, in the order ``FilesystemTools`` lists them (all 11 with everything enabled).
-FILESYSTEM_TOOLS = (
-    "file_info",
-    "read_file",
-    "list_directory",
-    "glob_files",
-    "search_text",
-    "write_file",
-    "replace_text",
-    "create_directory",
-    "copy_path",
-    "move_path",
-    "remove_path",
-)
+__all__ = ["ApprovalRoute", "FilesystemTools", "ProcessTools"]
 
 
 class ApprovalRoute(enum.Enum):
@@ -113,12 +87,12 @@ _TERMINATION_CATEGORIES: Mapping[TerminationReason, ErrorCategory] = {
 }
 
 
-def category_of_status(status: FileStatus) -> ErrorCategory | None:
+def _category_of_status(status: FileStatus) -> ErrorCategory | None:
     """The category a filesystem status shows the model; ``None`` for ``OK``."""
     return _STATUS_CATEGORIES.get(status)
 
 
-def category_of_termination(reason: TerminationReason) -> ErrorCategory | None:
+def _category_of_termination(reason: TerminationReason) -> ErrorCategory | None:
     """The category a termination reason shows the model; ``None`` for ``EXITED`` (any exit code)."""
     return _TERMINATION_CATEGORIES.get(reason)
 
@@ -135,9 +109,9 @@ def _outcome(
     return ToolOutcome.failed(category, code, message, retryable=retryable, details=data)
 
 
-def file_outcome(result: FileResult) -> ToolOutcome:
+def _file_tool_outcome(result: FileResult) -> ToolOutcome:
     """The outcome of a filesystem result: its JSON as data, or as the failure's details."""
-    category = category_of_status(result.status)
+    category = _category_of_status(result.status)
     message = f"{result.operation}: {result.error or 'ok'}"
     outcome = _outcome(result.to_plain(), category, result.status.value, message)
     if category is None and result.revision is not None:
@@ -145,9 +119,9 @@ def file_outcome(result: FileResult) -> ToolOutcome:
     return outcome
 
 
-def process_outcome(result: ProcessResult) -> ToolOutcome:
+def _process_tool_outcome(result: ProcessResult) -> ToolOutcome:
     """The outcome of a process result; a non-zero exit is a success whose data holds the exit code."""
-    category = category_of_termination(result.termination_reason)
+    category = _category_of_termination(result.termination_reason)
     reason = result.termination_reason.value
     message = f"exited with code {result.exit_code}" if category is None else f"{reason}: {result.error}"
     return _outcome(result.to_plain(), category, reason, message)
@@ -230,7 +204,7 @@ class _Provider:
         """
         entry = self._entries.get(invocation.name)
         if entry is None:
-            return unknown_tool(list(self._entries))
+            return ToolOutcome.unknown_tool(list(self._entries))
         arguments = invocation.decoded
         if not isinstance(arguments, dict):
             text = render(invocation.arguments)
@@ -238,7 +212,7 @@ class _Provider:
                 ToolCall(id=invocation.call_id, name=invocation.name, arguments_json=text), entry.codec
             ):
                 case Err(failure):
-                    return invalid_arguments(invocation.name, failure)
+                    return ToolOutcome.invalid_arguments(invocation.name, failure)
                 case Ok(decoded):
                     arguments = decoded
         context = invocation.context
@@ -311,7 +285,7 @@ class FilesystemTools(_Provider):
             run: Callable[..., FileResult],
         ) -> None:
             descriptor = _declare(prefix, name, description, codec, contract)
-            entries.append(_Entry(descriptor, codec, lambda args, ctx: file_outcome(run(args, ctx))))
+            entries.append(_Entry(descriptor, codec, lambda args, ctx: _file_tool_outcome(run(args, ctx))))
 
         if policy.allow_read:
             add(
@@ -578,7 +552,7 @@ class ProcessTools(_Provider):
                 _Entry(
                     descriptor,
                     codec,
-                    lambda a, ctx: process_outcome(
+                    lambda a, ctx: _process_tool_outcome(
                         approved.run_process(a["executable"], a["arguments"], cancel=ctx, **options(a))
                     ),
                 )
@@ -605,7 +579,7 @@ class ProcessTools(_Provider):
                 _Entry(
                     descriptor,
                     codec,
-                    lambda a, ctx: process_outcome(
+                    lambda a, ctx: _process_tool_outcome(
                         approved.run_shell(a["command"], cancel=ctx, **options(a))
                     ),
                 )

@@ -15,7 +15,6 @@ from llm_wire.agent import (
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
-    descriptor_from_json_schema,
 )
 from llm_wire.result import unwrap
 
@@ -82,7 +81,9 @@ class Programmable:
         compensate: Callable[[ToolInvocation, ToolOutcome], ToolOutcome] | None = None,
         schema: str = '{"type":"object","properties":{"resource_version":{"type":"string"}}}',
     ) -> None:
-        self.descriptor = unwrap(descriptor_from_json_schema(name, "A programmable tool.", schema, contract))
+        self.descriptor = unwrap(
+            ToolDescriptor.from_json_schema(name, "A programmable tool.", schema, contract)
+        )
         self.behave = behave or _succeed
         self.declared = capabilities
         self.compensator = compensate

@@ -9,15 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_wire.agent import (
-    ErrorCategory,
-    ErrorCode,
-    ToolFailure,
-    ToolOutcome,
-    category_for_exception,
-    category_for_status,
-    outcome_for_exception,
-)
+from llm_wire.agent import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome
 
 
 class TestCanonical:
@@ -92,7 +84,7 @@ class TestCategories:
         ],
     )
     def test_exceptions(self, exc: BaseException, category: ErrorCategory) -> None:
-        assert category_for_exception(exc) is category
+        assert ErrorCategory.for_exception(exc) is category
 
     @pytest.mark.parametrize(
         ("status", "category"),
@@ -108,7 +100,7 @@ class TestCategories:
         ],
     )
     def test_statuses(self, status: int, category: ErrorCategory) -> None:
-        assert category_for_status(status) is category
+        assert ErrorCategory.for_status(status) is category
 
     def test_http_error_with_retry_after(self) -> None:
         class Response:
@@ -118,7 +110,7 @@ class TestCategories:
         class HTTPStatusError(Exception):
             response = Response()
 
-        outcome = outcome_for_exception(HTTPStatusError("token=abc"), "fetch")
+        outcome = ToolOutcome.from_exception(HTTPStatusError("token=abc"), "fetch")
         assert outcome.failure is not None
         assert outcome.failure.category is ErrorCategory.RATE_LIMITED
         assert outcome.failure.retryable
@@ -127,7 +119,7 @@ class TestCategories:
 
     def test_status_type(self) -> None:
         with pytest.raises(TypeError, match="status"):
-            category_for_status("500")  # type: ignore[arg-type]
+            ErrorCategory.for_status("500")  # type: ignore[arg-type]
 
 
 class TestTypes:

@@ -22,26 +22,17 @@ from llm_wire import config, request, user
 from llm_wire.agent import (
     ErrorCategory,
     OutputCeilings,
-    ProjectOutput,
-    Recovery,
-    RunEvent,
     Runner,
     RunResult,
-    ScriptedClient,
     StopReason,
-    ToolCompleted,
     ToolContract,
     ToolOutcome,
-    ToolOutputProjectionFailed,
-    ToolOutputTruncated,
-    call,
     make_tool,
     reflect,
-    reply,
 )
+from llm_wire.agent._runner import ProjectOutput
+from llm_wire.agent.events import RunEvent, ToolCompleted, ToolOutputProjectionFailed, ToolOutputTruncated
 from llm_wire.agent.projection import (
-    MARKER,
-    PROJECTION_FAILED,
     FailurePayload,
     HeuristicEstimator,
     LimitingFactor,
@@ -56,16 +47,16 @@ from llm_wire.agent.projection import (
     SuccessPayload,
     TiktokenEstimator,
     TokenEstimator,
-    bounded_preview,
-    canonical_text,
     check_policy,
-    payload_of,
-    policy_for,
-    policy_of,
-    project,
-    project_outcome,
+    project_payload,
+    project_tool_outcome,
     projector,
 )
+from llm_wire.agent.projection._outcomes import PROJECTION_FAILED, payload_of, policy_for
+from llm_wire.agent.projection._shrink import MARKER, bounded_preview, canonical_text
+from llm_wire.agent.projection._types import policy_of
+from llm_wire.agent.scripted import ScriptedClient, call, reply
+from llm_wire.agent.steps import Recovery
 from llm_wire.message import Provider, ToolResult
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import DefinitionError
@@ -125,7 +116,7 @@ ESTIMATORS: list[TokenEstimator] = [H, ByteEstimator(), IgnoringEstimator(), Gar
 def projected(
     payload: ModelPayload, policy: ProjectionPolicy, estimator: TokenEstimator = H
 ) -> ProjectedOutput:
-    return unwrap(project(payload, policy, estimator))
+    return unwrap(project_payload(payload, policy, estimator))
 
 
 def fits(projection: ProjectedOutput, policy: ProjectionPolicy, estimator: TokenEstimator = H) -> bool:
@@ -203,16 +194,16 @@ class TestScenarios:
         assert check_policy(policy, ByteEstimator()) == Err(exceeds)
         failed = Err(OutputProjectionError(ProjectionFailure.ESTIMATOR_FAILURE))
         assert check_policy(policy, ThrowingEstimator()) == failed
-        assert project(PlainPayload("x" * 3000), policy, ThrowingEstimator()) == failed
-        assert project(PlainPayload("x"), policy, NegativeEstimator()) == failed
+        assert project_payload(PlainPayload("x" * 3000), policy, ThrowingEstimator()) == failed
+        assert project_payload(PlainPayload("x"), policy, NegativeEstimator()) == failed
 
     def test_scenario_35_serialization_failure(self) -> None:
         """Content holding a lone surrogate, with large data, is a serialization failure, never a crash."""
         payload = SuccessPayload("bad \udc80 content", {"rows": ["r" * 100] * 1000})
         failure = Err(OutputProjectionError(ProjectionFailure.SERIALIZATION_FAILURE))
-        assert project(payload, ProjectionPolicy()) == failure
+        assert project_payload(payload, ProjectionPolicy()) == failure
         assert canonical_text(payload) == failure
-        assert project(PlainPayload("\ud800"), ProjectionPolicy()) == failure
+        assert project_payload(PlainPayload("\ud800"), ProjectionPolicy()) == failure
 
     def test_scenario_36_utf8_head_and_tail(self) -> None:
         """Mixed CJK and emoji at {256, 1000}: deterministic, valid UTF-8, head, tail and marker kept."""
@@ -284,9 +275,9 @@ class TestPolicy:
         with pytest.raises(TypeError, match="max_bytes"):
             ProjectionPolicy(max_bytes="1024")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="payload"):
-            project("text")  # type: ignore[arg-type]
+            project_payload("text")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="estimator"):
-            project(PlainPayload("x"), ProjectionPolicy(), object())  # type: ignore[arg-type]
+            project_payload(PlainPayload("x"), ProjectionPolicy(), object())  # type: ignore[arg-type]
 
     def test_error_text(self) -> None:
         """An error prints its description, and names its failure."""
@@ -304,7 +295,7 @@ class TestOutcomes:
         descriptor = make_tool(EchoText, contract=contract).descriptor
         run = ProjectionPolicy(max_bytes=1024, max_tokens=64)
         assert policy_for(run, descriptor) == ProjectionPolicy(max_bytes=512, max_tokens=64)
-        result = unwrap(project_outcome(ToolOutcome.success("z" * 5000), run, descriptor=descriptor))
+        result = unwrap(project_tool_outcome(ToolOutcome.success("z" * 5000), run, descriptor=descriptor))
         assert result.report.max_bytes == 512
         assert result.report.projected_bytes <= 512
 
@@ -325,7 +316,7 @@ class TestOutcomes:
         """A code past ``MAX_CODE_CHARS`` keeps its head in the preview envelope, which still fits."""
         policy = ProjectionPolicy(max_bytes=256, max_tokens=64)
         outcome = ToolOutcome.failed(ErrorCategory.CONFLICT, "c" * 200, "m" * 3000, details=list(range(900)))
-        result = unwrap(project_outcome(outcome, policy))
+        result = unwrap(project_tool_outcome(outcome, policy))
         error = json.loads(result.text)["error"]
         assert error["category"] == "conflict"
         assert error["code"] == "c" * 32
@@ -493,7 +484,7 @@ class TestProperties:
         self, payload: ModelPayload, policy: ProjectionPolicy, estimator: TokenEstimator
     ) -> None:
         """Ok results fit both ceilings under the estimator and encode as UTF-8; others are typed Errs."""
-        match project(payload, policy, estimator):
+        match project_payload(payload, policy, estimator):
             case Ok(result):
                 assert fits(result, policy, estimator)
                 assert result.report.is_consistent()
@@ -512,7 +503,7 @@ class TestProperties:
     @given(_big_values(), _POLICIES)
     def test_shrinking_keeps_keys_and_types(self, data: Value, policy: ProjectionPolicy) -> None:
         """A structurally shrunk result parses and keeps every key and value type of the original data."""
-        result = project(SuccessPayload("note", data), policy)
+        result = project_payload(SuccessPayload("note", data), policy)
         if not isinstance(result, Ok) or result.value.report.method is not ProjectionMethod.STRUCTURAL:
             return
         shown = unwrap(parse(result.value.text))

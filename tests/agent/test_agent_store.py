@@ -28,10 +28,9 @@ from llm_wire.agent.projection import (
     ProjectionMethod,
     ProjectionPolicy,
     ProjectionReport,
-    project,
+    project_payload,
 )
 from llm_wire.agent.store import (
-    RECORD_FORMAT,
     AdmittedResult,
     ApprovalDecision,
     CallRebound,
@@ -56,11 +55,11 @@ from llm_wire.agent.store import (
     StoreUnavailable,
     UnreadableRecord,
     WriteProblem,
-    is_sensitive_key,
     record_from_json,
     record_to_json,
-    sha256_hex,
 )
+from llm_wire.agent.store._record import RECORD_FORMAT
+from llm_wire.agent.store._rules import is_sensitive_key, sha256_hex
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.value import Value, parse, render
 
@@ -90,7 +89,7 @@ def admitted(call_id: str, outcome: ToolOutcome, *, key: str = "", tool: str = "
 
 
 def audit_of(call_id: str, text: str, policy: ProjectionPolicy, tool: str = "echo") -> ProjectionAudit:
-    projection = unwrap(project(PlainPayload(text), policy))
+    projection = unwrap(project_payload(PlainPayload(text), policy))
     return ProjectionAudit(call_id, tool, sha256_hex(projection.text), projection.report)
 
 

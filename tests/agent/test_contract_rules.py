@@ -6,7 +6,6 @@ from agent_tools import Programmable
 from attrs import evolve
 
 from llm_wire.agent import (
-    REDACTED,
     Compensation,
     ErrorCategory,
     Idempotency,
@@ -15,10 +14,8 @@ from llm_wire.agent import (
     ToolContract,
     ToolOutcome,
     ToolRetryPolicy,
-    outcome_unknown,
-    redact,
-    retry_advice,
 )
+from llm_wire.agent._descriptor import REDACTED
 from llm_wire.contract import load
 from llm_wire.result import unwrap
 
@@ -122,7 +119,7 @@ class TestVersionAndRedaction:
             '{"key":{"type":"string","x-secret":true},"user":{"type":"string"}}}}}'
         )
         descriptor = Programmable(schema=schema).descriptor
-        shown = redact(descriptor, {"auth": {"key": "k", "user": "u"}})
+        shown = descriptor.redact({"auth": {"key": "k", "user": "u"}})
         assert shown == {"auth": {"key": REDACTED, "user": "u"}}
 
 
@@ -155,13 +152,12 @@ class TestRetryAdvice:
         assert advised.failure is not None
         assert (advised.failure.code, advised.failure.retryable) == ("outcome_unknown", False)
         assert advised.failure.details == {"at": 1}
-        assert advised.content == outcome_unknown("pay").content
+        assert advised.content == ToolOutcome.unknown("pay").content
 
     def test_an_unsafe_retryable_failure_is_not_retryable(self) -> None:
         advised = ToolContract().retry_advice(BUSY, "t", consumes_key=False)
         assert advised.failure is not None
         assert not advised.failure.retryable
-        assert retry_advice(BUSY, ToolContract(), "t", consumes_key=False) == advised
 
     def test_a_safe_failure_is_kept(self) -> None:
         contract = ToolContract(idempotency=Idempotency.IDEMPOTENT)

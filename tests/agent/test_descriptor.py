@@ -8,7 +8,6 @@ from agent_tools import EchoText
 
 from llm_wire import codec
 from llm_wire.agent import (
-    DESCRIPTOR_FORMAT,
     Capability,
     Compensation,
     HeartbeatPolicy,
@@ -17,11 +16,11 @@ from llm_wire.agent import (
     ProviderCapabilities,
     ResourceVersion,
     ToolContract,
+    ToolDescriptor,
     ToolRetryPolicy,
-    check_capabilities,
-    descriptor_from_json_schema,
     make_tool,
 )
+from llm_wire.agent._descriptor import DESCRIPTOR_FORMAT, check_capabilities
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.tool import InputNotObject, InvalidSchema
@@ -32,15 +31,15 @@ class TestContract:
 
     def test_scenario_08_non_object_schema_refused(self) -> None:
         """An input schema that is not an object is refused, never replaced by reflection."""
-        assert isinstance(descriptor_from_json_schema("t", "d", []), Err)
-        match descriptor_from_json_schema("t", "d", {"type": "string"}):
+        assert isinstance(ToolDescriptor.from_json_schema("t", "d", []), Err)
+        match ToolDescriptor.from_json_schema("t", "d", {"type": "string"}):
             case Err(error):
                 assert isinstance(error, InputNotObject)
             case Ok():
                 pytest.fail("accepted")
 
     def test_scenario_09_schema_text_not_json(self) -> None:
-        match descriptor_from_json_schema("t", "d", "{not-json}"):
+        match ToolDescriptor.from_json_schema("t", "d", "{not-json}"):
             case Err(error):
                 assert isinstance(error, InvalidSchema)
             case Ok():

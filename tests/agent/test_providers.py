@@ -10,7 +10,6 @@ import pytest
 from agent_tools import EchoText, ShoutText
 
 from llm_wire.agent import (
-    CompositeProvider,
     ErrorCategory,
     Idempotency,
     InvocationContext,
@@ -23,11 +22,11 @@ from llm_wire.agent import (
     ToolProvider,
     ToolRetryPolicy,
     compose,
-    invocation_for,
     make_tool,
     reflect,
     scope,
 )
+from llm_wire.agent._providers import CompositeProvider
 from llm_wire.result import unwrap
 from llm_wire.schema import DefinitionError
 
@@ -38,7 +37,7 @@ def _invoke(provider: ToolProvider, invocation: ToolInvocation) -> ToolOutcome:
 
 def _call(provider: ToolProvider, name: str, arguments: str) -> ToolOutcome:
     descriptor = next(d for d in provider.descriptors() if d.name == name)
-    return _invoke(provider, unwrap(invocation_for(descriptor, arguments)))
+    return _invoke(provider, unwrap(ToolInvocation.of(descriptor, arguments)))
 
 
 class Recording:
@@ -105,7 +104,7 @@ class TestComposite:
         assert _call(both, "echo_text", '{"text":"a"}').content == "a"
         assert len(echo.seen) == 1
         assert _call(both, "shout_text", '{"text":"a"}').content == "A"
-        forged = evolve_name(unwrap(invocation_for(both.descriptors()[0], '{"text":"a"}')), "nope_tool")
+        forged = evolve_name(unwrap(ToolInvocation.of(both.descriptors()[0], '{"text":"a"}')), "nope_tool")
         unknown = _invoke(both, forged)
         assert unknown.category is ErrorCategory.NOT_FOUND
         text = unknown.model_text()
@@ -136,7 +135,7 @@ class TestComposite:
         """The composite passes the invocation (and its cancellable context) to the child intact."""
         echo = Recording(reflect(EchoText))
         both = compose(echo)
-        invocation = unwrap(invocation_for(both.descriptors()[0], '{"text":"a"}'))
+        invocation = unwrap(ToolInvocation.of(both.descriptors()[0], '{"text":"a"}'))
         _invoke(both, invocation)
         assert echo.seen[0].context is invocation.context
         invocation.context.cancel()
@@ -197,10 +196,10 @@ class TestScoped:
         assert _call(scoped, "echo_text", '{"text":"a"}').content == "a"
         activated = scoped.descriptors()[0]
         forged_contract = ToolContract(side_effect=SideEffect.DESTRUCTIVE)
-        forged = unwrap(invocation_for(activated.with_contract(forged_contract), '{"text":"b"}'))
+        forged = unwrap(ToolInvocation.of(activated.with_contract(forged_contract), '{"text":"b"}'))
         _invoke(scoped, forged)
         assert child.seen[-1].descriptor == activated
-        secret = unwrap(invocation_for(child.descriptors()[1], "{}"))
+        secret = unwrap(ToolInvocation.of(child.descriptors()[1], "{}"))
         denied = _invoke(scoped, secret)
         assert denied.category is ErrorCategory.PERMISSION_DENIED
         compensated = asyncio.run(scoped.compensate(secret, denied))

@@ -16,41 +16,39 @@ from agent_tools import EchoText, Programmable, sequence
 from llm_wire import config, request, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
-    ApprovalRequested,
-    Cancellation,
     Compensation,
     ErrorCategory,
     HeartbeatPolicy,
     Idempotency,
     InvocationContext,
-    ModelCompleted,
-    ModelStarted,
     OutputValidation,
     ProviderCapabilities,
-    Recovery,
     ResourceVersion,
     Runner,
     RunResult,
-    ScriptedClient,
-    ScriptError,
     StopReason,
-    ToolCompleted,
     ToolContract,
-    ToolHeartbeat,
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
     ToolRetryPolicy,
-    ToolStarted,
-    Verdict,
-    call,
     compose,
     make_tool,
     reflect,
-    reply,
 )
-from llm_wire.agent import RunEvent as Event
+from llm_wire.agent.events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ModelCompleted,
+    ModelStarted,
+    ToolCompleted,
+    ToolHeartbeat,
+    ToolStarted,
+    Verdict,
+)
+from llm_wire.agent.events import RunEvent as Event
+from llm_wire.agent.scripted import ScriptedClient, ScriptError, call, reply
+from llm_wire.agent.steps import Cancellation, Recovery
 from llm_wire.contract import load
 from llm_wire.message import Provider, ToolResult
 from llm_wire.result import unwrap

@@ -23,14 +23,12 @@ from agent_tools import Programmable, sequence
 from llm_wire import config, request, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
     ErrorCategory,
     HostHookError,
     Idempotency,
     InvocationContext,
     Runner,
     RunResult,
-    ScriptedClient,
     StopReason,
     ToolContract,
     ToolInvocation,
@@ -38,12 +36,11 @@ from llm_wire.agent import (
     ToolProvider,
     ToolRetryPolicy,
     TypedTool,
-    Verdict,
-    call,
     make_tool,
     reflect,
-    reply,
 )
+from llm_wire.agent.events import ApprovalRequest, Verdict
+from llm_wire.agent.scripted import ScriptedClient, call, reply
 from llm_wire.message import Provider, ToolResult
 
 CONFIG = config(Provider.OPENAI_CHAT)

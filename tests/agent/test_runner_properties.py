@@ -13,14 +13,12 @@ from hypothesis import strategies as st
 from llm_wire import config, request, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
     Compensation,
     ErrorCategory,
     Idempotency,
     ProviderCapabilities,
     Runner,
     RunResult,
-    ScriptedClient,
     StopReason,
     ToolContract,
     ToolDescriptor,
@@ -28,10 +26,10 @@ from llm_wire.agent import (
     ToolOutcome,
     ToolProvider,
     ToolRetryPolicy,
-    call,
     compose,
-    reply,
 )
+from llm_wire.agent.events import ApprovalRequest
+from llm_wire.agent.scripted import ScriptedClient, call, reply
 from llm_wire.message import Provider, ToolCall, ToolResult
 
 CONFIG = config(Provider.OPENAI_CHAT)

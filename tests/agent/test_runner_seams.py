@@ -19,20 +19,16 @@ from llm_wire.agent import (
     Idempotency,
     OutputCeilings,
     ProviderCapabilities,
-    RunEvent,
     Runner,
     RunResult,
-    ScriptedClient,
     SideEffect,
-    ToolCompleted,
     ToolContract,
     ToolInvocation,
     ToolOutcome,
-    ToolOutputTruncated,
-    call,
-    reply,
 )
+from llm_wire.agent.events import RunEvent, ToolCompleted, ToolOutputTruncated
 from llm_wire.agent.projection import HeuristicEstimator, unbounded
+from llm_wire.agent.scripted import ScriptedClient, call, reply
 from llm_wire.message import Provider, ToolResult
 
 CONFIG = config(Provider.OPENAI_CHAT)

@@ -13,20 +13,14 @@ import attrs
 import pytest
 
 from llm_wire import config, request, user
-from llm_wire.agent import (
-    Model,
-    RunEvent,
-    Runner,
-    RunResult,
-    StopReason,
-    ToolCompleted,
-    ToolOutputTruncated,
-    reflect,
-)
+from llm_wire.agent import Runner, RunResult, StopReason, reflect
+from llm_wire.agent.events import RunEvent, ToolCompleted, ToolOutputTruncated
 from llm_wire.agent.projection import HeuristicEstimator
+from llm_wire.agent.steps import Model
 from llm_wire.message import Provider
 from llm_wire.transport import AsyncClient, Client
-from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel, Turn, streaming
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel
+from llm_wire.transport.fake._scripted import Turn, streaming
 from llm_wire.value import Value
 
 #: What the tool returns: 240,010 bytes of text.

@@ -8,7 +8,8 @@ import pytest
 from agent_tools import EchoText
 
 from llm_wire import config, prepare, request, user
-from llm_wire.agent import ScriptedClient, ScriptedReply, ScriptError, call, make_tool, reply
+from llm_wire.agent import make_tool
+from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, ScriptError, call, reply
 from llm_wire.message import Provider
 from llm_wire.outcome import Answer, NeedsTools
 from llm_wire.result import unwrap

@@ -5,7 +5,8 @@ from __future__ import annotations
 from agent_tools import EchoText
 
 from llm_wire import Prepared, config, request, user
-from llm_wire.agent import CallModel, Finish, Recovery, RunSteps, RunTools, StopReason, ToolOutcome, make_tool
+from llm_wire.agent import StopReason, ToolOutcome, make_tool
+from llm_wire.agent.steps import CallModel, Finish, Recovery, RunSteps, RunTools
 from llm_wire.message import AssistantTurn, Provider, ToolCall, ToolResult
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal

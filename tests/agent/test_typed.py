@@ -19,8 +19,8 @@ from llm_wire.agent import (
     invoke_typed_tool,
     make_tool,
     parse_tool_arguments,
-    snake_case,
 )
+from llm_wire.agent._typed import snake_case
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 

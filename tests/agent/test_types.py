@@ -12,17 +12,16 @@ from agent_tools import EchoText, GetWeather
 
 from llm_wire.admission import ValueFailure
 from llm_wire.agent import (
-    AsyncModel,
     InvocationContext,
-    ScriptedClient,
-    SyncModel,
+    ToolInvocation,
     ToolOutcome,
     TypedTool,
-    invocation_for,
     invoke_typed_tool,
     make_tool,
     parse_tool_arguments,
 )
+from llm_wire.agent.scripted import ScriptedClient
+from llm_wire.agent.steps import AsyncModel, SyncModel
 from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.transport import AsyncClient, Client
 
@@ -59,7 +58,7 @@ class TestTypeFlow:
 
     def test_dispatch_is_typed(self) -> None:
         echo = make_tool(EchoText)
-        arguments = echo.arguments_of(unwrap(invocation_for(echo.descriptor, '{"text": "a"}')))
+        arguments = echo.arguments_of(unwrap(ToolInvocation.of(echo.descriptor, '{"text": "a"}')))
         assert_type(arguments, EchoText | ToolOutcome)
         assert arguments == EchoText("a")
         outcome = asyncio.run(echo.run(EchoText("b"), InvocationContext()))

@@ -15,21 +15,10 @@ from hypothesis import given
 from strategies import json_values
 
 from llm_wire import config, request, user
-from llm_wire.agent import (
-    InvocationContext,
-    ModelRequest,
-    Runner,
-    RunResult,
-    RunUsage,
-    ScriptedClient,
-    ScriptedReply,
-    StopReason,
-    call,
-    make_tool,
-    reflect,
-    reply,
-)
+from llm_wire.agent import InvocationContext, Runner, RunResult, RunUsage, StopReason, make_tool, reflect
 from llm_wire.agent._usage import cached_tokens, reasoning_tokens
+from llm_wire.agent.events import ModelRequest
+from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, call, reply
 from llm_wire.message import Provider
 from llm_wire.providers.response import Usage
 from llm_wire.value import Value

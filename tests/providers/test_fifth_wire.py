@@ -24,7 +24,8 @@ from llm_wire.providers.response import ErrorKind, ProviderError
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import Tool, from_json_schema
 from llm_wire.transport import Client
-from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel, Turn, error
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel, error
+from llm_wire.transport.fake._scripted import Turn
 from llm_wire.value import Value
 
 #: The one line that registers Toy Talk.

@@ -18,6 +18,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from llm_wire.agent.events import Verdict
+from llm_wire.agent.steps import Cancellation
 from llm_wire.toolkits.filesystem import (
     EntryType,
     FileResult,
@@ -31,10 +33,8 @@ from llm_wire.toolkits.governance import (
     AuditEvent,
     AuditKind,
     AuditLog,
-    Cancellation,
     ConfigurationError,
     EffectRequest,
-    Verdict,
 )
 
 SECRET = "outside-secret-7f3a"

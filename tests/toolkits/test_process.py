@@ -17,15 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_wire.toolkits.governance import (
-    ApproveAll,
-    AuditKind,
-    AuditLog,
-    Cancellation,
-    ConfigurationError,
-    EffectRequest,
-    Verdict,
-)
+from llm_wire.agent.events import Verdict
+from llm_wire.agent.steps import Cancellation
+from llm_wire.toolkits.governance import ApproveAll, AuditKind, AuditLog, ConfigurationError, EffectRequest
 from llm_wire.toolkits.process import ProcessLimits, ProcessPolicy, ProcessRuntime, TerminationReason
 
 SH = "/bin/sh"

@@ -18,40 +18,49 @@ from hypothesis import strategies as st
 from llm_wire import config, request, schema, user
 from llm_wire.agent import (
     Approval,
-    ApprovalRequest,
     ErrorCategory,
     ErrorCode,
     Idempotency,
     Runner,
     RunResult,
-    ScriptedClient,
-    ScriptedReply,
     SideEffect,
     StopReason,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
     ToolProvider,
-    Verdict,
-    call,
     compose,
-    invocation_for,
-    reply,
 )
+from llm_wire.agent.events import ApprovalRequest, Verdict
+from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, call, reply
 from llm_wire.message import Provider, ToolCall
 from llm_wire.result import unwrap
 from llm_wire.toolkits.filesystem import FileStatus, FilesystemLimits, FilesystemPolicy, FilesystemRuntime
 from llm_wire.toolkits.governance import AuditKind, AuditLog, EffectRequest
 from llm_wire.toolkits.process import ProcessPolicy, ProcessRuntime, TerminationReason
 from llm_wire.toolkits.tools import (
-    FILESYSTEM_TOOLS,
     ApprovalRoute,
     FilesystemTools,
     ProcessTools,
-    category_of_status,
-    category_of_termination,
+    _category_of_status,
+    _category_of_termination,
 )
 from llm_wire.value import Value
+
+#: Every filesystem tool, in the order ``FilesystemTools`` lists them (all 11 with everything enabled).
+FILESYSTEM_TOOLS = (
+    "file_info",
+    "read_file",
+    "list_directory",
+    "glob_files",
+    "search_text",
+    "write_file",
+    "replace_text",
+    "create_directory",
+    "copy_path",
+    "move_path",
+    "remove_path",
+)
 
 
 def _full(root: Path) -> FilesystemPolicy:
@@ -68,7 +77,7 @@ def _full(root: Path) -> FilesystemPolicy:
 
 def _call(provider: ToolProvider, name: str, arguments: dict[str, object]) -> ToolOutcome:
     descriptor = _descriptor(provider, name)
-    invocation = unwrap(invocation_for(descriptor, json.dumps(arguments)))
+    invocation = unwrap(ToolInvocation.of(descriptor, json.dumps(arguments)))
     return asyncio.run(provider.invoke(invocation))
 
 
@@ -262,17 +271,17 @@ class TestCategories:
     """Every status and termination reason maps to a category the model can act on."""
 
     def test_every_status_maps(self) -> None:
-        assert category_of_status(FileStatus.OK) is None
-        assert all(category_of_status(s) is not None for s in FileStatus if s is not FileStatus.OK)
-        assert category_of_status(FileStatus.CONFLICT) is ErrorCategory.CONFLICT
-        assert category_of_status(FileStatus.NOT_FOUND) is ErrorCategory.NOT_FOUND
-        assert category_of_status(FileStatus.OUTSIDE_ROOT) is ErrorCategory.PERMISSION_DENIED
+        assert _category_of_status(FileStatus.OK) is None
+        assert all(_category_of_status(s) is not None for s in FileStatus if s is not FileStatus.OK)
+        assert _category_of_status(FileStatus.CONFLICT) is ErrorCategory.CONFLICT
+        assert _category_of_status(FileStatus.NOT_FOUND) is ErrorCategory.NOT_FOUND
+        assert _category_of_status(FileStatus.OUTSIDE_ROOT) is ErrorCategory.PERMISSION_DENIED
 
     def test_every_termination_maps(self) -> None:
-        assert category_of_termination(TerminationReason.EXITED) is None
+        assert _category_of_termination(TerminationReason.EXITED) is None
         others = [r for r in TerminationReason if r is not TerminationReason.EXITED]
-        assert all(category_of_termination(r) is not None for r in others)
-        assert category_of_termination(TerminationReason.TIMED_OUT) is ErrorCategory.TIMEOUT
+        assert all(_category_of_termination(r) is not None for r in others)
+        assert _category_of_termination(TerminationReason.TIMED_OUT) is ErrorCategory.TIMEOUT
 
     def test_non_zero_exit_is_a_success(self, tmp_path: Path) -> None:
         tools = ProcessTools(ProcessRuntime(ProcessPolicy(tmp_path, allowed_executables=("/bin/sh",))))
@@ -300,7 +309,7 @@ class TestCancellation:
         tools = ProcessTools(ProcessRuntime(ProcessPolicy(tmp_path, allowed_executables=("/bin/sh",))))
         descriptor = _descriptor(tools, "run_process")
         invocation = unwrap(
-            invocation_for(descriptor, '{"executable": "sh", "arguments": ["-c", "sleep 30"]}')
+            ToolInvocation.of(descriptor, '{"executable": "sh", "arguments": ["-c", "sleep 30"]}')
         )
 
         async def run() -> ToolOutcome:

@@ -24,18 +24,9 @@ from llm_wire.providers import WIRES
 from llm_wire.providers.response import ErrorKind, ProviderError, ResponseLimits
 from llm_wire.result import Ok
 from llm_wire.transport import Client
-from llm_wire.transport.fake import (
-    FakeCall,
-    FakeProvider,
-    Received,
-    Reply,
-    ScriptedModel,
-    answer,
-    provider_of,
-    recorded,
-    sse_text,
-    streaming,
-)
+from llm_wire.transport.fake import FakeCall, FakeProvider, Received, Reply, ScriptedModel, answer, recorded
+from llm_wire.transport.fake._recorded import sse_text
+from llm_wire.transport.fake._scripted import provider_of, streaming
 from llm_wire.value import Value, render
 
 texts = st.text(st.characters(codec="utf-8"), max_size=40)

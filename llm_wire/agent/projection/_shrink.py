@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire.agent._outcome import ErrorCategory
+from llm_wire.agent._tool_outcome import ErrorCategory
 from llm_wire.agent.projection._estimators import (
     HeuristicEstimator,
     TokenEstimator,
@@ -46,7 +46,7 @@ __all__ = [
     "bounded_preview",
     "canonical_text",
     "check_policy",
-    "project",
+    "project_payload",
 ]
 
 #: The marker between the head and the tail of a preview.
@@ -494,7 +494,7 @@ def _checked(estimator: TokenEstimator | None) -> TokenEstimator:
     return estimator
 
 
-def project(
+def project_payload(
     payload: ModelPayload, policy: ProjectionPolicy = DEFAULT_POLICY, estimator: TokenEstimator | None = None
 ) -> Result[ProjectedOutput, OutputProjectionError]:
     """
@@ -513,7 +513,7 @@ def project(
 def _projected(
     payload: ModelPayload, policy: ProjectionPolicy, estimator: TokenEstimator
 ) -> Result[ProjectedOutput, OutputProjectionError]:
-    """``project`` of arguments already checked (a runner's hook checks its policy and estimator once)."""
+    """``project_payload`` of arguments already checked (a runner's hook checks them once)."""
     try:
         return Ok(_project(payload, policy, estimator))
     except _Unserializable:

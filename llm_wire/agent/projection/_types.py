@@ -14,8 +14,6 @@ from llm_wire.schema import DefinitionError
 
 __all__ = [
     "DEFAULT_POLICY",
-    "MIN_BYTES",
-    "MIN_TOKENS",
     "LimitingFactor",
     "OutputProjectionError",
     "ProjectedOutput",
@@ -26,11 +24,6 @@ __all__ = [
     "limiting_factor",
     "policy_of",
 ]
-
-#: The smallest ceilings a policy may set: the largest empty envelope must fit (reference §7.1).
-MIN_BYTES = MIN_OUTPUT_BYTES
-MIN_TOKENS = MIN_OUTPUT_TOKENS
-
 
 # ---------------------------------------------------------------------------------------------------------
 # Policy
@@ -47,11 +40,11 @@ def _check_ceiling(name: str, value: object, minimum: int) -> int:
 
 
 def _bytes_at_least(_: object, attribute: object, value: object) -> None:
-    _check_ceiling("max_bytes", value, MIN_BYTES)
+    _check_ceiling("max_bytes", value, MIN_OUTPUT_BYTES)
 
 
 def _tokens_at_least(_: object, attribute: object, value: object) -> None:
-    _check_ceiling("max_tokens", value, MIN_TOKENS)
+    _check_ceiling("max_tokens", value, MIN_OUTPUT_TOKENS)
 
 
 @frozen
@@ -72,9 +65,9 @@ class ProjectionPolicy:
         ``DefinitionError`` for a ceiling below the minimum.
         """
         if max_bytes is not None:
-            _check_ceiling("max_bytes", max_bytes, MIN_BYTES)
+            _check_ceiling("max_bytes", max_bytes, MIN_OUTPUT_BYTES)
         if max_tokens is not None:
-            _check_ceiling("max_tokens", max_tokens, MIN_TOKENS)
+            _check_ceiling("max_tokens", max_tokens, MIN_OUTPUT_TOKENS)
         return ProjectionPolicy(
             max_bytes=self.max_bytes if max_bytes is None else min(self.max_bytes, max_bytes),
             max_tokens=self.max_tokens if max_tokens is None else min(self.max_tokens, max_tokens),
@@ -90,7 +83,7 @@ def policy_of(max_bytes: object, max_tokens: object) -> Result[ProjectionPolicy,
     A policy from outside data (a stored record); ``Err(OutputProjectionError(INVALID_POLICY))`` for a
     ceiling that is not an int or below its minimum.
     """
-    for value, minimum in ((max_bytes, MIN_BYTES), (max_tokens, MIN_TOKENS)):
+    for value, minimum in ((max_bytes, MIN_OUTPUT_BYTES), (max_tokens, MIN_OUTPUT_TOKENS)):
         if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             return Err(OutputProjectionError(ProjectionFailure.INVALID_POLICY))
     assert isinstance(max_bytes, int)
@@ -203,7 +196,7 @@ class ProjectionReport:
         )
         if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in counts):
             return False
-        if self.max_bytes < MIN_BYTES or self.max_tokens < MIN_TOKENS:
+        if self.max_bytes < MIN_OUTPUT_BYTES or self.max_tokens < MIN_OUTPUT_TOKENS:
             return False
         if self.projected_bytes > self.max_bytes or self.projected_estimated_tokens > self.max_tokens:
             return False

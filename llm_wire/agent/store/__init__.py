@@ -28,7 +28,7 @@ JSON (``record_to_json``, ``record_from_json``).
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
+from llm_wire import _public
 from llm_wire.agent.store._codecs import (
     record_from_json,
     record_to_json,
@@ -37,7 +37,6 @@ from llm_wire.agent.store._memory import MemoryRunStore
 from llm_wire.agent.store._postgres import PostgresRunStore
 from llm_wire.agent.store._protocol import RunStore
 from llm_wire.agent.store._record import (
-    RECORD_FORMAT,
     Admission,
     AdmittedResult,
     ApprovalDecision,
@@ -65,16 +64,11 @@ from llm_wire.agent.store._record import (
     UnreadableRecord,
     WriteProblem,
 )
-from llm_wire.agent.store._rules import (
-    is_sensitive_key,
-    sha256_hex,
-)
 from llm_wire.agent.store._sqlite import (
     SqliteRunStore,
 )
 
 __all__ = [
-    "RECORD_FORMAT",
     "Admission",
     "AdmittedResult",
     "ApprovalDecision",
@@ -105,10 +99,8 @@ __all__ = [
     "Suspended",
     "UnreadableRecord",
     "WriteProblem",
-    "is_sensitive_key",
     "record_from_json",
     "record_to_json",
-    "sha256_hex",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())

@@ -20,7 +20,8 @@ from typing import Any, Protocol, TypeVar
 from attrs import frozen
 
 from llm_wire import codec
-from llm_wire.agent.projection import ProjectionReport, policy_of
+from llm_wire.agent.projection import ProjectionReport
+from llm_wire.agent.projection._types import policy_of
 from llm_wire.agent.store import _record
 from llm_wire.agent.store._record import (
     _RECORD_LIMITS,

@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent.projection import (
     ProjectionPolicy,
     ProjectionReport,
@@ -150,8 +150,8 @@ class ProjectionAudit:
 class ApprovalDecision(enum.Enum):
     """
     The state of an approval a run record keeps: ``PENDING`` from the suspension until ``resolve_approval``
-    makes it ``APPROVED`` or ``DENIED``. Not ``agent.Verdict``, a hook's answer in the moment whose ``ASK``
-    is what suspends a run and makes an approval pending; a person's answer is never "ask".
+    makes it ``APPROVED`` or ``DENIED``. Not ``agent.events.Verdict``, a hook's answer in the moment whose
+    ``ASK`` is what suspends a run and makes an approval pending; a person's answer is never "ask".
     """
 
     PENDING = "pending"

@@ -16,10 +16,9 @@ that do not take the lock are not serialized. The local backend is Linux: it rel
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
+from llm_wire import _public
 from llm_wire.toolkits.filesystem._core import EntryType, FileStatus
 from llm_wire.toolkits.filesystem._records import (
-    RESERVED_METADATA,
     Entry,
     FileResult,
     FilesystemLimits,
@@ -37,7 +36,6 @@ __all__ = [
     "Match",
     "FileResult",
     "FilesystemRuntime",
-    "RESERVED_METADATA",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())

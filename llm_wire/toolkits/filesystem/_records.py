@@ -10,7 +10,7 @@ from attrs import define, field, frozen
 
 from llm_wire.toolkits._common import positive_limit
 from llm_wire.toolkits.filesystem._core import EntryType, FileStatus
-from llm_wire.toolkits.governance import MetadataValue, _path
+from llm_wire.toolkits.governance import _MetadataValue, _path
 
 __all__ = [
     "RESERVED_METADATA",
@@ -135,7 +135,7 @@ class FileResult:
     content: str | None = None
     entries: tuple[Entry, ...] = ()
     matches: tuple[Match, ...] = ()
-    metadata: Mapping[str, MetadataValue] = field(factory=dict)
+    metadata: Mapping[str, _MetadataValue] = field(factory=dict)
     error: str | None = None
 
     @property
@@ -179,4 +179,4 @@ class OperationOutcome:
     content: str | None = None
     entries: list[Entry] = field(factory=list)
     matches: list[Match] = field(factory=list)
-    metadata: dict[str, MetadataValue] = field(factory=dict)
+    metadata: dict[str, _MetadataValue] = field(factory=dict)

@@ -14,6 +14,7 @@ import stat
 import uuid
 from collections.abc import Callable, Mapping
 
+from llm_wire.agent import Risk
 from llm_wire.toolkits._common import caller_metadata
 from llm_wire.toolkits.filesystem import _reading as reading
 from llm_wire.toolkits.filesystem import _writing as writing
@@ -40,12 +41,11 @@ from llm_wire.toolkits.governance import (
     ConfigurationError,
     EffectApprover,
     EffectRequest,
-    Metadata,
-    MetadataValue,
-    Risk,
     _ask,
     _check_cancel,
     _emit,
+    _Metadata,
+    _MetadataValue,
 )
 
 __all__ = ["FilesystemRuntime"]
@@ -184,7 +184,7 @@ class FilesystemRuntime:
         except OSError as exc:
             mapped = classify_os_error(exc)
             status, error = mapped.status, mapped.message
-        meta: dict[str, MetadataValue] = {**caller, **out.metadata}
+        meta: dict[str, _MetadataValue] = {**caller, **out.metadata}
         meta["operation_id"] = operation_id
         meta["operation"] = operation
         result = FileResult(
@@ -202,7 +202,7 @@ class FilesystemRuntime:
             metadata=meta,
             error=error,
         )
-        details: dict[str, MetadataValue] = {
+        details: dict[str, _MetadataValue] = {
             "bytes_processed": result.bytes_processed,
             "affected_items": result.affected_items,
             "truncated": result.truncated,
@@ -222,7 +222,7 @@ class FilesystemRuntime:
         resources: tuple[str, ...],
         status: str | None = None,
         error: str | None = None,
-        details: Mapping[str, MetadataValue] | None = None,
+        details: Mapping[str, _MetadataValue] | None = None,
     ) -> None:
         event = AuditEvent(
             kind, "filesystem", operation, operation_id, resources, status, error, details or {}
@@ -251,7 +251,7 @@ class FilesystemRuntime:
         path: str,
         *,
         max_bytes: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -269,7 +269,7 @@ class FilesystemRuntime:
         path: str,
         *,
         include_revision: bool = False,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """The type and size of a path, and with ``include_revision`` a file's revision."""
@@ -286,7 +286,7 @@ class FilesystemRuntime:
         recursive: bool = False,
         max_depth: int = 0,
         max_entries: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """The entries of a directory, sorted; ``recursive`` walks ``max_depth`` levels."""
@@ -308,7 +308,7 @@ class FilesystemRuntime:
         *,
         path: str = ".",
         max_results: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """Entries under ``path`` whose path below it matches ``pattern`` (``**`` spans directories)."""
@@ -330,7 +330,7 @@ class FilesystemRuntime:
         case_sensitive: bool = True,
         max_results: int = 0,
         max_output_bytes: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -356,7 +356,7 @@ class FilesystemRuntime:
         create_new: bool = False,
         expected_revision: str | None = None,
         create_parents: bool = False,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -381,7 +381,7 @@ class FilesystemRuntime:
         expected_replacements: int = 1,
         replace_all: bool = False,
         expected_revision: str | None = None,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -408,7 +408,7 @@ class FilesystemRuntime:
         *,
         parents: bool = False,
         exist_ok: bool = False,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """Create a directory (with ``parents``, its missing parents); else ``already_exists``."""
@@ -434,7 +434,7 @@ class FilesystemRuntime:
         *,
         recursive: bool = False,
         overwrite: bool = False,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -461,7 +461,7 @@ class FilesystemRuntime:
         *,
         recursive: bool = False,
         overwrite: bool = False,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """
@@ -486,7 +486,7 @@ class FilesystemRuntime:
         *,
         recursive: bool = False,
         expected_revision: str | None = None,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> FileResult:
         """

@@ -11,7 +11,7 @@ from attrs import define
 
 from llm_wire.toolkits.filesystem._core import decode_text, open_regular, read_bounded
 from llm_wire.toolkits.filesystem._records import FilesystemLimits, Match, OperationOutcome
-from llm_wire.toolkits.governance import MetadataValue
+from llm_wire.toolkits.governance import _MetadataValue
 
 __all__ = ["Search"]
 
@@ -36,7 +36,7 @@ class Search:
     #: A matched line is shown up to this many bytes.
     LINE_PREVIEW = 512
 
-    def counts(self) -> dict[str, MetadataValue]:
+    def counts(self) -> dict[str, _MetadataValue]:
         return {
             "skipped_binary_files": self.skipped_binary,
             "skipped_oversized_files": self.skipped_oversized,

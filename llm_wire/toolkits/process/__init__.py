@@ -14,9 +14,8 @@ It is not a sandbox: an allowed program may still read files and use the network
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
+from llm_wire import _public
 from llm_wire.toolkits.process._records import (
-    RESERVED_PROCESS_METADATA,
     ProcessLimits,
     ProcessPolicy,
     ProcessResult,
@@ -30,7 +29,6 @@ __all__ = [
     "ProcessPolicy",
     "ProcessResult",
     "ProcessRuntime",
-    "RESERVED_PROCESS_METADATA",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from attrs import field, frozen
 
 from llm_wire.toolkits._common import positive_limit
-from llm_wire.toolkits.governance import MetadataValue, _path
+from llm_wire.toolkits.governance import _MetadataValue, _path
 
 __all__ = [
     "RESERVED_PROCESS_METADATA",
@@ -131,7 +131,7 @@ class ProcessResult:
     elapsed_ms: int = 0
     exit_code: int | None = None
     process_id: int | None = None
-    metadata: Mapping[str, MetadataValue] = field(factory=dict)
+    metadata: Mapping[str, _MetadataValue] = field(factory=dict)
     error: str | None = None
 
     @property

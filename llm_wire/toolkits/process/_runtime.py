@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from attrs import frozen
 
+from llm_wire.agent import Risk
 from llm_wire.toolkits._common import caller_metadata, clamp
 from llm_wire.toolkits.filesystem._core import Refusal, open_root, split_path, walk_dirs
 from llm_wire.toolkits.governance import (
@@ -23,12 +24,11 @@ from llm_wire.toolkits.governance import (
     ConfigurationError,
     EffectApprover,
     EffectRequest,
-    Metadata,
-    MetadataValue,
-    Risk,
     _ask,
     _check_cancel,
     _emit,
+    _Metadata,
+    _MetadataValue,
 )
 from llm_wire.toolkits.process._records import (
     RESERVED_PROCESS_METADATA,
@@ -157,7 +157,7 @@ class ProcessRuntime:
         timeout_ms: int = 0,
         max_stdout_bytes: int = 0,
         max_stderr_bytes: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> ProcessResult:
         """
@@ -192,7 +192,7 @@ class ProcessRuntime:
         timeout_ms: int = 0,
         max_stdout_bytes: int = 0,
         max_stderr_bytes: int = 0,
-        metadata: Metadata | None = None,
+        metadata: _Metadata | None = None,
         cancel: CancelSignal | None = None,
     ) -> ProcessResult:
         """
@@ -238,7 +238,7 @@ class ProcessRuntime:
         signal = _check_cancel(cancel)
         caller = caller_metadata(metadata, RESERVED_PROCESS_METADATA)
         operation_id = uuid.uuid4().hex
-        runtime_meta: dict[str, MetadataValue] = {"shell": shell}
+        runtime_meta: dict[str, _MetadataValue] = {"shell": shell}
         resources: tuple[str, ...] = ()
         try:
             if signal is not None and signal.cancelled:
@@ -273,7 +273,7 @@ class ProcessRuntime:
             result = ProcessResult(
                 TerminationReason.BACKEND_ERROR, metadata=meta, error="the operating system reported an error"
             )
-        details: dict[str, MetadataValue] = {
+        details: dict[str, _MetadataValue] = {
             "stdout_bytes": len(result.stdout.encode("utf-8", "replace")),
             "stderr_bytes": len(result.stderr.encode("utf-8", "replace")),
             "stdout_truncated": result.stdout_truncated,
@@ -441,7 +441,7 @@ class ProcessRuntime:
         resources: tuple[str, ...],
         status: str | None = None,
         error: str | None = None,
-        details: Mapping[str, MetadataValue] | None = None,
+        details: Mapping[str, _MetadataValue] | None = None,
     ) -> None:
         _emit(
             self._audit,
@@ -520,12 +520,12 @@ _ERRORS = {
 
 def _result_of(
     spawned: Spawned,
-    caller: dict[str, MetadataValue],
-    runtime_meta: dict[str, MetadataValue],
+    caller: dict[str, _MetadataValue],
+    runtime_meta: dict[str, _MetadataValue],
     operation: str,
     operation_id: str,
 ) -> ProcessResult:
-    meta: dict[str, MetadataValue] = {
+    meta: dict[str, _MetadataValue] = {
         **caller,
         **runtime_meta,
         "operation_id": operation_id,

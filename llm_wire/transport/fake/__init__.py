@@ -14,12 +14,12 @@ client disconnected. ``python -m llm_wire.transport.fake`` serves from the comma
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
-from llm_wire.transport.fake._recorded import recorded, sse_text
+from llm_wire import _public
+from llm_wire.transport.fake._recorded import recorded
 from llm_wire.transport.fake._reply import Reply
-from llm_wire.transport.fake._scripted import ScriptedModel, Turn, provider_of, streaming
-from llm_wire.transport.fake._server import Exchange, FakeProvider, Received, Script
-from llm_wire.transport.fake._speak import FakeCall, answer, error, sse
+from llm_wire.transport.fake._scripted import ScriptedModel
+from llm_wire.transport.fake._server import Exchange, FakeProvider, Received
+from llm_wire.transport.fake._speak import FakeCall, answer, error
 
 __all__ = [
     "Exchange",
@@ -27,16 +27,10 @@ __all__ = [
     "FakeProvider",
     "Received",
     "Reply",
-    "Script",
     "ScriptedModel",
-    "Turn",
     "answer",
     "error",
-    "provider_of",
     "recorded",
-    "sse",
-    "sse_text",
-    "streaming",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())

@@ -2,8 +2,9 @@
 A scripted model: a script that answers each request in the API it was sent to, from a function of it.
 
 It lives on the server side of the wire: the client under test sends real HTTP and decodes real bytes.
-``llm_wire.agent.ScriptedClient`` is its opposite number above the transport: a model client that never
-opens a connection and hands the runner a decoded response; the two share nothing but the idea of a script.
+``llm_wire.agent.scripted.ScriptedClient`` is its opposite number above the transport: a model client that
+never opens a connection and hands the runner a decoded response; the two share nothing but the idea of a
+script.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """
-What a run reports as it goes (``on_event``), and what an approver is asked.
+What a run tells its host, for the code that watches a run or takes part in it through the ``Runner``'s
+hooks: the events ``on_event`` receives as the run goes (each tool attempt, heartbeat, retry and final
+outcome), what ``approver``, ``approval_policy`` and ``allow_tool_call`` are asked and answer
+(``ApprovalRequest``, ``Verdict``), and the ``ModelRequest`` that ``prepare_model_request`` sees before each
+model call. A heartbeat is what a running tool reports (``InvocationContext.heartbeat``).
 
 ::
 
@@ -15,13 +19,16 @@ What a run reports as it goes (``on_event``), and what an approver is asked.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire import _public
+from llm_wire._request import Request
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
-from llm_wire.agent._outcome import ToolOutcome
+from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent.projection._types import OutputProjectionError, ProjectionReport
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
@@ -30,7 +37,9 @@ from llm_wire.value import Value
 __all__ = [
     "ApprovalRequest",
     "ApprovalRequested",
+    "Heartbeat",
     "ModelCompleted",
+    "ModelRequest",
     "ModelStarted",
     "RunEvent",
     "ToolCompensated",
@@ -191,3 +200,21 @@ RunEvent: TypeAlias = (
     | ToolOutputTruncated
     | ToolOutputProjectionFailed
 )
+
+
+@frozen
+class ModelRequest:
+    """
+    What ``prepare_model_request`` sees before a model call: the request about to be sent, the run's
+    execution-context metadata (what tools get as ``InvocationContext.metadata``), the run's correlation ids
+    and the round. The hook returns it, changed or not; the run and trace ids it returns are ignored.
+    """
+
+    request: Request = field(repr=False)
+    metadata: Mapping[str, str] = field(repr=False)
+    run_id: str
+    trace_id: str
+    round: int
+
+
+_public.rehome(__name__, __all__, globals())

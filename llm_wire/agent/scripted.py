@@ -1,7 +1,9 @@
 """
-``ScriptedClient``: a model client for tests that answers from a script (ordered expected requests and canned
-responses). Each response goes through ``resolve`` with the prepared request, so its calls are admitted
-exactly as a real response's would be.
+A scripted model, for tests and docs of code that runs the agent: ``ScriptedClient`` is a ``Model`` (the
+protocol the ``Runner`` calls) that answers from a script of expected requests and canned replies (``reply``
+with text and ``call``s), and raises ``ScriptError`` when the runner sends what the script does not expect.
+Each reply goes through ``resolve`` with the prepared request, so its calls are admitted exactly as a real
+response's would be.
 
 It stands where a transport ``Client`` stands, above the wire: no HTTP, no provider's words, the canned
 ``Terminal`` built for whatever provider the request was prepared for. ``llm_wire.transport.fake``'s

@@ -4,31 +4,53 @@
 A success carries text (``content``), structured ``data`` and ``artifacts``; a failure carries a
 ``ToolFailure`` with a semantic ``ErrorCategory``, a stable string code, a message written for the model, a
 retry hint and bounded ``details``. ``metadata`` is for logs and callbacks and never reaches the model.
+The outcomes the agent layer writes itself are ``ToolOutcome``'s constructors: refused arguments with their
+bounded issues, unknown tools, an exception a tool raised, and what every runner says of a call it
+abandoned or whose outcome is unknown; ``tool_outcome_of`` turns a tool's return value into one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import errno
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import attrs
 from attrs import field, frozen
 
+from llm_wire import codec as _codec
+from llm_wire.admission import DecodeRejected, SchemaRejected, ValueFailure
+from llm_wire.codec import Codec
+from llm_wire.reasons import InvalidJson, render_redacted
+from llm_wire.result import Err, Ok
+from llm_wire.schema import DefinitionError
 from llm_wire.value import NotJson, Value, render
 
 __all__ = [
+    "MAX_ISSUES",
+    "MAX_ISSUE_BYTES",
+    "MAX_LISTED",
     "ErrorCategory",
     "ErrorCode",
     "ToolFailure",
     "ToolOutcome",
-    "category_for_exception",
-    "category_for_status",
+    "argument_issues",
+    "canonical",
     "check_types",
-    "outcome_for_exception",
+    "no_compensation",
+    "tool_outcome_of",
+    "unknown_outcome_message",
 ]
+
+#: At most this many ``{path, message}`` issues reach the model for one call, within ``MAX_ISSUE_BYTES``.
+MAX_ISSUES = 5
+MAX_ISSUE_BYTES = 1024
+#: How many tool names an unknown-tool message lists.
+MAX_LISTED = 20
 
 
 class ErrorCategory(enum.Enum):
@@ -43,6 +65,34 @@ class ErrorCategory(enum.Enum):
     CANCELLED = "cancelled"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
+
+    @classmethod
+    def for_status(cls, status: int) -> ErrorCategory:
+        """
+        The category of an HTTP status a tool met: 400/422 ``invalid_input``, 401/403 ``permission_denied``,
+        404/410 ``not_found``, 408/504 ``timeout``, 409/412 ``conflict``, 429 ``rate_limited``, other 5xx
+        ``unavailable``, anything else ``internal``.
+        """
+        if type(status) is not int:
+            raise TypeError(f"status must be an int, not {type(status).__name__}")
+        return _STATUSES.get(status) or (cls.UNAVAILABLE if 500 <= status < 600 else cls.INTERNAL)
+
+    @classmethod
+    def for_exception(cls, exc: BaseException) -> ErrorCategory:
+        """
+        The category of an exception raised by a tool: timeouts, missing and existing files, permissions,
+        temporary unavailability and HTTP statuses by their meaning, an ``OSError`` by its errno, and
+        anything else (a bug in the tool) ``internal``.
+        """
+        status = _status_of(exc)
+        if status is not None:
+            return cls.for_status(status)
+        for kind, category in _EXCEPTIONS:
+            if isinstance(exc, kind):
+                return category
+        if isinstance(exc, OSError) and exc.errno is not None:
+            return _ERRNOS.get(exc.errno, cls.INTERNAL)
+        return cls.INTERNAL
 
 
 class ErrorCode(enum.StrEnum):
@@ -143,7 +193,8 @@ def _metadata(value: Mapping[str, str]) -> Mapping[str, str]:
 class ToolOutcome:
     """
     One tool call's result: a success (``failure is None``) with ``content``, ``data`` and ``artifacts``,
-    or a failure. Make one with ``ToolOutcome.success`` or ``ToolOutcome.failed``.
+    or a failure. Make one with ``ToolOutcome.success`` or ``ToolOutcome.failed``, or one of the runner's
+    own failures (``unknown_tool``, ``invalid_arguments``, ``from_exception``, ``unknown``, ``abandoned``).
     """
 
     content: str = ""
@@ -206,6 +257,94 @@ class ToolOutcome:
             compensation_required=compensation_required,
             compensation_token=compensation_token,
         )
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, tool: str) -> ToolOutcome:
+        """
+        The failure for an exception ``tool`` raised: its category from ``ErrorCategory.for_exception`` and
+        a sanitized message naming the tool and the exception type, never the exception's own text (which
+        may hold secrets or paths; the runner logs it only by option).
+        """
+        category = ErrorCategory.for_exception(exc)
+        code = ErrorCode.TOOL_CRASHED if category is ErrorCategory.INTERNAL else ErrorCode(category.value)
+        status = _status_of(exc)
+        kind = type(exc).__name__
+        if status is not None:
+            message = f"tool {tool} failed: its service answered HTTP {status}"
+        elif category is ErrorCategory.INTERNAL:
+            message = f"tool {tool} failed unexpectedly ({kind}); the failure is not caused by the arguments"
+        else:
+            message = f"tool {tool} failed: {category.value.replace('_', ' ')} ({kind})"
+        outcome = cls.failed(category, code, message, retry_after=_retry_after(exc))
+        return outcome.with_metadata(tool_exception=kind)
+
+    @classmethod
+    def invalid_arguments(
+        cls, tool: str, failure: ValueFailure | None, problem: str | None = None
+    ) -> ToolOutcome:
+        """
+        The ``invalid_input`` outcome for refused arguments: what to fix, with the issues in ``details``
+        (``problem`` says it when there is no ``failure``).
+        """
+        details: Value = None if failure is None else argument_issues(failure)
+        reason = problem if failure is None else failure.describe()
+        message = (
+            f"the arguments for tool {tool} were refused: {reason}. Correct them and call the tool again."
+        )
+        return cls.failed(
+            ErrorCategory.INVALID_INPUT,
+            ErrorCode.INVALID_ARGUMENTS,
+            message,
+            retryable=False,
+            details=details,
+        )
+
+    @classmethod
+    def unknown_tool(cls, available: Sequence[str], *, scope: bool = False) -> ToolOutcome:
+        """
+        The ``not_found`` outcome for a call to a tool that does not exist (or, with ``scope``, is outside a
+        scope: ``permission_denied``): it lists the available tools and never repeats the name the model used.
+        """
+        listed = ", ".join(available[:MAX_LISTED])
+        if len(available) > MAX_LISTED:
+            listed += f" (and {len(available) - MAX_LISTED} more)"
+        tools = f"Call one of the available tools: {listed}." if available else "No tools are available."
+        if scope:
+            message = f"that tool is not activated for this scope. {tools}"
+            code, category = ErrorCode.NOT_ACTIVATED, ErrorCategory.PERMISSION_DENIED
+        else:
+            message = f"no tool with that name exists. {tools}"
+            code, category = ErrorCode.UNKNOWN_TOOL, ErrorCategory.NOT_FOUND
+        details: Value = {"available": list(available[:MAX_LISTED])}
+        return cls.failed(category, code, message, retryable=False, details=details)
+
+    @classmethod
+    def unknown(cls, tool: str) -> ToolOutcome:
+        """
+        The outcome of a call that started and may have taken effect, and was not run again because
+        repeating it is not safe: ``timeout``/``outcome_unknown``, never retryable. Every runner says it in
+        these words, whether the call ran past its deadline or its worker stopped mid-call (a durable run's
+        resume).
+        """
+        return cls.failed(
+            ErrorCategory.TIMEOUT, ErrorCode.OUTCOME_UNKNOWN, unknown_outcome_message(tool), retryable=False
+        )
+
+    @classmethod
+    def abandoned(cls, tool: str, *, heartbeat: bool = False) -> ToolOutcome:
+        """
+        The outcome of an attempt the runner abandoned (its result, if one comes, is discarded): past its
+        deadline, or when its heartbeats stopped (``heartbeat``). Every runner reports it in these words, and
+        a durable run records it as the attempt's step, so a replay sees what the first run saw.
+        """
+        if heartbeat:
+            message = f"tool {tool} stopped reporting heartbeats and was abandoned"
+            outcome = cls.failed(ErrorCategory.TIMEOUT, ErrorCode.HEARTBEAT_TIMEOUT, message)
+            outcome = outcome.with_metadata(heartbeat_timeout="true")
+        else:
+            message = f"tool {tool} did not finish before its deadline"
+            outcome = cls.failed(ErrorCategory.TIMEOUT, ErrorCode.TIMEOUT, message)
+        return outcome.with_metadata(late_result_discarded="true")
 
     @property
     def ok(self) -> bool:
@@ -307,19 +446,6 @@ _ERRNOS: Mapping[int, ErrorCategory] = {
 }
 
 
-def category_for_status(status: int) -> ErrorCategory:
-    """
-    The category of an HTTP status a tool met: 400/422 ``invalid_input``, 401/403 ``permission_denied``,
-    404/410 ``not_found``, 408/504 ``timeout``, 409/412 ``conflict``, 429 ``rate_limited``, other 5xx
-    ``unavailable``, anything else ``internal``.
-    """
-    if type(status) is not int:
-        raise TypeError(f"status must be an int, not {type(status).__name__}")
-    return _STATUSES.get(status) or (
-        ErrorCategory.UNAVAILABLE if 500 <= status < 600 else ErrorCategory.INTERNAL
-    )
-
-
 _STATUSES: Mapping[int, ErrorCategory] = {
     400: ErrorCategory.INVALID_INPUT,
     422: ErrorCategory.INVALID_INPUT,
@@ -342,23 +468,6 @@ def _status_of(exc: BaseException) -> int | None:
     return status if type(status) is int else None
 
 
-def category_for_exception(exc: BaseException) -> ErrorCategory:
-    """
-    The category of an exception raised by a tool: timeouts, missing and existing files, permissions,
-    temporary unavailability and HTTP statuses by their meaning, an ``OSError`` by its errno, and anything
-    else (a bug in the tool) ``internal``.
-    """
-    status = _status_of(exc)
-    if status is not None:
-        return category_for_status(status)
-    for kind, category in _EXCEPTIONS:
-        if isinstance(exc, kind):
-            return category
-    if isinstance(exc, OSError) and exc.errno is not None:
-        return _ERRNOS.get(exc.errno, ErrorCategory.INTERNAL)
-    return ErrorCategory.INTERNAL
-
-
 def _retry_after(exc: BaseException) -> float | None:
     headers = getattr(getattr(exc, "response", None), "headers", None)
     getter = getattr(headers, "get", None)
@@ -370,21 +479,83 @@ def _retry_after(exc: BaseException) -> float | None:
     return seconds if seconds is not None and 0 <= seconds < 86_400 else None
 
 
-def outcome_for_exception(exc: BaseException, tool: str) -> ToolOutcome:
+def argument_issues(failure: ValueFailure) -> list[Value]:
     """
-    The failure for an exception a tool raised: its category from ``category_for_exception`` and a
-    sanitized message naming the tool and the exception type, never the exception's own text (which may
-    hold secrets or paths; the runner logs it only by option).
+    The ``{path, message}`` issues of refused arguments, at most ``MAX_ISSUES`` within ``MAX_ISSUE_BYTES``;
+    paths are rendered (``$["city"]``) with undeclared member names hidden, and no input value appears.
     """
-    category = category_for_exception(exc)
-    code = ErrorCode.TOOL_CRASHED if category is ErrorCategory.INTERNAL else ErrorCode(category.value)
-    status = _status_of(exc)
-    kind = type(exc).__name__
-    if status is not None:
-        message = f"tool {tool} failed: its service answered HTTP {status}"
-    elif category is ErrorCategory.INTERNAL:
-        message = f"tool {tool} failed unexpectedly ({kind}); the failure is not caused by the arguments"
-    else:
-        message = f"tool {tool} failed: {category.value.replace('_', ' ')} ({kind})"
-    outcome = ToolOutcome.failed(category, code, message, retry_after=_retry_after(exc))
-    return outcome.with_metadata(tool_exception=kind)
+    pairs: list[tuple[str, str]]
+    match failure:
+        case InvalidJson():
+            pairs = [("$", failure.describe())]
+        case SchemaRejected(errors=errors):
+            pairs = [(render_redacted(e.path, e.hidden), e.reason.describe()) for e in errors]
+        case DecodeRejected(decode_error=error):
+            pairs = [(render_redacted(error.path, error.hidden), error.reason.describe())]
+    issues: list[Value] = []
+    used = 2
+    for path, message in pairs[:MAX_ISSUES]:
+        issue: dict[str, Value] = {"message": message, "path": path}
+        size = len(render(issue).encode("utf-8")) + 1
+        if used + size > MAX_ISSUE_BYTES:
+            break
+        used += size
+        issues.append(issue)
+    return issues
+
+
+def tool_outcome_of(result: object, tool: str) -> ToolOutcome:
+    """
+    A tool's return value as an outcome: an outcome as it is, ``None`` an empty success, a string text,
+    an attrs or dataclass record (encoded by its derived codec), a dict, list or scalar structured ``data``.
+    A value that is no JSON is an ``internal`` failure.
+    """
+    if isinstance(result, ToolOutcome):
+        return result
+    if result is None:
+        return ToolOutcome.success()
+    if isinstance(result, str):
+        return ToolOutcome.success(result)
+    try:
+        if attrs.has(type(result)) or dataclasses.is_dataclass(result):
+            match _record_codec(type(result)).encode(result):
+                case Err():
+                    return _not_json(tool)
+                case Ok(encoded):
+                    return ToolOutcome.success(data=encoded)
+        data = canonical(result)
+        render(data)
+    except (NotJson, DefinitionError, RecursionError):
+        return _not_json(tool)
+    return ToolOutcome.success(data=data)
+
+
+def _record_codec(cls: type) -> Codec[Any]:
+    # Derived once per record class: a cache that only grows with the classes tools return.
+    found = _RECORDS.get(cls)
+    if found is None:
+        found = _RECORDS[cls] = _codec.derive(cls)
+    return found
+
+
+_RECORDS: dict[type, Codec[Any]] = {}
+
+
+def _not_json(tool: str) -> ToolOutcome:
+    message = f"tool {tool} returned a result that is not a JSON value"
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.NOT_JSON, message, retryable=False)
+
+
+def no_compensation(tool: str) -> ToolOutcome:
+    """The ``internal`` outcome of compensating a tool that has no compensation handler."""
+    message = f"tool {tool} has no compensation handler"
+    return ToolOutcome.failed(ErrorCategory.INTERNAL, ErrorCode.NO_COMPENSATION, message, retryable=False)
+
+
+def unknown_outcome_message(tool: str) -> str:
+    """The words of ``ToolOutcome.unknown`` (and of a timeout ``ToolContract.retry_advice`` rewrites)."""
+    return (
+        f"the call to tool {tool} started but did not finish, and may have taken effect; its outcome is"
+        " unknown and it was not run again because repeating it is not safe. Check whether its effect"
+        " happened before calling it again."
+    )
