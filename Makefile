@@ -64,7 +64,7 @@ demo: $(STAMP)
 
 # A throwaway PostgreSQL server, three durable workers over a dozen runs, one killed mid-run: the others finish.
 demo-workers: $(STAMP) install-postgres
-	$(BIN)/python -m llm_wire demo workers
+	$(BIN)/python -m llm_wire.demo.workers
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

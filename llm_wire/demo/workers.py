@@ -152,7 +152,7 @@ def unfinished(store: RunStore, runs: int) -> list[str]:
 def _echo(label: str, process: subprocess.Popen[str], seen: list[str]) -> None:
     assert process.stdout is not None
     for line in process.stdout:
-        seen.append(line.split()[0])
+        seen.append(line.split(" ", 1)[0])
         print(f"  {label}: {line.rstrip()}", flush=True)
 
 
@@ -162,7 +162,12 @@ def run() -> None:
 
     runs, invoices = 12, 3
     print("Starting a throwaway PostgreSQL server (initdb, pg_ctl) ...")
-    with postgres_server.start() as cluster:
+    try:
+        cluster = postgres_server.start()
+    except postgres_server.ClusterUnavailable as exc:
+        print(f"No PostgreSQL server here: {exc}")
+        return
+    with cluster:
         url = cluster.create_database("invoicing")
         folder = cluster.folder / "fleet"
         folder.mkdir()
