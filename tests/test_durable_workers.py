@@ -99,3 +99,13 @@ def test_a_worker_needs_a_positive_interval(interval: float) -> None:
 
     with pytest.raises(ValueError, match="interval"):
         Worker("postgresql://nowhere", interval=interval)
+
+
+def test_postgres_config_names_the_executor() -> None:
+    """``postgres_config`` points DBOS at the URL; an executor id is set only when given."""
+    from llm_wire.durable import postgres_config
+
+    url = "postgresql://app@127.0.0.1:5432/shop"
+    expected = {"name": "shop", "system_database_url": url, "log_level": "WARNING"}
+    assert postgres_config("shop", url) == expected
+    assert postgres_config("shop", url, executor_id="w-1")["executor_id"] == "w-1"
