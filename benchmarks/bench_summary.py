@@ -30,6 +30,7 @@ from benchmarks import (
     bench_admission,
     bench_codec,
     bench_contract,
+    bench_durable,
     bench_stream,
     bench_transport,
     bench_value,
@@ -368,6 +369,7 @@ def main() -> None:
     rows.append(_stream_row())
     rows.append(_transport_row())
     rows += _import_rows()
+    rows += bench_durable.summary_rows()
     print_table(
         "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",
         ["row", "peer", "ratio", "spread (min-max)", "target", "mark"],
