@@ -25,7 +25,7 @@ from typing import TypeAlias
 from attrs import field, frozen
 
 from llm_wire import _public
-from llm_wire._fast import Lean
+from llm_wire._fast import Lean as _Lean
 from llm_wire._request import Request
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
@@ -69,7 +69,7 @@ class Verdict(enum.Enum):
 
 
 @frozen
-class ApprovalRequest(Lean):
+class ApprovalRequest(_Lean):
     """
     What an approver needs to decide on a call: the tool, its version, side effect, idempotency and
     capabilities, and the arguments with secrets redacted.
@@ -87,14 +87,14 @@ class ApprovalRequest(Lean):
 
 
 @frozen
-class ModelStarted(Lean):
+class ModelStarted(_Lean):
     """A model call began (round 0 is the first call)."""
 
     round: int
 
 
 @frozen
-class ModelCompleted(Lean):
+class ModelCompleted(_Lean):
     """A model call returned."""
 
     round: int
@@ -102,14 +102,14 @@ class ModelCompleted(Lean):
 
 
 @frozen
-class ApprovalRequested(Lean):
+class ApprovalRequested(_Lean):
     """An approver was asked about a call."""
 
     request: ApprovalRequest
 
 
 @frozen
-class ToolStarted(Lean):
+class ToolStarted(_Lean):
     """An attempt of a call began."""
 
     call: ToolCall
@@ -117,7 +117,7 @@ class ToolStarted(Lean):
 
 
 @frozen
-class ToolHeartbeat(Lean):
+class ToolHeartbeat(_Lean):
     """A running call reported liveness (rate-limited by the contract's minimum interval)."""
 
     call: ToolCall
@@ -125,7 +125,7 @@ class ToolHeartbeat(Lean):
 
 
 @frozen
-class ToolRetrying(Lean):
+class ToolRetrying(_Lean):
     """Attempt ``attempt`` failed and the call runs again after ``delay`` seconds."""
 
     call: ToolCall
@@ -135,7 +135,7 @@ class ToolRetrying(Lean):
 
 
 @frozen
-class ToolCompensated(Lean):
+class ToolCompensated(_Lean):
     """Compensation ran for a failed attempt; ``outcome`` is the compensation's."""
 
     call: ToolCall
@@ -143,7 +143,7 @@ class ToolCompensated(Lean):
 
 
 @frozen
-class ToolCompleted(Lean):
+class ToolCompleted(_Lean):
     """A call has its final outcome (full, for logs) and the ``message`` the model will see."""
 
     call: ToolCall
@@ -152,7 +152,7 @@ class ToolCompleted(Lean):
 
 
 @frozen
-class ToolOutputTruncated(Lean):
+class ToolOutputTruncated(_Lean):
     """
     A call's model-visible text was cut to fit its ceilings (once per truncated projection, after its
     ``ToolCompleted``); ``report`` says by how much.
@@ -173,7 +173,7 @@ class ToolOutputTruncated(Lean):
 
 
 @frozen
-class ToolOutputProjectionFailed(Lean):
+class ToolOutputProjectionFailed(_Lean):
     """
     A call's outcome could not be projected for the model, so the run ends
     (``StopReason.TOOL_OUTPUT_PROJECTION_FAILED``); ``outcome`` is the raw result, ``error`` says why.
@@ -204,7 +204,7 @@ RunEvent: TypeAlias = (
 
 
 @frozen
-class ModelRequest(Lean):
+class ModelRequest(_Lean):
     """
     What ``prepare_model_request`` sees before a model call: the request about to be sent, the run's
     execution-context metadata (what tools get as ``InvocationContext.metadata``), the run's correlation ids

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._fast import Lean as _Lean
 from llm_wire._request import Prepared, Request
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome, resolve
@@ -33,7 +33,7 @@ class ScriptError(AssertionError):
 
 
 @frozen
-class ScriptedCall(Lean):
+class ScriptedCall(_Lean):
     """A call in a canned response; ``id`` ``None`` gets ``call-<response>-<index>``."""
 
     name: str
@@ -42,7 +42,7 @@ class ScriptedCall(Lean):
 
 
 @frozen
-class ScriptedReply(Lean):
+class ScriptedReply(_Lean):
     """
     One canned response, and optionally what the request before it must satisfy (``expect`` returns
     whether it does). Calls make it a tool-call response; otherwise it answers with ``text``.
