@@ -308,7 +308,7 @@ class _Deriver:
             return self.model(tp)
         if tp is Any and self.in_model:  # pydantic takes any JSON value, its numbers as floats
             _take(found, (), "Any")
-            return json_value(floats=True)
+            return _pydantic.any_json()
         msg = f"unsupported type hint {_name(tp)}"
         raise DefinitionError(msg)
 

@@ -18,16 +18,24 @@ from __future__ import annotations
 
 import enum
 import inspect
+import math
 import re
 import sys
 import typing
+from decimal import Decimal
 from typing import Any
 
 from llm_wire.codec._annotated import merge
 from llm_wire.codec._core import REFUSALS, Codec, _codec, _Ctx
 from llm_wire.codec._errors import _CodecFailure
 from llm_wire.codec._meta import Deriving, Meta
-from llm_wire.codec._reasons import EXPECTED_INTEGER, EXPECTED_OBJECT, ConversionRefused, UnexpectedType
+from llm_wire.codec._reasons import (
+    EXPECTED_INTEGER,
+    EXPECTED_OBJECT,
+    ConversionRefused,
+    FloatOutOfRange,
+    UnexpectedType,
+)
 from llm_wire.codec._records import ABSENT, Field, build_record
 from llm_wire.codec._scalars import json_value
 from llm_wire.schema import TRUE, DefinitionError, Schema, make, walk
@@ -140,7 +148,7 @@ def _open(closed: Codec[Any], fields: list[Field], extra: Codec[Any] | None, tit
     names = frozenset(f.name for f in fields)
     attributes = frozenset(f.attribute for f in fields)
     check, write = closed._dec, closed._enc
-    member = extra if extra is not None else json_value(floats=True)
+    member = extra if extra is not None else any_json()
     check_extra, write_extra = member._dec, member._enc
 
     def dec(v: Any) -> Any:
@@ -201,6 +209,33 @@ def _literal(hint: Any) -> tuple[object, ...] | None:
     while typing.get_origin(hint) is typing.Annotated:
         hint = typing.get_args(hint)[0]
     return typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else None
+
+
+def any_json() -> Codec[Any]:
+    """
+    ``Any`` in a model: any JSON value whose non-integral numbers fit a float, since pydantic reads them as
+    floats (``1E+400`` would become infinity).
+    """
+    inner = json_value(floats=True)
+    check, write = inner._dec, inner._enc
+
+    def dec(v: Any) -> Any:
+        check(v)
+        stack: list[tuple[Any, tuple[str | int, ...]]] = [(v, ())]
+        while stack:
+            item, path = stack.pop()
+            if isinstance(item, dict):
+                stack.extend((member, (*path, key)) for key, member in item.items())
+            elif isinstance(item, list):
+                stack.extend((member, (*path, n)) for n, member in enumerate(item))
+            elif isinstance(item, Decimal) and not math.isfinite(float(item)):
+                fail = _CodecFailure(FloatOutOfRange())
+                for step in reversed(path):
+                    fail = fail.at_key(step) if isinstance(step, str) else fail.at(step)
+                raise fail
+        return v
+
+    return _codec(dec, write, lambda ctx: ctx.node(inner), "any JSON value", inner)
 
 
 def check_enum(tp: type[enum.Enum]) -> None:
