@@ -20,7 +20,7 @@ import typing
 import uuid
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from decimal import Decimal
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, Unpack, overload
 
 import attrs
 
@@ -32,7 +32,7 @@ from llm_wire.codec._core import Codec, lazy
 from llm_wire.codec._discriminated import discriminated, tag_values
 from llm_wire.codec._formats import date, date_time
 from llm_wire.codec._formats import uuid as uuid_codec
-from llm_wire.codec._meta import ARRAY, META_KEY, NUMERIC, STRING, meta_of
+from llm_wire.codec._meta import ARRAY, META_KEY, NUMERIC, STRING, Constraints, meta_of
 from llm_wire.codec._meta import Meta as Meta  # re-exported with meta: the face imports them from here
 from llm_wire.codec._meta import meta as meta
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
@@ -45,6 +45,35 @@ from llm_wire.value import Value
 T = TypeVar("T")
 
 
+# ``codec.field`` and ``codec.dataclass_field`` are typed as their default: mypy's attrs and dataclasses
+# plugins read any ``= ...`` but their own field calls as a default, so a field without a default takes its
+# metadata in ``Annotated[T, meta(...)]`` (docs/codecs.md); the last overload, for older code, is Any.
+@overload
+def field(
+    *,
+    default: T,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def field(
+    *,
+    factory: Callable[[], T],
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def field(
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> Any: ...
 def field(
     *,
     default: Any = attrs.NOTHING,
@@ -55,7 +84,8 @@ def field(
     **constraints: Any,
 ) -> Any:
     """
-    An attrs field (``attrs.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    An attrs field (``attrs.field``) with a default or a factory, carrying codec metadata; ``constraints``
+    are those of ``meta``. A field without a default is typed ``Annotated[T, meta(...)]`` instead.
     """
     found = meta_of("field", {"description": description, "name": name, "codec": codec, **constraints})
     if factory is not None:
@@ -63,6 +93,32 @@ def field(
     return attrs.field(default=default, metadata={META_KEY: found})
 
 
+@overload
+def dataclass_field(
+    *,
+    default: T,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def dataclass_field(
+    *,
+    factory: Callable[[], T],
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def dataclass_field(
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> Any: ...
 def dataclass_field(
     *,
     default: Any = dataclasses.MISSING,
@@ -73,7 +129,8 @@ def dataclass_field(
     **constraints: Any,
 ) -> Any:
     """
-    A dataclass field (``dataclasses.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    A dataclass field (``dataclasses.field``) with a default or a factory, carrying codec metadata;
+    ``constraints`` are those of ``meta``. A field without a default is typed ``Annotated[T, meta(...)]``.
     """
     found = meta_of(
         "dataclass_field", {"description": description, "name": name, "codec": codec, **constraints}

@@ -6,7 +6,7 @@ codec), and ``Deriving``, what the derivers of pydantic models and TypedDicts ne
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 import attrs
 
@@ -21,6 +21,23 @@ NUMERIC = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "mult
 STRING = ("min_length", "max_length", "pattern", "format")
 ARRAY = ("min_items", "max_items")
 CONSTRAINTS = (*NUMERIC, *STRING, *ARRAY)
+
+
+class Constraints(TypedDict, total=False):
+    """The settings of ``meta`` beyond description, name and codec, as keywords (for type checkers)."""
+
+    minimum: int | float | Decimal
+    maximum: int | float | Decimal
+    exclusive_minimum: int | float | Decimal
+    exclusive_maximum: int | float | Decimal
+    multiple_of: int | float | Decimal
+    min_length: int
+    max_length: int
+    pattern: str
+    format: str
+    min_items: int
+    max_items: int
+    tag: str
 
 
 @attrs.frozen
