@@ -19,7 +19,9 @@ table in ``docs/tools.md`` says why):
 Decoding agrees in verdict and value, except where a documented difference refuses what pydantic takes
 (``_documented``, and ``TestDifferences`` shows each): an unknown member of a model that does not say
 ``extra="allow"``, a numeric string for a ``Decimal``, a number beyond the float range (pydantic reads
-infinity), and a date-time that is not RFC 3339 (without an offset, say).
+infinity), and a date-time that is not RFC 3339 (without an offset, say). One goes the other way, for
+TypedDicts only (a model's own validation decides, and refuses it): an int written ``3.0``, which JSON
+Schema's ``integer`` takes and pydantic's strict mode does not.
 """
 
 from __future__ import annotations
@@ -170,6 +172,17 @@ def _documented(error: DecodeError, value: Value) -> bool:
     return error.reason == reasons.WrongType(("number",)) and isinstance(here, str)  # Decimal
 
 
+def _integral(value: Value) -> Value:
+    """``value`` with each integral ``Decimal`` (``3.0``, ``1E+2``) written as an int."""
+    if isinstance(value, Decimal) and value == value.to_integral_value():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    return value
+
+
 class TestDecodeAgreement:
     """On generated values, valid and mutated, our verdict is pydantic's and so is the decoded value."""
 
@@ -186,7 +199,10 @@ class TestDecodeAgreement:
         accepted, theirs = _validate(shape, text)
         match made.decode_json(text):
             case Ok(ours):
-                assert accepted, "llm_wire took what pydantic refuses"
+                if not accepted:  # a TypedDict's int written 3.0, which JSON Schema's integer takes
+                    assert not issubclass(shape, BaseModel)
+                    accepted, theirs = _validate(shape, render(_integral(value)))
+                    assert accepted, "llm_wire took what pydantic refuses"
                 assert ours == theirs
                 assert made.decode(unwrap(made.encode(ours))) == Ok(ours)
             case Err(error):
@@ -241,6 +257,15 @@ class TestDifferences:
         assert codec.derive(Reading).decode_json('{"value": 1, "raw": [1E+400]}') == Err(
             DecodeError(("raw", 0), codec.FloatOutOfRange())
         )
+
+    def test_integral_float_for_a_typed_dict_int(self) -> None:
+        """The other way: a TypedDict's int written ``3.0`` is an integer to JSON Schema and to llm_wire."""
+
+        class Stay(TypedDict):
+            nights: int
+
+        assert not _validate(Stay, '{"nights": 3.0}')[0]
+        assert codec.derive(Stay).decode_json('{"nights": 3.0}') == Ok({"nights": 3})
 
     def test_integral_float_for_an_int(self) -> None:
         """``3.0`` for an int: both refuse; pydantic's ``int_type`` reads as "expected an integer"."""
