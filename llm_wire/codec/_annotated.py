@@ -52,6 +52,8 @@ def merge(found: Meta, extra: object, base: Any, in_model: bool) -> Meta:
     ``in_model``: a pydantic model validates the value at decode time, so what has no schema is left to it.
     Raises ``DefinitionError`` for a lax setting, and outside a model for what only pydantic enforces.
     """
+    if isinstance(extra, Meta):  # llm_wire's own, on a pydantic model's field
+        return found.merged(extra)
     grouped = _grouped()
     if grouped is not None and isinstance(extra, grouped):  # Interval, Len, StringConstraints
         for part in typing.cast(typing.Iterable[object], extra):

@@ -423,6 +423,20 @@ class TestDefinitionErrors:
         with pytest.raises(codec.DefinitionError, match=r"Link\.url: unsupported type hint HttpUrl"):
             codec.derive(Link)
 
+    def test_unsupported_type_given_a_codec(self) -> None:
+        """A codec for the field gives the schema; the model's own type still validates the value."""
+
+        class Link(BaseModel):
+            url: Annotated[pydantic.HttpUrl, codec.meta(codec=codec.string(format="uri"))]
+
+        made = codec.derive(Link)
+        document: Any = to_document(unwrap_schema(made))
+        assert document["properties"] == {"url": {"type": "string", "format": "uri"}}
+        expected = Link.model_validate({"url": "https://example.com/a"})
+        assert made.decode({"url": "https://example.com/a"}) == Ok(expected)
+        refused = made.decode({"url": "example"})
+        assert refused == Err(DecodeError(("url",), ConversionRefused("Link's validation (url_parsing)")))
+
     def test_mixed_enum(self) -> None:
         import enum
 
