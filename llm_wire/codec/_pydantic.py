@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
 import math
 import re
 import sys
@@ -39,7 +40,7 @@ from llm_wire.codec._reasons import (
 from llm_wire.codec._records import ABSENT, Field, build_record
 from llm_wire.codec._scalars import json_value
 from llm_wire.schema import TRUE, DefinitionError, Schema, make, walk
-from llm_wire.value import Path, Value, render
+from llm_wire.value import Path, Value
 
 #: pydantic error types that say what an llm_wire reason says better (``3.0`` for an int, which the
 #: schema's ``integer`` takes and pydantic's strict mode does not).
@@ -249,6 +250,12 @@ def check_enum(tp: type[enum.Enum]) -> None:
     raise DefinitionError(msg)
 
 
+#: JSON text for pydantic: its parser reads every number with a fraction or exponent as a float (a
+#: ``Decimal`` field too), so writing each ``Decimal`` as the nearest float gives it the same values as the
+#: exact text would, through the C encoder; one no float holds raises ``ValueError``.
+_json = json.JSONEncoder(default=float, allow_nan=False, separators=(",", ":")).encode
+
+
 def constructed(model: type, checker: Codec[Any]) -> Codec[Any]:
     """
     The codec of ``model``: ``checker`` checks the value, then the model's own strict validation builds the
@@ -270,7 +277,11 @@ def constructed(model: type, checker: Codec[Any]) -> Codec[Any]:
     def dec(v: Any) -> Any:
         check(v)
         try:
-            return validate(render(v), strict=True)
+            text = _json(v)
+        except ValueError:  # a number the checker took exactly (a Decimal) that no float holds
+            raise _CodecFailure(FloatOutOfRange()) from None
+        try:
+            return validate(text, strict=True)
         except error_class as error:
             if not names:
                 names.append(_declared(checker))

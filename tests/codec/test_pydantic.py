@@ -258,6 +258,17 @@ class TestDifferences:
             DecodeError(("raw", 0), codec.FloatOutOfRange())
         )
 
+    def test_a_decimal_beyond_the_float_range(self) -> None:
+        """Both refuse: pydantic reads the number as a float (infinity), llm_wire says so before."""
+
+        class Price(BaseModel):
+            amount: Decimal
+
+        assert not _validate(Price, '{"amount": 1E+400}')[0]
+        assert codec.derive(Price).decode_json('{"amount": 1E+400}') == Err(
+            DecodeError((), codec.FloatOutOfRange())
+        )
+
     def test_integral_float_for_a_typed_dict_int(self) -> None:
         """The other way: a TypedDict's int written ``3.0`` is an integer to JSON Schema and to llm_wire."""
 
