@@ -37,7 +37,7 @@ import annotated_types
 import attrs
 import pydantic
 import pytest
-from codec_strategies import mutations, unwrap
+from codec_strategies import arbitrary_objects, mutations, unwrap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -207,6 +207,13 @@ class TestDecodeAgreement:
                 assert made.decode(unwrap(made.encode(ours))) == Ok(ours)
             case Err(error):
                 assert not accepted or _documented(error, value), error
+
+    @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.__name__)
+    @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+    @given(value=arbitrary_objects())
+    def test_no_exception_escapes(self, shape: type, value: Any) -> None:
+        """Any Python object at all, JSON or not, decodes to Ok or Err."""
+        assert isinstance(codec.derive(shape).decode(value), Ok | Err)
 
     def test_a_refusal_is_found(self) -> None:
         """The generated values reach both verdicts (the agreement is not vacuous)."""
