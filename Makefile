@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test fuzz demo bench lint typecheck install install-conformance conformance clean
+.PHONY: test fuzz demo demo-workers bench lint typecheck install install-conformance install-postgres conformance clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,16 @@ install-conformance:
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); \
 	else echo "install-conformance: npm is not on PATH: the MCP conformance and reference-server tests are skipped"; fi
 
+# PostgreSQL's server binaries for the tests, the demo and the benchmarks that start a throwaway server
+# (`llm_wire/demo/postgres_server.py`): Debian's package when initdb is missing. Without them those tests are
+# skipped, and say so.
+install-postgres:
+	@if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "install-postgres: apt-get install postgresql"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "install-postgres: no initdb, and no apt-get as root: the PostgreSQL tests are skipped"; fi
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -36,7 +46,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The suite on every core (pytest-xdist); `$(BIN)/pytest path` runs a part serially, with its printed tallies.
-test: lint typecheck install-conformance
+test: lint typecheck install-conformance install-postgres
 	$(BIN)/pytest -n auto
 
 # The MCP client conformance suite against llm_wire.mcp, held to conformance/baseline.md (also run by `test`).
@@ -51,6 +61,10 @@ fuzz: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/python -m llm_wire demo
+
+# A throwaway PostgreSQL server, three durable workers over a dozen runs, one killed mid-run: the others finish.
+demo-workers: $(STAMP) install-postgres
+	$(BIN)/python -m llm_wire.demo.workers
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

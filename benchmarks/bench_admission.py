@@ -3,7 +3,8 @@ Admission throughput: strict parse + validate + decode of one call, against peer
 
 Peers: ``json.loads`` + a prebuilt ``jsonschema`` validator, and pydantic ``TypeAdapter.validate_json`` of an
 equivalent model built from the same schema. Documents: BFCL ground-truth arguments (after BFCL's type
-mapping) and minimal valid arguments for the MCP corpus ``inputSchema``s.
+mapping) and minimal valid arguments for the MCP corpus ``inputSchema``s. First, one weather call to a typed
+tool from an attrs class and from the pydantic model itself, against the model's own ``validate_json``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Any, Literal
 import jsonschema
 import pydantic
 
+from benchmarks import bench_codec
 from benchmarks._harness import CORPORA, median_seconds, print_table
-from llm_wire import admission, tool
+from llm_wire import admission, codec, tool
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok
 
@@ -167,7 +169,26 @@ def _measure(cases: list[tuple[dict[str, Any], str]], with_pydantic: bool) -> di
     return times
 
 
+def typed_tools() -> None:
+    """One weather call to an attrs tool and to a pydantic model tool, and pydantic's own validate_json."""
+    calls = [ToolCall(id="c", name="get_weather", arguments_json=bench_codec.ARGUMENTS)]
+    attrs_tool = tool.new("get_weather", "Get the weather.", codec.derive(bench_codec.GetWeather))
+    model_tool = tool.new("get_weather", "Get the weather.", codec.derive(bench_codec.GetWeatherModel))
+    adapter = pydantic.TypeAdapter(bench_codec.GetWeatherModel)
+    arguments = bench_codec.ARGUMENTS
+    runs: list[tuple[str, Callable[[], object]]] = [
+        ("admission, attrs tool", lambda: admission.admit(calls, [attrs_tool])),
+        ("admission, pydantic model tool", lambda: admission.admit(calls, [model_tool])),
+        ("pydantic validate_json (strict)", lambda: adapter.validate_json(arguments, strict=True)),
+    ]
+    times = {label: median_seconds(fn, rounds=5, min_time=0.01) for label, fn in runs}
+    peer = times["pydantic validate_json (strict)"]
+    rows = [[label, f"{seconds * 1e6:.1f}", f"{seconds / peer:.2f}x"] for label, seconds in times.items()]
+    print_table("Typed admission of one weather call, medians", ["run", "µs", "vs pydantic"], rows)
+
+
 def main() -> None:
+    typed_tools()
     if not CORPORA.is_dir():
         print(f"\nadmission benchmark skipped: corpus not found at {CORPORA}")
         return

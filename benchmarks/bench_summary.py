@@ -30,6 +30,7 @@ from benchmarks import (
     bench_admission,
     bench_codec,
     bench_contract,
+    bench_durable,
     bench_stream,
     bench_transport,
     bench_value,
@@ -113,7 +114,23 @@ def _typed_rows() -> list[Row]:
     return [
         _row(what, "pydantic validate_json", to_pydantic, "<= 2.5x", lambda r: r <= 2.5),
         _row(what, "msgspec (informational)", to_msgspec, "-", lambda _: True),
+        _pydantic_tool_row(calls),
     ]
+
+
+def _pydantic_tool_row(calls: list[ToolCall]) -> Row:
+    """The same call to a tool whose input is the pydantic model itself, against the model's validate_json."""
+    modelled = tool.new("get_weather", "Get the weather.", codec.derive(bench_codec.GetWeatherModel))
+    admitted = admission.admit(calls, [modelled])
+    assert isinstance(admitted, Ok)
+    arguments = bench_codec.ARGUMENTS
+    adapter = pydantic.TypeAdapter(bench_codec.GetWeatherModel)
+    assert admitted.value.admitted[0].decoded == adapter.validate_json(arguments, strict=True)
+    _, (to_pydantic,) = _ratios(
+        [lambda: admission.admit(calls, [modelled]), lambda: adapter.validate_json(arguments, strict=True)]
+    )
+    what = "typed admission, pydantic model tool, weather call"
+    return _row(what, "pydantic validate_json (informational)", to_pydantic, "-", lambda _: True)
 
 
 class _LocationStruct(msgspec.Struct, forbid_unknown_fields=True):
@@ -368,6 +385,7 @@ def main() -> None:
     rows.append(_stream_row())
     rows.append(_transport_row())
     rows += _import_rows()
+    rows += bench_durable.summary_rows()
     print_table(
         "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",
         ["row", "peer", "ratio", "spread (min-max)", "target", "mark"],

@@ -19,3 +19,6 @@ settings.register_profile(
 #: Local runs stay quick.
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+#: ``postgres``: a throwaway PostgreSQL server for the tests that need one (``tests/postgres_fixture.py``).
+pytest_plugins = ["postgres_fixture"]

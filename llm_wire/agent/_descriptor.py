@@ -140,6 +140,10 @@ class ToolContract(Lean):
     secrets: frozenset[str] = field(default=frozenset(), converter=_names)
     output_ceilings: OutputCeilings = _DEFAULT_CEILINGS
     metadata: Mapping[str, str] = field(factory=dict, converter=_strings, eq=False, hash=False)
+    #: Whether a call may run concurrently with the other calls of its batch under ``Runner(parallel=True)``
+    #: whatever its ``side_effect`` (its effect commutes with theirs). Without it, a call that is not
+    #: ``NONE`` or ``READ`` runs alone: after the calls before it, before the calls after it.
+    commutes: bool = False
 
     def __attrs_post_init__(self) -> None:
         check_types(self, _CONTRACT_TYPES)
@@ -279,6 +283,7 @@ _CONTRACT_TYPES: Mapping[str, type | tuple[type, ...]] = {
     "compensation": Compensation,
     "heartbeat": HeartbeatPolicy,
     "output_ceilings": OutputCeilings,
+    "commutes": bool,
 }
 
 
@@ -364,6 +369,7 @@ class ToolDescriptor(Lean):
             "input_schema": _schema.to_value(self.tool.schema),
             "output_schema": output,
             "side_effect": c.side_effect.value,
+            "commutes": c.commutes,
             "idempotency": c.idempotency.value,
             "approval": c.approval.value,
             "output_validation": c.output_validation.value,

@@ -1,6 +1,7 @@
 """
 The runner: drives ``RunSteps`` against a model and a provider. Per round it authorizes the whole batch
-before any call runs, has each call run under its contract (``_execution``), then applies
+before any call runs, has each call run under its contract (``_execution``; with ``parallel``, stage by
+stage as ``stages`` splits the batch at the writes that run alone), then applies
 ``prepare_tool_result``, output validation and projection, and reports events. ``arun`` is the async
 driver; ``run`` is the sync facade (the same driver on the runner's own loop thread, ``_control``).
 """
@@ -38,6 +39,7 @@ from llm_wire.agent._steps import (
     RunSteps,
     RunTools,
     StopReason,
+    stages,
 )
 from llm_wire.agent._threads import in_thread
 from llm_wire.agent._tool_outcome import MAX_LISTED, ErrorCategory, ErrorCode, ToolOutcome
@@ -193,7 +195,8 @@ class Runner:
     """
     Loops a model and a provider until the model answers, within ``max_tool_rounds`` rounds and an
     optional total ``deadline`` (seconds). Every call is admitted, authorized (the whole batch before any
-    call runs), validated and run under its descriptor's contract; every failure reaches the model as a
+    call runs), validated and run under its descriptor's contract (with ``parallel``, reads together and a
+    write that does not commute alone, between the calls around it); every failure reaches the model as a
     tool message it can act on, ``retryable`` only when repeating the call is safe by its contract, and
     every tool message is bounded (``project_output``, by default ``projector()``). Descriptors are read
     and checked against the provider's capabilities here, so a contract the provider cannot honour raises
@@ -458,13 +461,9 @@ class Runner:
         try:
             plan = await self._authorize(run, step.plan)
             if self._parallel:
-                settled = await asyncio.gather(
-                    *(self._settle(run, planned) for planned in plan), return_exceptions=True
-                )
-                for item in settled:
-                    if isinstance(item, BaseException):
-                        raise item
-                outcomes = [item for item in settled if isinstance(item, ToolOutcome)]
+                outcomes = []
+                for stage in stages(plan):
+                    outcomes.extend(await self._together(run, stage))
             else:
                 outcomes = [await self._settle(run, planned) for planned in plan]
         except _Stop as stop:
@@ -494,6 +493,21 @@ class Runner:
                 steps.record(call, outcome, message)
             return steps.stop(StopReason.CANCELLED, step.turn)
         return steps.tools_returned(step.turn, done)
+
+    async def _together(self, run: RunState, stage: Sequence[Planned]) -> list[ToolOutcome]:
+        """
+        The outcomes of a stage's calls, run concurrently, in call order; once all have settled, the first
+        exception any raised (``_Stop`` included) is raised, and no later stage starts.
+        """
+        if len(stage) == 1:
+            return [await self._settle(run, stage[0])]
+        settled = await asyncio.gather(
+            *(self._settle(run, planned) for planned in stage), return_exceptions=True
+        )
+        for item in settled:
+            if isinstance(item, BaseException):
+                raise item
+        return [item for item in settled if isinstance(item, ToolOutcome)]
 
     def _shown(
         self, outcome: ToolOutcome, descriptor: ToolDescriptor | None

@@ -16,7 +16,7 @@ from attrs import evolve, field, frozen
 from llm_wire._fast import Lean
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
 from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
-from llm_wire.agent._descriptor import ToolDescriptor
+from llm_wire.agent._descriptor import SideEffect, ToolDescriptor
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult
@@ -36,6 +36,7 @@ __all__ = [
     "RunTools",
     "Step",
     "StopReason",
+    "stages",
 ]
 
 
@@ -113,6 +114,41 @@ class Planned(Lean):
     descriptor: ToolDescriptor | None
     admitted: AdmittedCall | None = field(repr=False)
     preset: ToolOutcome | None = None
+
+
+#: The side effects whose calls run together under ``Runner(parallel=True)``; any other (a write, a
+#: destructive call, or an effect this list does not know) runs alone unless its contract ``commutes``.
+_READS = frozenset({SideEffect.NONE, SideEffect.READ})
+
+
+def _runs_alone(planned: Planned) -> bool:
+    """Whether a call of a parallel batch runs alone: it runs, and it is a write that does not commute."""
+    if planned.preset is not None or planned.descriptor is None:
+        return False  # it already has its outcome: nothing runs
+    contract = planned.descriptor.contract
+    return contract.side_effect not in _READS and not contract.commutes
+
+
+def stages(plan: Sequence[Planned]) -> tuple[tuple[Planned, ...], ...]:
+    """
+    A parallel batch in the order it runs: each stage runs concurrently and ends before the next starts.
+    The calls between two barriers (reads, commuting writes, calls that already have their outcome) form
+    one stage; a barrier (``_runs_alone``) is a stage of its own. Joined, the stages are the plan in call
+    order.
+    """
+    out: list[tuple[Planned, ...]] = []
+    together: list[Planned] = []
+    for planned in plan:
+        if not _runs_alone(planned):
+            together.append(planned)
+            continue
+        if together:
+            out.append(tuple(together))
+            together = []
+        out.append((planned,))
+    if together:
+        out.append(tuple(together))
+    return tuple(out)
 
 
 @frozen

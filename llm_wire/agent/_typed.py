@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, cast, get_type_hints
 
@@ -174,6 +175,12 @@ def _declare(
     return ToolDescriptor(declared, contract)
 
 
+def _is_model(cls: type) -> bool:
+    """A pydantic model class, known without importing pydantic (a model's module loaded it)."""
+    base = getattr(sys.modules.get("pydantic.main"), "BaseModel", None)
+    return isinstance(base, type) and issubclass(cls, base)
+
+
 def make_tool(
     cls: type[A],
     *,
@@ -183,7 +190,8 @@ def make_tool(
     capabilities: ProviderCapabilities | None = None,
 ) -> TypedTool[A]:
     """
-    The typed tool of an attrs class or dataclass with an ``invoke(self)`` or ``invoke(self, ctx)`` method.
+    The typed tool of an attrs class, dataclass or pydantic model with an ``invoke(self)`` or
+    ``invoke(self, ctx)`` method.
 
     The name defaults to the class name in snake case, the description to ``description`` or the
     docstring, the contract to a ``__tool_contract__`` class variable or the defaults. An optional
@@ -193,8 +201,8 @@ def make_tool(
     unsupported field type, or a contract the tool cannot honour.
     """
     owner: type[A] = cls
-    if not isinstance(cls, type) or not (attrs.has(cls) or dataclasses.is_dataclass(cls)):
-        raise TypeError(f"cls must be an attrs class or a dataclass, not {type(cls).__name__}")
+    if not isinstance(cls, type) or not (attrs.has(cls) or dataclasses.is_dataclass(cls) or _is_model(cls)):
+        raise TypeError(f"cls must be an attrs class, dataclass or pydantic model, not {type(cls).__name__}")
     invoke = getattr(cls, "invoke", None)
     if not callable(invoke):
         raise DefinitionError(f"tool {cls.__name__}: it has no invoke method")

@@ -20,16 +20,21 @@ import typing
 import uuid
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from decimal import Decimal
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, Unpack, overload
 
 import attrs
 
 from llm_wire._fast import Lean
+from llm_wire.codec import _annotated, _pydantic, _typeddict
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
 from llm_wire.codec._core import Codec, lazy
+from llm_wire.codec._discriminated import discriminated, tag_values
 from llm_wire.codec._formats import date, date_time
 from llm_wire.codec._formats import uuid as uuid_codec
+from llm_wire.codec._meta import ARRAY, META_KEY, NUMERIC, STRING, Constraints, meta_of
+from llm_wire.codec._meta import Meta as Meta  # re-exported with meta: the face imports them from here
+from llm_wire.codec._meta import meta as meta
 from llm_wire.codec._records import ABSENT, Absent, Field, build_record, internal_union, variant
 from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, string
 from llm_wire.codec._untagged import untagged
@@ -39,99 +44,36 @@ from llm_wire.value import Value
 
 T = TypeVar("T")
 
-#: The key under which ``field`` and ``dataclass_field`` store a ``Meta`` in a field's metadata.
-META_KEY = "llm_wire"
 
-_NUMERIC = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "multiple_of")
-_STRING = ("min_length", "max_length", "pattern", "format")
-_ARRAY = ("min_items", "max_items")
-_CONSTRAINTS = (*_NUMERIC, *_STRING, *_ARRAY)
-
-
-@attrs.frozen
-class Meta(Lean):
-    """
-    What a type hint alone cannot say: a description, a JSON name, constraints, or a codec to use instead.
-    """
-
-    description: str | None = None
-    #: The JSON member name, when it differs from the attribute name.
-    name: str | None = None
-    #: A codec for this member; the type hint then only types the attribute.
-    codec: Codec[Any] | None = None
-    minimum: int | float | Decimal | None = None
-    maximum: int | float | Decimal | None = None
-    exclusive_minimum: int | float | Decimal | None = None
-    exclusive_maximum: int | float | Decimal | None = None
-    multiple_of: int | float | Decimal | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    pattern: str | None = None
-    format: str | None = None
-    min_items: int | None = None
-    max_items: int | None = None
-    #: The tag member of a union of classes (``"type"`` by default).
-    tag: str | None = None
-
-    def merged(self, other: Meta) -> Meta:
-        """This metadata with every setting ``other`` makes."""
-        changes = {k: v for k, v in attrs.asdict(other, recurse=False).items() if v is not None}
-        return attrs.evolve(self, **changes)
-
-    def constraints(self) -> dict[str, Any]:
-        """The constraints that are set, by name."""
-        return {name: getattr(self, name) for name in _CONSTRAINTS if getattr(self, name) is not None}
-
-
-def meta(
+# ``codec.field`` and ``codec.dataclass_field`` are typed as their default: mypy's attrs and dataclasses
+# plugins read any ``= ...`` but their own field calls as a default, so a field without a default takes its
+# metadata in ``Annotated[T, meta(...)]`` (docs/codecs.md); the last overload, for older code, is Any.
+@overload
+def field(
+    *,
+    default: T,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def field(
+    *,
+    factory: Callable[[], T],
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def field(
     *,
     description: str | None = None,
     name: str | None = None,
     codec: Codec[Any] | None = None,
-    minimum: int | float | Decimal | None = None,
-    maximum: int | float | Decimal | None = None,
-    exclusive_minimum: int | float | Decimal | None = None,
-    exclusive_maximum: int | float | Decimal | None = None,
-    multiple_of: int | float | Decimal | None = None,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    pattern: str | None = None,
-    format: str | None = None,
-    min_items: int | None = None,
-    max_items: int | None = None,
-    tag: str | None = None,
-) -> Meta:
-    """
-    Metadata for ``Annotated[T, meta(...)]``; constraints apply to ``T`` (to items: ``list[Annotated[...]]``).
-    """
-    return Meta(
-        description,
-        name,
-        codec,
-        minimum,
-        maximum,
-        exclusive_minimum,
-        exclusive_maximum,
-        multiple_of,
-        min_length,
-        max_length,
-        pattern,
-        format,
-        min_items,
-        max_items,
-        tag,
-    )
-
-
-def _meta_of(what: str, settings: dict[str, Any]) -> Meta:
-    try:
-        return meta(**settings)
-    except TypeError:
-        unknown = sorted(set(settings) - set(attrs.fields_dict(Meta)))
-        msg = f"{what}: unknown settings {', '.join(unknown)}"
-        raise DefinitionError(msg) from None
-
-
+    **constraints: Unpack[Constraints],
+) -> Any: ...
 def field(
     *,
     default: Any = attrs.NOTHING,
@@ -142,14 +84,41 @@ def field(
     **constraints: Any,
 ) -> Any:
     """
-    An attrs field (``attrs.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    An attrs field (``attrs.field``) with a default or a factory, carrying codec metadata; ``constraints``
+    are those of ``meta``. A field without a default is typed ``Annotated[T, meta(...)]`` instead.
     """
-    found = _meta_of("field", {"description": description, "name": name, "codec": codec, **constraints})
+    found = meta_of("field", {"description": description, "name": name, "codec": codec, **constraints})
     if factory is not None:
         return attrs.field(factory=factory, metadata={META_KEY: found})
     return attrs.field(default=default, metadata={META_KEY: found})
 
 
+@overload
+def dataclass_field(
+    *,
+    default: T,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def dataclass_field(
+    *,
+    factory: Callable[[], T],
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> T: ...
+@overload
+def dataclass_field(
+    *,
+    description: str | None = None,
+    name: str | None = None,
+    codec: Codec[Any] | None = None,
+    **constraints: Unpack[Constraints],
+) -> Any: ...
 def dataclass_field(
     *,
     default: Any = dataclasses.MISSING,
@@ -160,9 +129,10 @@ def dataclass_field(
     **constraints: Any,
 ) -> Any:
     """
-    A dataclass field (``dataclasses.field``) carrying codec metadata; ``constraints`` are those of ``meta``.
+    A dataclass field (``dataclasses.field``) with a default or a factory, carrying codec metadata;
+    ``constraints`` are those of ``meta``. A field without a default is typed ``Annotated[T, meta(...)]``.
     """
-    found = _meta_of(
+    found = meta_of(
         "dataclass_field", {"description": description, "name": name, "codec": codec, **constraints}
     )
     if factory is not None:
@@ -320,9 +290,12 @@ class _Deriver:
         self.fallback = fallback
         self.overrides = overrides
         self.require_all = require_all
-        self.done: dict[type, Codec[Any]] = {}
-        self.building: set[type] = set()
-        self.placeholders: dict[type, Codec[Any]] = {}
+        #: An enclosing pydantic model validates the value: records only check, and decode to plain dicts.
+        self.in_model = False
+        #: By class and ``in_model``: a class checked inside a model and built outside is two codecs.
+        self.done: dict[tuple[type, bool], Codec[Any]] = {}
+        self.building: set[tuple[type, bool]] = set()
+        self.placeholders: dict[tuple[type, bool], Codec[Any]] = {}
 
     def hint(self, tp: Any, found: Meta) -> Codec[Any]:
         """The codec for type hint ``tp`` with metadata ``found``."""
@@ -332,6 +305,8 @@ class _Deriver:
             for extra in extras:
                 if isinstance(extra, Meta):
                     inner = inner.merged(extra)
+                else:  # annotated_types or pydantic metadata (other libraries' mean nothing here)
+                    inner = _annotated.merge(inner, extra, base, self.in_model)
             return self.hint(base, inner.merged(found))
         if found.codec is not None:
             if found.constraints():
@@ -362,15 +337,17 @@ class _Deriver:
             return make(**_take(found, allowed, tp.__name__))
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             _take(found, (), tp.__name__)
+            if self.in_model:
+                _pydantic.check_enum(tp)
             return enum_of(tp)
         if origin is typing.Literal:
             _take(found, (), "Literal")
             return literal(*args)
         if origin in (list, Sequence, MutableSequence) and len(args) == 1:
-            return list_of(self.hint(args[0], Meta()), **_take(found, _ARRAY, "list"))
+            return list_of(self.hint(args[0], Meta()), **_take(found, ARRAY, "list"))
         if origin is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
-                items = list_of(self.hint(args[0], Meta()), **_take(found, _ARRAY, "tuple"))
+                items = list_of(self.hint(args[0], Meta()), **_take(found, ARRAY, "tuple"))
                 return map(items, tuple, list)
             _take(found, (), "tuple")
             return tuple_of(*(self.hint(arg, Meta()) for arg in args if arg != ()))
@@ -380,9 +357,15 @@ class _Deriver:
                 raise DefinitionError(msg)
             _take(found, (), "dict")
             return dict_of(self.hint(args[1], Meta()))
-        if _is_class(tp):
+        if _is_class(tp) or _typeddict.is_typeddict(tp):
             _take(found, (), tp.__name__)
             return self.cls(tp)
+        if _pydantic.is_model(tp):
+            _take(found, (), tp.__name__)
+            return self.model(tp)
+        if tp is Any and self.in_model:  # pydantic takes any JSON value, its numbers as floats
+            _take(found, (), "Any")
+            return _pydantic.any_json()
         msg = f"unsupported type hint {_name(tp)}"
         raise DefinitionError(msg)
 
@@ -396,6 +379,8 @@ class _Deriver:
             inner = rest[0] if len(rest) == 1 else typing.Union[rest]  # noqa: UP007 - built from a tuple
             return nullable(self.hint(inner, attrs.evolve(found, description=None)))
         _take(found, (), "a union")
+        if any(_pydantic.is_model(arg) or _typeddict.is_typeddict(arg) for arg in rest):
+            return self.discriminated(rest, found.tag)
         classes = [arg for arg in rest if _is_class(arg)]
         if len(classes) < 2:
             return untagged(*(self.hint(arg, Meta()) for arg in rest))
@@ -407,21 +392,50 @@ class _Deriver:
         others = [self.hint(arg, Meta()) for arg in rest if not _is_class(arg)]
         return untagged(tagged, *others)
 
+    def discriminated(self, members: tuple[Any, ...], tag: str | None) -> Codec[Any]:
+        """A union of pydantic models or TypedDicts, chosen by their ``Literal`` member ``tag``."""
+        if tag is None or not all(_pydantic.is_model(m) or _typeddict.is_typeddict(m) for m in members):
+            msg = "a union of pydantic models or TypedDicts needs a discriminator and no other members"
+            raise DefinitionError(msg)
+        keys, cases = set(), []
+        for member in members:
+            if _pydantic.is_model(member):
+                key, attribute, literal = _pydantic.tag_of(member, tag)
+            else:
+                key, attribute, literal = _typeddict.tag_of(self, member, tag)
+            keys.add((key, attribute))
+            codec = self.hint(member, Meta())
+            cases.append((tag_values(literal, f"{member.__qualname__}.{attribute}"), codec, codec._cls))
+        if len(keys) > 1:
+            raise DefinitionError(f"the members of a union name the tag {tag} differently")
+        ((key, attribute),) = keys
+        return discriminated(key, attribute, cases, f"union tagged by {tag}")
+
     def cls(self, cls: type) -> Codec[Any]:
-        done = self.done.get(cls)
+        key = (cls, self.in_model)
+        done = self.done.get(key)
         if done is not None:
             return done
-        if cls in self.building:  # a recursive class: refer to the codec being built
-            if cls not in self.placeholders:
-                self.placeholders[cls] = lazy(lambda: self.done[cls], name=cls.__name__)
-            return self.placeholders[cls]
-        self.building.add(cls)
+        if key in self.building:  # a recursive class: refer to the codec being built
+            if key not in self.placeholders:
+                self.placeholders[key] = lazy(lambda: self.done[key], name=cls.__name__)
+            return self.placeholders[key]
+        self.building.add(key)
         try:
             codec = self.build(cls)
         finally:
-            self.building.discard(cls)
-        self.done[cls] = codec
+            self.building.discard(key)
+        self.done[key] = codec
         return codec
+
+    def model(self, model: type) -> Codec[Any]:
+        """A pydantic model: checked by its fields' codecs, then built by its own validation (outermost)."""
+        outer, self.in_model = self.in_model, True
+        try:
+            checker = self.cls(model)
+        finally:
+            self.in_model = outer
+        return checker if outer else _pydantic.constructed(model, checker)
 
     def hints(self, cls: type) -> dict[str, Any]:
         """The type hints of ``cls``: from its module, else with the fallback names (the module's win)."""
@@ -435,6 +449,13 @@ class _Deriver:
         return typing.get_type_hints(cls, localns=names, include_extras=True)
 
     def build(self, cls: type) -> Codec[Any]:
+        if _pydantic.is_model(cls):
+            return _pydantic.checker(self, cls)
+        if _typeddict.is_typeddict(cls):
+            return _typeddict.build(self, cls)
+        if self.in_model and attrs.has(cls):
+            msg = f"{cls.__qualname__}: pydantic cannot build an attrs class from JSON; make it a model"
+            raise DefinitionError(msg)
         try:
             hints = self.hints(cls)
         except Exception as exc:  # NameError for an unknown forward reference, TypeError for a bad hint
@@ -454,7 +475,8 @@ class _Deriver:
             fields.append(Field(name, codec, required, default, m.factory, None, m.attribute))
         description = _description(cls, {m.attribute for m in members})
         keywords = [m.keyword for m in members]
-        return build_record(cls, fields, description=description, name=cls.__name__, keywords=keywords)
+        target: Callable[..., Any] = dict if self.in_model else cls  # in a model, pydantic builds it
+        return build_record(target, fields, description=description, name=cls.__name__, keywords=keywords)
 
 
 def _take(found: Meta, allowed: Sequence[str], what: str) -> dict[str, Any]:
@@ -481,11 +503,11 @@ def _name(tp: object) -> str:
 
 
 _SCALARS: dict[Any, tuple[tuple[str, ...], Callable[..., Codec[Any]]]] = {
-    str: (_STRING, string),
+    str: (STRING, string),
     bool: ((), boolean),
-    int: (_NUMERIC, integer),
-    float: (_NUMERIC, floating),
-    Decimal: (_NUMERIC, decimal),
+    int: (NUMERIC, integer),
+    float: (NUMERIC, floating),
+    Decimal: (NUMERIC, decimal),
     datetime.datetime: ((), date_time),
     datetime.date: ((), date),
     uuid.UUID: ((), uuid_codec),

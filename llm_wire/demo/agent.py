@@ -1,7 +1,8 @@
 """
 Demo: typed tools under contracts in a runner loop, over real HTTP: a refused argument fed back and fixed
 by the model, a timeout, a safe retry, an approval with a secret redacted, a retry contract refused at
-definition, and tool output bounded by default (a 240 KB result reaches the model within 64 KiB).
+definition, a parallel batch whose write runs alone between its reads, and tool output bounded by default (a
+240 KB result reaches the model within 64 KiB).
 
 The model is ``transport.AsyncClient`` talking to the local fake provider (``transport.fake``) on
 loopback, which serves the model's turns in order as OpenAI Chat Completions responses: no key, no network
@@ -119,6 +120,48 @@ class DumpTable:
         return "HEAD\n" + "row,value\n" * 24_000 + "TAIL\n"
 
 
+_TIMELINE: list[str] = []
+
+
+@attrs.frozen
+class ReadPage:
+    """Read a page (a read: it runs beside the other reads of its batch)."""
+
+    __tool_contract__ = ToolContract(side_effect=SideEffect.READ)
+    page: str
+
+    async def invoke(self) -> str:
+        _TIMELINE.append(f"start read {self.page}")
+        await asyncio.sleep(0.01)
+        _TIMELINE.append(f"end read {self.page}")
+        return self.page
+
+
+@attrs.frozen
+class WritePage:
+    """Write a page (a write: it runs alone, between the calls before and after it)."""
+
+    __tool_contract__ = ToolContract(side_effect=SideEffect.WRITE)
+    page: str
+
+    async def invoke(self) -> str:
+        _TIMELINE.append(f"start write {self.page}")
+        await asyncio.sleep(0.01)
+        _TIMELINE.append(f"end write {self.page}")
+        return self.page
+
+
+def _parallel() -> None:
+    """A parallel batch scheduled from the contracts: two reads together, the write alone, then a read."""
+    _TIMELINE.clear()
+    reads = (call("read_page", '{"page": "a"}'), call("read_page", '{"page": "b"}'))
+    calls = (*reads, call("write_page", '{"page": "b"}'), call("read_page", '{"page": "b"}'))
+    model = ScriptedClient([ScriptedReply("", calls), ScriptedReply("Page b is written.")])
+    runner = Runner(model, config(Provider.OPENAI_CHAT), reflect(ReadPage, WritePage), parallel=True)
+    asyncio.run(runner.arun(request("any-model", [user("Read a and b, write b, read b again.")])))
+    print(f"  {', '.join(_TIMELINE)}")
+
+
 def _price(usage: RunUsage) -> Decimal:
     return Decimal(usage.input_tokens) * Decimal("0.000002") + Decimal(usage.output_tokens) * Decimal(
         "0.000008"
@@ -210,5 +253,7 @@ def run() -> None:
         ToolContract(retry=ToolRetryPolicy(max_attempts=3))
     except DefinitionError as error:
         print(f"  DefinitionError: {error}")
+    print("\nWith parallel=True, reads run together and a write runs alone, in call order:")
+    _parallel()
     print("\nLong tool outputs are bounded for the model by default (ToolOutputTruncated); usage adds up:")
     _bounded()

@@ -19,9 +19,11 @@ is replayed. An attempt the runner abandoned (its deadline passed, its heartbeat
 abandonment as its step even when the tool answers later, so a recovered run is told what the first one
 was. A run the approver suspends waits in the store for ``resume``.
 
-DBOS keeps its own state in SQLite by default (``sqlite_config``; no server to start); PostgreSQL is the
-setting for many workers. The application configures and launches DBOS; create every ``DurableRunner``
-before ``DBOS.launch()``, which is when DBOS recovers the runs a dead worker left pending.
+DBOS keeps its own state in SQLite by default (``sqlite_config``; no server to start); PostgreSQL
+(``postgres_config``) is the setting for many workers: ``DurableRunner.enqueue`` puts runs on a queue any
+worker takes them from, and each ``Worker`` holds a lease that tells the others it is alive and hands a dead
+worker's runs back to the queue. The application configures and launches DBOS; create every
+``DurableRunner`` before ``DBOS.launch()``, which is when DBOS recovers the runs this process left pending.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from llm_wire.agent import ToolOutcome as _ToolOutcome
 from llm_wire.agent.store import Suspended as _Suspended
 from llm_wire.durable._records import DurableRunError
 from llm_wire.durable._runner import DurableRunner, sqlite_config
+from llm_wire.durable._workers import Worker, postgres_config
 
-__all__ = ["DurableRunError", "DurableRunner", "sqlite_config"]
+__all__ = ["DurableRunError", "DurableRunner", "Worker", "postgres_config", "sqlite_config"]
 
 _public.rehome(__name__, __all__, globals())
 

@@ -159,7 +159,8 @@ class DurableRunner:
     """
     ``Runner(model, config, provider, **options)`` run as the DBOS workflow ``name``, with every outcome in
     ``store``. ``run(run_id, messages)`` starts a run (or joins the one under that id) and returns its final
-    record, or a ``Suspended`` when an approver asked for manual review; ``resume`` continues it. Make it
+    record, or a ``Suspended`` when an approver asked for manual review; ``resume`` continues it;
+    ``enqueue`` leaves a run to whichever worker takes it from the runner's queue. Make it
     before ``DBOS.launch()`` in every process that may recover its runs. Raises ``ValueError`` for a
     projection policy that fails preflight under ``estimator`` (before any model call), and for
     ``parallel=True`` (a replayed run must call its steps in the same order).
@@ -231,6 +232,8 @@ class DurableRunner:
             **options,
         )
         self._workflow = DBOS.workflow(name=f"{name}.run")(workflow)
+        #: The DBOS queue ``enqueue`` puts runs on, which every worker of the runner serves.
+        self.queue_name = f"{name}.runs"
 
     def __repr__(self) -> str:
         return f"<DurableRunner {self.name!r} ({len(self._descriptors)} tools)>"
@@ -362,8 +365,23 @@ class DurableRunner:
             handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
         return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
 
+    def enqueue(self, run_id: str, model_name: str, messages: Sequence[Message]) -> None:
+        """
+        Put the run ``run_id`` on the DBOS queue ``queue_name`` and return: any launched process that made
+        this runner picks it up (``wait`` waits for it). A queue no process registered is registered with at
+        most 4 runs at once per worker, polled every 0.2 s (``DBOS.register_queue`` sets other limits).
+        """
+        if not isinstance(run_id, str) or not run_id:
+            raise TypeError("run_id must be a non-empty str")
+        queue = DBOS.retrieve_queue(self.queue_name) or DBOS.register_queue(
+            self.queue_name, worker_concurrency=4, polling_interval_sec=0.2, on_conflict="never_update"
+        )
+        start = _Start(model_name, message.dumps(list(messages)), self._policy)
+        with SetWorkflowID(run_id):
+            queue.enqueue(self._workflow, run_id, unwrap(_START.encode(start)))
+
     def wait(self, run_id: str) -> RunRecord | Suspended:
-        """Wait for a run another process started (DBOS recovers it at launch)."""
+        """Wait for a run another process started or enqueued (DBOS recovers it at launch)."""
         return self._outcome(run_id, DBOS.retrieve_workflow(run_id).get_result(polling_interval_sec=0.05))
 
     def resume(

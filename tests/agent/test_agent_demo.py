@@ -9,7 +9,7 @@ from llm_wire.demo import agent
 
 class TestAgentDemo:
     """``llm-wire demo agent`` (over HTTP to the fake provider) shows a fixed argument, a timeout, a retry, an
-    approval, a refusal and tool output bounded by default."""
+    approval, a refusal, a parallel batch whose write runs alone, and tool output bounded by default."""
 
     def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
         agent.run()
@@ -23,6 +23,8 @@ class TestAgentDemo:
         assert "The model answered." in out
         assert "6 HTTP requests" in out
         assert "DefinitionError" in out
+        together = "start read a, start read b, end read a, end read b"
+        assert f"{together}, start write b, end write b, start read b, end read b" in out
         assert "read_log: 10010 bytes cut to 241" in out
         # No projection option given: the runner's default bound (64 KiB, 10,000 tokens) holds.
         assert "dump_table: returned 240010 bytes, the model saw 39995" in out

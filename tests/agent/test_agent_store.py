@@ -1,6 +1,7 @@
 """
-Run stores: the reference's scenarios 43-45 (§10) on both stores, approvals and continuations, the
-versioned JSON record, and SQLite shared by two processes through one file.
+Run stores: the reference's scenarios 43-45 (§10) on every store (memory, SQLite, PostgreSQL), approvals and
+continuations, the versioned JSON record, SQLite shared by two processes through one file, and PostgreSQL
+shared by two processes racing on one run.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -34,6 +37,7 @@ from llm_wire.agent.store import (
     InvalidTransition,
     InvalidWrite,
     MemoryRunStore,
+    PostgresRunStore,
     ProjectionAudit,
     RecordEventKind,
     RevisionConflict,
@@ -60,14 +64,19 @@ from llm_wire.result import Err, Ok, unwrap
 from llm_wire.value import Value, parse, render
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
     if request.param == "memory":
         yield MemoryRunStore()
-    else:
+    elif request.param == "sqlite":
         sqlite = SqliteRunStore(tmp_path / "runs.sqlite")
         yield sqlite
         sqlite.close()
+    else:
+        url = request.getfixturevalue("postgres").url()
+        postgres = PostgresRunStore(url, schema=f"test_{uuid.uuid4().hex}")
+        yield postgres
+        postgres.close()
 
 
 def running(store: RunStore) -> RunRecord:
@@ -85,7 +94,7 @@ def audit_of(call_id: str, text: str, policy: ProjectionPolicy, tool: str = "ech
 
 
 class TestScenarios:
-    """§10 scenarios 43-45 of the reference, one test each, on both stores."""
+    """§10 scenarios 43-45 of the reference, one test each, on every store."""
 
     def test_scenario_43_revisions_admissions_terminal(self, store: RunStore) -> None:
         """Revisions, stale writes, duplicate admissions and terminal states behave as the reference says."""
@@ -479,3 +488,121 @@ class TestSqliteFailures:
         assert closed.load(record.run_id) == Err(StoreUnavailable())
         moved = closed.transition(record.run_id, record.revision, RunStatus.COMPLETED)
         assert moved == Err(StoreUnavailable())
+
+
+_RACER = """
+import sys
+from llm_wire.agent import ToolOutcome
+from llm_wire.agent.store import AdmittedResult, PostgresRunStore, RevisionConflict
+from llm_wire.result import Err, Ok, unwrap
+
+url, schema, run_id, count, name = sys.argv[1:]
+store = PostgresRunStore(url, schema=schema)
+conflicts = 0
+for n in range(int(count)):
+    while True:
+        record = unwrap(store.load(run_id))
+        admitted = AdmittedResult(f"{name}-{n}", f"{name}-{n}", "t", ToolOutcome.success("x"))
+        match store.admit(run_id, record.revision, admitted):
+            case Ok():
+                break
+            case Err(RevisionConflict()):
+                conflicts += 1
+            case Err(other):
+                raise SystemExit(f"unexpected {other}")
+store.close()
+print(conflicts)
+"""
+
+
+class TestPostgres:
+    """Many processes share one PostgreSQL store; the server's failures are typed errors."""
+
+    @pytest.fixture
+    def url(self, postgres: Any) -> str:
+        return str(postgres.url())
+
+    def test_two_processes_race_on_one_run(self, url: str) -> None:
+        """Two processes admit 20 calls each into one run: every write lands once, losers see a conflict."""
+        schema = f"race_{uuid.uuid4().hex}"
+        store = PostgresRunStore(url, schema=schema)
+        record = running(store)
+        script = textwrap.dedent(_RACER)
+        racers = [
+            subprocess.Popen(
+                [sys.executable, "-c", script, url, schema, record.run_id, "20", name],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for name in ("a", "b")
+        ]
+        outputs = [racer.communicate(timeout=120)[0] for racer in racers]
+        assert [racer.returncode for racer in racers] == [0, 0]
+        assert all(text.strip().isdigit() for text in outputs)
+        final = unwrap(store.load(record.run_id))
+        assert len(final.admitted) == 40
+        assert [e.sequence for e in final.events] == list(range(1, final.revision + 1))
+        assert final.revision == 42
+        store.close()
+        again = PostgresRunStore(url, schema=schema)
+        assert again.load(record.run_id) == Ok(final)
+        again.close()
+
+    def test_a_stale_writer_on_another_connection(self, url: str) -> None:
+        """Two stores (two connections) on one run: the second write at a seen revision is a conflict."""
+        schema = f"stale_{uuid.uuid4().hex}"
+        first, second = PostgresRunStore(url, schema=schema), PostgresRunStore(url, schema=schema)
+        record = running(first)
+        seen = unwrap(second.load(record.run_id))
+        unwrap(first.admit(record.run_id, record.revision, admitted("c1", ToolOutcome.success("x"))))
+        late = second.transition(record.run_id, seen.revision, RunStatus.COMPLETED)
+        assert late == Err(RevisionConflict(seen.revision, seen.revision + 1))
+        assert second.create(run_id=record.run_id) == Err(RunExists(record.run_id))
+        first.close()
+        second.close()
+
+    def test_row_locked_past_the_timeout(self, url: str) -> None:
+        """A run's row locked by another session past ``timeout`` is ``StoreBusy``; the retry lands."""
+        import psycopg
+
+        schema = f"busy_{uuid.uuid4().hex}"
+        store = PostgresRunStore(url, schema=schema, timeout=0.2)
+        record = unwrap(store.load(running(store).run_id))
+        with psycopg.connect(url) as other:
+            other.execute(f"SELECT 1 FROM {schema}.runs WHERE run_id = %s FOR UPDATE", (record.run_id,))
+            busy = store.transition(record.run_id, record.revision, RunStatus.COMPLETED)
+            assert busy == Err(StoreBusy(0.2))
+            assert unwrap(store.load(record.run_id)) == record
+        done = unwrap(store.transition(record.run_id, record.revision, RunStatus.COMPLETED))
+        assert done.status is RunStatus.COMPLETED
+        store.close()
+
+    def test_unreachable_server_closed_store_and_reconnect(self, url: str) -> None:
+        """No server, a closed store: ``StoreUnavailable`` from each call; a dropped connection reopens."""
+        import psycopg
+
+        nowhere = PostgresRunStore("postgresql://llm_wire@127.0.0.1:1/postgres", timeout=1)
+        assert isinstance(nowhere.create().error, StoreUnavailable)  # type: ignore[union-attr]
+        assert isinstance(nowhere.load("r").error, StoreUnavailable)  # type: ignore[union-attr]
+        nowhere.close()
+        store = PostgresRunStore(url, schema=f"drop_{uuid.uuid4().hex}")
+        record = running(store)
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                "AND datname = 'postgres' AND backend_type = 'client backend'"
+            )
+        assert isinstance(store.load(record.run_id).error, StoreUnavailable)  # type: ignore[union-attr]
+        assert unwrap(store.load(record.run_id)).revision == record.revision
+        store.close()
+        assert store.load(record.run_id) == Err(StoreUnavailable())
+        with pytest.raises(TypeError, match="url"):
+            PostgresRunStore(3)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="schema"):
+            PostgresRunStore(url, schema="Robert'); DROP TABLE runs;--")
+
+    def test_the_store_face_loads_no_driver(self) -> None:
+        """``import llm_wire.agent.store`` does not load psycopg: the driver loads when a store is made."""
+        code = "import sys, llm_wire.agent.store; print('psycopg' in sys.modules)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == "False"

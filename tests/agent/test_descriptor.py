@@ -15,6 +15,7 @@ from llm_wire.agent import (
     OutputCeilings,
     ProviderCapabilities,
     ResourceVersion,
+    SideEffect,
     ToolContract,
     ToolDescriptor,
     ToolRetryPolicy,
@@ -141,3 +142,19 @@ class TestTypes:
             ToolContract(retry=3)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match=r"ProviderCapabilities\.heartbeat"):
             ProviderCapabilities(heartbeat=1)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ToolContract\.commutes"):
+            ToolContract(commutes=1)  # type: ignore[arg-type]
+
+
+class TestCommutes:
+    """``commutes`` is off by default and written in the descriptor document next to the side effect."""
+
+    def test_default_and_document(self) -> None:
+        assert ToolContract().commutes is False
+        plain = make_tool(EchoText).descriptor.to_json()
+        assert isinstance(plain, dict)
+        assert plain["commutes"] is False
+        contract = ToolContract(side_effect=SideEffect.WRITE, commutes=True)
+        document = make_tool(EchoText, contract=contract).descriptor.to_json()
+        assert isinstance(document, dict)
+        assert (document["side_effect"], document["commutes"]) == ("write", True)

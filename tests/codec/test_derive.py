@@ -869,7 +869,7 @@ class TestDefinitionErrors:
     def test_unknown_setting(self) -> None:
         """field() refuses settings meta() does not know."""
         with pytest.raises(DefinitionError, match="unknown settings colour"):
-            c.field(colour="red")
+            c.field(colour="red")  # type: ignore[call-overload]  # mypy catches it too
 
 
 # ---------------------------------------------------------------------------------------------------------

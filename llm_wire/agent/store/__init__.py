@@ -6,8 +6,9 @@ cancelled | timed_out``; terminal states are final. Every write names the revisi
 write bumps the revision by one and appends one event whose ``sequence`` is the new revision. Tool results are
 admitted once per call id (a replay with the same idempotency key is a duplicate that returns the original
 outcome); projection audits keep the SHA-256 of the exact model-visible text, never the text. ``RunStore``
-is the protocol; ``MemoryRunStore`` and ``SqliteRunStore`` (standard library ``sqlite3``, WAL, one file)
-implement it. Records are versioned JSON (``record_to_json``, ``record_from_json``).
+is the protocol; ``MemoryRunStore``, ``SqliteRunStore`` (standard library ``sqlite3``, WAL, one file) and
+``PostgresRunStore`` (``psycopg``, extra ``postgres``, for many workers) implement it. Records are versioned
+JSON (``record_to_json``, ``record_from_json``).
 
 ::
 
@@ -33,6 +34,7 @@ from llm_wire.agent.store._codecs import (
     record_to_json,
 )
 from llm_wire.agent.store._memory import MemoryRunStore
+from llm_wire.agent.store._postgres import PostgresRunStore
 from llm_wire.agent.store._protocol import RunStore
 from llm_wire.agent.store._record import (
     Admission,
@@ -76,6 +78,7 @@ __all__ = [
     "InvalidTransition",
     "InvalidWrite",
     "MemoryRunStore",
+    "PostgresRunStore",
     "ProjectionAudit",
     "RevisionConflict",
     "RecordEvent",
