@@ -19,10 +19,12 @@ import pydantic
 
 from benchmarks import bench_admission, bench_codec
 from benchmarks._harness import CORPORA, interleaved, print_table
-from llm_wire import admission, codec, contract, tool, value
+from llm_wire import admission, codec, tool, value
+from llm_wire.contract._contract import first_failure
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok, unwrap
 from llm_wire.tool import Tool
+from llm_wire.value._parse import parse_value
 
 __all__ = ["main"]
 
@@ -47,7 +49,7 @@ def _each(fn: Callable[[Any], object], items: Sequence[Any]) -> Callable[[], Non
 
 
 def _check(case: Any) -> object:
-    return contract.first_failure(case[0].contract, case[3])  # as ``admit`` calls it
+    return first_failure(case[0].contract, case[3])  # as ``admit`` calls it
 
 
 def _lean(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
@@ -60,8 +62,8 @@ def _lean(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
     passed = []
     for call in calls:
         declared = by_name[call.name]
-        arguments: Any = value.parse_value(call.arguments_json)
-        contract.first_failure(declared.contract, arguments)
+        arguments: Any = parse_value(call.arguments_json)
+        first_failure(declared.contract, arguments)
         passed.append(admission.AdmittedCall(call, declared, arguments, arguments))
     return Ok(admission.Admitted(tuple(calls), (), tuple(passed)))
 
@@ -78,8 +80,8 @@ def _unrecorded(calls: Sequence[ToolCall], tools: Sequence[Tool]) -> object:
     by_name = {declared.name: declared for declared in tools}
     for call in calls:
         declared = by_name[call.name]
-        parsed: Any = value.parse_value(call.arguments_json)
-        contract.first_failure(declared.contract, parsed)
+        parsed: Any = parse_value(call.arguments_json)
+        first_failure(declared.contract, parsed)
     return None
 
 
@@ -97,7 +99,7 @@ def _schema_admission(label: str, found: Iterable[tuple[dict[str, Any], str]]) -
             validate(json.loads(arguments))
         except (fastjsonschema.JsonSchemaException, ValueError, TypeError):
             continue  # as in the summary row: only calls the peer also accepts
-        cases.append((made.value, calls, arguments, value.parse_value(arguments), validate))
+        cases.append((made.value, calls, arguments, parse_value(arguments), validate))
 
     def records(case: Any) -> object:
         made, calls, _, parsed, _ = case
@@ -113,7 +115,7 @@ def _schema_admission(label: str, found: Iterable[tuple[dict[str, Any], str]]) -
                 "jiter alone (the parse's keywords)",
                 _each(lambda c: _jiter(c[2]), cases),
             ),
-            ("strict parse (value.parse_value)", _each(lambda c: value.parse_value(c[2]), cases)),
+            ("strict parse (value.parse_value)", _each(lambda c: parse_value(c[2]), cases)),
             ("contract check (its fast path)", _each(_check, cases)),
             ("result records (AdmittedCall, Admitted, Ok)", _each(records, cases)),
             ("lookup, parse and check", _each(lambda c: _unrecorded(c[1], [c[0]]), cases)),
@@ -135,7 +137,7 @@ def _typed_admission() -> None:
         [
             ("pydantic validate_json (the peer)", lambda: adapter.validate_json(arguments)),
             ("json.loads", lambda: json.loads(arguments)),
-            ("strict parse (value.parse_value)", lambda: value.parse_value(arguments)),
+            ("strict parse (value.parse_value)", lambda: parse_value(arguments)),
             ("codec decode (derive(GetWeather).decode)", lambda: derived.decode(parsed)),
             ("admit, whole", lambda: admission.admit(calls, [typed])),
         ],

@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Callable
 
 from benchmarks._harness import paired_ratios, print_table
-from llm_wire.providers.openai_responses import ResponsesDecoder
+from llm_wire.providers.openai_responses import WIRE as RESPONSES
 from llm_wire.result import Ok
 from llm_wire.sse import Framer
 
@@ -74,8 +74,8 @@ def chunks(data: bytes) -> list[bytes]:
 
 
 def decode(pieces: list[bytes]) -> object:
-    """The stream through ``ResponsesDecoder``, its terminal checked."""
-    decoder = ResponsesDecoder()
+    """The stream through the Responses wire's decoder, its terminal checked."""
+    decoder = RESPONSES.decoder()
     for piece in pieces:
         decoder.feed_bytes(piece)
     result = decoder.finish()

@@ -20,7 +20,7 @@ from openai._streaming import SSEDecoder
 
 from benchmarks import bench_stream
 from benchmarks._harness import paired_ratios, print_table
-from llm_wire.providers.openai_responses import ResponsesDecoder
+from llm_wire.providers.openai_responses import WIRE as RESPONSES
 from llm_wire.providers.response import ResponseLimits
 from llm_wire.result import Ok
 
@@ -52,7 +52,7 @@ def chunks(size: int) -> list[bytes]:
 
 def decode(pieces: list[bytes]) -> str:
     """Our decoder over the pieces: the call's argument text."""
-    decoder = ResponsesDecoder(_LIMITS)
+    decoder = RESPONSES.decoder(_LIMITS)
     for piece in pieces:
         decoder.feed_bytes(piece)
     result = decoder.finish()

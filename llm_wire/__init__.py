@@ -8,14 +8,15 @@ it: every call a model returns is admitted before your code sees it.
 
 The names load on first use, so ``import llm_wire.value`` (or any other part) loads only that part and what
 it stands on. ``_FACE`` lists them once, by the module that defines them; ``__all__`` and the look-up are
-made from it.
+made from it. ``_OLD`` holds the names this face gave up, importable for one release
+(``llm_wire._deprecated.ALIASES``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llm_wire._public import lazy_face
+from llm_wire import _public
 
 #: The facade's names, by the module each comes from.
 _FACE: dict[str, tuple[str, ...]] = {
@@ -23,7 +24,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "Config",
         "DuplicateCallId",
         "DuplicateResult",
-        "DuplicateToolName",
         "EmptyConversation",
         "InvalidSetting",
         "Limit",
@@ -48,19 +48,26 @@ _FACE: dict[str, tuple[str, ...]] = {
         "user",
     ),
     "llm_wire.outcome": ("Answer", "Failure", "NeedsTools", "OutputLimited", "Refused", "resolve"),
+    "llm_wire.providers": ("ToolChoice", "UseTool"),
+    "llm_wire.tool": ("ToolCallChecks",),
+}
+
+#: Names the face gave up, importable for one release, unlisted: each is listed at its home.
+_OLD: dict[str, tuple[str, ...]] = {
+    "llm_wire.providers": ("InvalidReplay", "UnsupportedSetting"),
     "llm_wire.providers.google": ("GoogleSchema",),
-    "llm_wire.providers": ("Choice", "InvalidReplay", "ToolChoice", "UnsupportedSetting", "UseTool"),
     "llm_wire.result": ("Err", "Ok", "Result"),
-    "llm_wire.tool": ("Tool", "ToolCallChecks"),
+    "llm_wire.tool": ("DuplicateToolName", "Tool"),
 }
 
 __all__ = sorted(name for names in _FACE.values() for name in names)
 
-if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X); tests/test_layout.py checks it names ``_FACE``
+if (
+    TYPE_CHECKING
+):  # what mypy reads (``X as X`` re-exports X); tests/test_layout.py checks it names both tables
     from llm_wire._request import Config as Config
     from llm_wire._request import DuplicateCallId as DuplicateCallId
     from llm_wire._request import DuplicateResult as DuplicateResult
-    from llm_wire._request import DuplicateToolName as DuplicateToolName
     from llm_wire._request import EmptyConversation as EmptyConversation
     from llm_wire._request import InvalidSetting as InvalidSetting
     from llm_wire._request import Limit as Limit
@@ -89,7 +96,6 @@ if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X); tests/test_layou
     from llm_wire.outcome import OutputLimited as OutputLimited
     from llm_wire.outcome import Refused as Refused
     from llm_wire.outcome import resolve as resolve
-    from llm_wire.providers import Choice as Choice
     from llm_wire.providers import InvalidReplay as InvalidReplay
     from llm_wire.providers import ToolChoice as ToolChoice
     from llm_wire.providers import UnsupportedSetting as UnsupportedSetting
@@ -98,9 +104,12 @@ if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X); tests/test_layou
     from llm_wire.result import Err as Err
     from llm_wire.result import Ok as Ok
     from llm_wire.result import Result as Result
+    from llm_wire.tool import DuplicateToolName as DuplicateToolName
     from llm_wire.tool import Tool as Tool
     from llm_wire.tool import ToolCallChecks as ToolCallChecks
 else:
-    __getattr__, __dir__ = lazy_face(
-        __name__, {name: home for home, names in _FACE.items() for name in names}, globals()
+    __getattr__, __dir__ = _public.lazy_face(
+        __name__,
+        {name: home for table in (_FACE, _OLD) for home, names in table.items() for name in names},
+        globals(),
     )

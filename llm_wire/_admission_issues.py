@@ -8,15 +8,14 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._described import InvalidJson
-from llm_wire._fast import Lean
+from llm_wire._described import Described
 from llm_wire.codec import DecodeError
 from llm_wire.contract import ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
+from llm_wire.reasons import InvalidJson
 from llm_wire.tool import DuplicateToolName
 
 __all__ = [
-    "MAX_LISTED_TOOLS",
     "AdmissionError",
     "DecodeRejected",
     "InvalidArguments",
@@ -26,7 +25,6 @@ __all__ = [
     "UnknownTool",
     "ValueFailure",
     "describe_issue",
-    "describe_value_failure",
 ]
 
 #: How many declared tool names ``describe_issue`` lists for an unknown tool.
@@ -37,7 +35,7 @@ MAX_LISTED_TOOLS = 20
 
 
 @frozen
-class SchemaRejected(Lean):
+class SchemaRejected(Described):
     """
     The value is JSON but does not satisfy the schema: ``errors`` holds its failures in the contract's
     order (at least one, at most ``AdmissionLimits.failures_per_call``), so one answer can fix them all.
@@ -57,12 +55,9 @@ class SchemaRejected(Lean):
         listed = "; ".join(error.describe() for error in self.errors)
         return f"schema validation failed: {len(self.errors)} problems: {listed}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class DecodeRejected(Lean):
+class DecodeRejected(Described):
     """The value satisfies the schema but the native codec refuses it."""
 
     decode_error: DecodeError
@@ -76,18 +71,8 @@ class DecodeRejected(Lean):
         """``decode failed: $["a"]: reason``."""
         return f"decode failed: {self.decode_error.describe()}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 ValueFailure: TypeAlias = InvalidJson | SchemaRejected | DecodeRejected
-
-
-def describe_value_failure(failure: ValueFailure) -> str:
-    """
-    The failure as text: what was wrong and where, never the value itself.
-    """
-    return failure.describe()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -95,7 +80,7 @@ def describe_value_failure(failure: ValueFailure) -> str:
 
 
 @frozen
-class UnknownTool(Lean):
+class UnknownTool(Described):
     """The call names a tool the request did not declare. ``name`` never reaches a text."""
 
     call_id: str
@@ -107,12 +92,9 @@ class UnknownTool(Lean):
         """The text that answers the call (``describe_issue``)."""
         return describe_issue(self)
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class InvalidArguments(Lean):
+class InvalidArguments(Described):
     """The arguments are not JSON, fail the schema, or fail native decoding."""
 
     call_id: str
@@ -123,15 +105,12 @@ class InvalidArguments(Lean):
         """The text that answers the call (``describe_issue``)."""
         return describe_issue(self)
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments
 
 
 @frozen
-class InvalidToolCall(Lean):
+class InvalidToolCall(Described):
     """
     Under ``ToolCallChecks.REJECT``: the response fails on its first bad call, whose typed ``issue`` (with its
     call id) is kept; ``index`` is the call's position in the response, from 0.
@@ -148,9 +127,6 @@ class InvalidToolCall(Lean):
     def describe(self) -> str:
         """``call 1 to tool get_weather has invalid arguments: ...``."""
         return _rejection(self.issue, self.index)
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 AdmissionError: TypeAlias = ProtocolError | LimitExceeded | InvalidToolCall | DuplicateToolName

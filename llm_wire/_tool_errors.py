@@ -8,11 +8,10 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described
 from llm_wire.contract import LoadError
 
 __all__ = [
-    "MAX_NAME_BYTES",
     "EmptyName",
     "InputNotObject",
     "InvalidCharacter",
@@ -21,41 +20,30 @@ __all__ = [
     "NameProblem",
     "NameTooLong",
     "ToolError",
-    "describe_error",
 ]
 
 #: The longest tool name, in bytes (``tool.check_name``).
 MAX_NAME_BYTES = 64
 
 
-@frozen
-class EmptyName(Lean):
+class EmptyName(Described):
     """The name is empty."""
 
-    def describe(self) -> str:
-        """The problem as text."""
-        return "the name is empty"
-
-    def __str__(self) -> str:
-        return self.describe()
+    __slots__ = ()
+    TEXT = "the name is empty"
 
 
 @frozen
-class InvalidCharacter(Lean):
+class InvalidCharacter(Described):
     """The first character outside ASCII letters, digits, ``_`` and ``-``."""
 
     character: str
 
-    def describe(self) -> str:
-        """The problem as text."""
-        return "the name may only hold ASCII letters, digits, '_' and '-'"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "the name may only hold ASCII letters, digits, '_' and '-'"
 
 
 @frozen
-class NameTooLong(Lean):
+class NameTooLong(Described):
     """The name has more than 64 bytes."""
 
     length: int
@@ -64,15 +52,12 @@ class NameTooLong(Lean):
         """The problem as text."""
         return f"the name has {self.length} bytes; at most {MAX_NAME_BYTES} are allowed"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 NameProblem: TypeAlias = EmptyName | InvalidCharacter | NameTooLong
 
 
 @frozen
-class InvalidName(Lean):
+class InvalidName(Described):
     """A runtime declaration whose name breaks the rule."""
 
     name: str
@@ -80,51 +65,29 @@ class InvalidName(Lean):
 
     def describe(self) -> str:
         """``invalid tool name: reason``; the name itself is not repeated."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
+        return f"invalid tool name: {self.problem.describe()}"
 
 
 @frozen
-class InvalidSchema(Lean):
+class InvalidSchema(Described):
     """A runtime declaration whose JSON Schema cannot be loaded and honoured."""
 
     load_error: LoadError
 
     def describe(self) -> str:
         """``invalid input schema: $["a"]: reason``."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
+        return f"invalid input schema: {self.load_error.describe()}"
 
 
 @frozen
-class InputNotObject(Lean):
+class InputNotObject(Described):
     """A runtime declaration whose schema does not describe a JSON object at its root."""
 
     name: str
 
     def describe(self) -> str:
         """``the input schema of tool NAME must describe an object``."""
-        return describe_error(self)
-
-    def __str__(self) -> str:
-        return self.describe()
+        return f"the input schema of tool {self.name} must describe an object"
 
 
 ToolError: TypeAlias = InvalidName | InvalidSchema | InputNotObject
-
-
-def describe_error(error: ToolError) -> str:
-    """
-    Why a declaration was refused, as text.
-    """
-    match error:
-        case InvalidName(problem=problem):
-            return f"invalid tool name: {problem.describe()}"
-        case InvalidSchema(load_error=load_error):
-            return f"invalid input schema: {load_error.describe()}"
-        case InputNotObject(name=tool_name):
-            return f"the input schema of tool {tool_name} must describe an object"

@@ -32,9 +32,9 @@ from typing import Any, TypeVar
 
 from attrs import define, field, frozen
 
+from llm_wire import _deprecated, _public
 from llm_wire import contract as _contract
 from llm_wire._admission_issues import (
-    MAX_LISTED_TOOLS,
     AdmissionError,
     DecodeRejected,
     InvalidArguments,
@@ -44,15 +44,14 @@ from llm_wire._admission_issues import (
     UnknownTool,
     ValueFailure,
     describe_issue,
-    describe_value_failure,
 )
-from llm_wire._described import InvalidJson
-from llm_wire._fast import Lean
-from llm_wire._public import rehome
+from llm_wire._fast import Lean as _Lean
 from llm_wire.codec import Codec
-from llm_wire.contract import Contract, ValidationError, first_failure
+from llm_wire.contract import Contract, ValidationError
+from llm_wire.contract._contract import first_failure as _first_failure
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks
 from llm_wire.value import (
@@ -63,10 +62,10 @@ from llm_wire.value import (
     UnrepresentableNumber,
     Value,
     parse,
-    parse_value,
     render,
     to_plain,
 )
+from llm_wire.value._parse import parse_value as _parse_value
 
 __all__ = [
     "AdmissionError",
@@ -75,18 +74,14 @@ __all__ = [
     "AdmittedCall",
     "DecodeRejected",
     "InvalidArguments",
-    "InvalidJson",
     "InvalidToolCall",
-    "MAX_LISTED_TOOLS",
     "SchemaRejected",
-    "ToolCallChecks",
     "ToolCallIssue",
     "UnknownTool",
     "ValueFailure",
     "admit",
     "decode_arguments",
     "describe_issue",
-    "describe_value_failure",
 ]
 
 T = TypeVar("T")
@@ -153,7 +148,7 @@ _BOUNDS = ("calls_per_turn", "argument_bytes_per_call", "total_argument_bytes", 
 
 
 @frozen
-class AdmissionLimits(Lean):
+class AdmissionLimits(_Lean):
     """
     Bounds admission enforces on a batch of calls whatever the policy.
     """
@@ -295,7 +290,7 @@ def admit(
         if tool is None:
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:
-            parsed = parse_value(text, parse_limits)
+            parsed = _parse_value(text, parse_limits)
             failure: ValueFailure
             if type(parsed) is ParseError:
                 failure = InvalidJson(parsed)
@@ -304,7 +299,7 @@ def admit(
                 if adjust is not None and tool.name in adjust:
                     arguments = adjust[tool.name](arguments)
                 if tool.decode is None:  # a schema-only tool: its contract decides
-                    found = first_failure(tool.contract, arguments)
+                    found = _first_failure(tool.contract, arguments)
                     if found is None:
                         admitted.append(AdmittedCall(call, tool, arguments, arguments))
                         continue
@@ -370,11 +365,11 @@ def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | 
         pair = decode_first(arguments)
         if type(pair) is tuple:
             return pair
-        found = first_failure(tool.contract, arguments)
+        found = _first_failure(tool.contract, arguments)
         if found is None:
             return DecodeRejected(pair)  # type: ignore[arg-type]
         return _schema_rejected(tool.contract, arguments, failures, found)
-    found = first_failure(tool.contract, arguments)
+    found = _first_failure(tool.contract, arguments)
     if found is not None:
         return _schema_rejected(tool.contract, arguments, failures, found)
     decoded = tool.decode(arguments)  # type: ignore[misc]
@@ -407,4 +402,14 @@ def _over(limit: str, value: int, measured: int) -> LimitExceeded:
     return LimitExceeded(f"Config.with_limit(Limit.{member}, n)", value, measured, what=what)
 
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+def _describe_value_failure(failure: ValueFailure) -> str:
+    return failure.describe()
+
+
+describe_value_failure = _deprecated.renamed(
+    _describe_value_failure, "llm_wire.admission.describe_value_failure"
+)

@@ -1,5 +1,5 @@
 """
-The two failures every layer shares; this module imports nothing of ours but ``_fast``.
+The two failures every layer shares; this module imports nothing of ours but the base ``_described``.
 
 ::
 
@@ -18,13 +18,13 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
 
 __all__ = ["Error", "LimitExceeded", "ProtocolError"]
 
 
 @frozen
-class ProtocolError(Lean):
+class ProtocolError(_Described):
     """
     The provider or the model broke the protocol; ``detail`` is a diagnostic written by us, not an API.
     """
@@ -40,12 +40,9 @@ class ProtocolError(Lean):
         """``provider protocol violation: detail``."""
         return f"provider protocol violation: {self.detail}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class LimitExceeded(Lean):
+class LimitExceeded(_Described):
     """
     A bound was reached.
 
@@ -71,9 +68,6 @@ class LimitExceeded(Lean):
             return f"{self.what} exceeds {self.limit} (raise it with {self.setting})"
         over = f"{self.what} is {self.measured}, over the limit of {self.limit}"
         return f"{over} (raise it with {self.setting})"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 Error: TypeAlias = ProtocolError | LimitExceeded

@@ -18,13 +18,13 @@ from typing import Any, ClassVar, TypeAlias
 
 from attrs import Attribute, field, frozen
 
-from llm_wire import codec
-from llm_wire._fast import Lean
+from llm_wire import _deprecated, codec
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, parse, render
 
 __all__ = [
-    "FORMAT",
     "AssistantTurn",
     "ConversationError",
     "Message",
@@ -35,11 +35,10 @@ __all__ = [
     "UserMessage",
     "dumps",
     "loads",
-    "tool_call",
 ]
 
 #: The format tag written at the top of a persisted conversation.
-FORMAT = "llm_wire.conversation.v1"
+_FORMAT = "llm_wire.conversation.v1"
 
 
 class _Providers(type):
@@ -127,7 +126,7 @@ def _text(instance: object, attribute: Attribute[str], value: object) -> None:
 
 
 @frozen
-class ToolCall(Lean):
+class ToolCall(_Lean):
     """
     One call a model made: its id, the tool name, and the argument text exactly as the provider sent it.
     """
@@ -143,29 +142,22 @@ class ToolCall(Lean):
     provider_state: Value = field(default=None, eq=False, hash=False)
 
 
-def tool_call(id: str, name: str, arguments_json: str) -> ToolCall:
-    """
-    A call written by the application (no provider data), for example in a scripted conversation.
-    """
-    return ToolCall(id=id, name=name, arguments_json=arguments_json)
-
-
 @frozen
-class SystemMessage(Lean):
+class SystemMessage(_Lean):
     """Instructions for the model."""
 
     text: str
 
 
 @frozen
-class UserMessage(Lean):
+class UserMessage(_Lean):
     """What the user said."""
 
     text: str
 
 
 @frozen
-class AssistantTurn(Lean):
+class AssistantTurn(_Lean):
     """
     What the model said in one response: its text and every call it made, in provider order.
     """
@@ -181,7 +173,7 @@ class AssistantTurn(Lean):
 
 
 @frozen
-class ToolResult(Lean):
+class ToolResult(_Lean):
     """
     The answer to one call: text for the model, and whether it reports an error.
     """
@@ -205,7 +197,7 @@ _BY_ROLE = {role: cls for cls, role in _ROLES.items()}
 
 
 @frozen
-class ConversationError(Lean):
+class ConversationError(_Described):
     """
     A persisted conversation that ``loads`` refused: not JSON, another format, or a malformed message.
     """
@@ -221,9 +213,6 @@ class ConversationError(Lean):
             return f"conversation is not valid JSON: {self.parse_error.describe()}"
         where = "conversation" if self.index is None else f"message {self.index}"
         return f"{where}: {self.problem}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 def _provider_codec() -> codec.Codec[Provider]:
@@ -247,7 +236,7 @@ def _message_codec() -> codec.Codec[Message]:
 
 def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
     """
-    The conversation as compact JSON text, tagged with ``FORMAT``. Raises ``TypeError`` for an item that is
+    The conversation as compact JSON text, tagged with its format. Raises ``TypeError`` for an item that is
     no message, and ``NotJson`` (a ``TypeError``) for replay data that is no JSON value.
     """
     items: list[Value] = []
@@ -260,7 +249,7 @@ def dumps(messages: tuple[Message, ...] | list[Message]) -> str:
                 items.append(item)
             case Err(error):
                 raise NotJson(error.path, error.reason.describe())
-    return render({"format": FORMAT, "messages": items})
+    return render({"format": _FORMAT, "messages": items})
 
 
 def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, ...], ConversationError]:
@@ -274,8 +263,8 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
             pass
     if not isinstance(document, dict) or set(document) != {"format", "messages"}:
         return Err(ConversationError(None, 'expected an object with "format" and "messages"'))
-    if document["format"] != FORMAT:
-        return Err(ConversationError(None, f"unsupported format (expected {FORMAT})"))
+    if document["format"] != _FORMAT:
+        return Err(ConversationError(None, f"unsupported format (expected {_FORMAT})"))
     raw_messages = document["messages"]
     if not isinstance(raw_messages, list):
         return Err(ConversationError(None, '"messages" must be an array'))
@@ -293,3 +282,7 @@ def loads(text: str | bytes, limits: Limits = DEFAULT) -> Result[tuple[Message, 
             case Err():
                 return Err(ConversationError(index, f"not a valid {role} message"))
     return Ok(tuple(messages))
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+tool_call = _deprecated.renamed(ToolCall, "llm_wire.message.tool_call")

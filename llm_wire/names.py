@@ -1,7 +1,7 @@
 """
 Wire names: a reversible mangling of tool names that a provider would refuse, with a prefix per server.
 
-A name every provider takes (``NAME_RULES``: each registered wire's ``name_rule``) goes on the wire as it is.
+A name every provider takes (each registered wire's ``name_rule``) goes on the wire as it is.
 Any other name, and every name under a server prefix, is mangled: in a name with a character outside
 ``[a-zA-Z0-9_-]`` (or a leading digit or ``-``), each such character becomes ``_<hex code point>_`` and ``_``
 becomes ``__``, a code no two names share; a prefix joins with one ``_`` (a prefix holds no ``_``, so where it
@@ -29,46 +29,45 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._described import Described as _Described
+from llm_wire._tool_errors import MAX_NAME_BYTES as _MAX_NAME_BYTES
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
 from llm_wire.result import Err, Ok, Result
-from llm_wire.tool import MAX_NAME_BYTES, EmptyName
+from llm_wire.tool import EmptyName
 
 __all__ = [
-    "MAX_PREFIX_BYTES",
-    "NAME_RULES",
     "InvalidPrefix",
     "NameCollision",
     "Named",
     "WireNameError",
     "WireNames",
     "mangle",
-    "passes_every_rule",
     "wire_names",
 ]
 
 #: Each provider's rule for a tool name, as its API documents it (its wire's ``name_rule``). Gemini (Vertex
 #: AI) also wants a letter or ``_`` first; a wire name passes all of them.
-NAME_RULES: Mapping[Provider, re.Pattern[str]] = MappingProxyType(
+_NAME_RULES: Mapping[Provider, re.Pattern[str]] = MappingProxyType(
     {provider: wire.name_rule for provider, wire in WIRES.items()}
 )
 
 #: The longest server prefix; the rest of the 64 bytes is left for the name.
-MAX_PREFIX_BYTES = 20
-_PREFIX = re.compile(rf"[a-zA-Z][a-zA-Z0-9-]{{0,{MAX_PREFIX_BYTES - 1}}}")
+_MAX_PREFIX_BYTES = 20
+_PREFIX = re.compile(rf"[a-zA-Z][a-zA-Z0-9-]{{0,{_MAX_PREFIX_BYTES - 1}}}")
 _VERBATIM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _LITERAL = _VERBATIM - {"_"}
 _HASH_DIGITS = 8
-_KEPT = MAX_NAME_BYTES - _HASH_DIGITS - 1
+_KEPT = _MAX_NAME_BYTES - _HASH_DIGITS - 1
 
 
-def passes_every_rule(name: str) -> bool:
-    """Whether every provider of ``NAME_RULES`` takes ``name`` as a tool name."""
-    return all(rule.fullmatch(name) for rule in NAME_RULES.values())
+def _passes_every_rule(name: str) -> bool:
+    """Whether every registered wire's name rule takes ``name`` as a tool name."""
+    return all(rule.fullmatch(name) for rule in _NAME_RULES.values())
 
 
 @frozen
-class InvalidPrefix:
+class InvalidPrefix(_Described):
     """A server prefix that is not 1 to 20 ASCII letters, digits and ``-``, starting with a letter."""
 
     prefix: str
@@ -76,12 +75,9 @@ class InvalidPrefix:
     def describe(self) -> str:
         """The rule; the prefix itself is not repeated."""
         return (
-            f"a server prefix must be 1 to {MAX_PREFIX_BYTES} ASCII letters, digits and '-', "
+            f"a server prefix must be 1 to {_MAX_PREFIX_BYTES} ASCII letters, digits and '-', "
             "starting with a letter"
         )
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 @frozen
@@ -93,7 +89,7 @@ class Named:
 
 
 @frozen
-class NameCollision:
+class NameCollision(_Described):
     """Two tools of one set would go on the wire under one name: which one a call meant would be a guess."""
 
     wire: str
@@ -103,9 +99,6 @@ class NameCollision:
     def describe(self) -> str:
         """Names the wire name (made of safe characters), never the original names."""
         return f"two tools would both be sent as {self.wire}; rename one or give its server another prefix"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 WireNameError: TypeAlias = EmptyName | InvalidPrefix | NameCollision
@@ -141,7 +134,7 @@ def mangle(name: str, prefix: str | None = None) -> Result[str, EmptyName | Inva
         return Err(EmptyName())
     if prefix is not None and not _PREFIX.fullmatch(prefix):
         return Err(InvalidPrefix(prefix))
-    if prefix is None and passes_every_rule(name):
+    if prefix is None and _passes_every_rule(name):
         return Ok(name)
     # Kept as written when only its length (or a first character that a prefix now precedes) is wrong.
     readable = all(character in _VERBATIM for character in name) and (
@@ -150,7 +143,7 @@ def mangle(name: str, prefix: str | None = None) -> Result[str, EmptyName | Inva
     body = name if readable else _escaped(name)
     if prefix is not None:
         body = f"{prefix}_{body}"
-    if len(body) > MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
+    if len(body) > _MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
         body = f"{body[:_KEPT]}_{_digest(prefix, name)}"
     return Ok(body)
 

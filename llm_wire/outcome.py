@@ -31,7 +31,8 @@ from typing import Any, TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire._request import Prepared
 from llm_wire.admission import (
     AdmissionError,
@@ -76,7 +77,6 @@ __all__ = [
     "resolve_stream",
     "resolve_stream_with",
     "resolve_with",
-    "sent_for",
 ]
 
 
@@ -89,7 +89,7 @@ class Sent(enum.Enum):
 
 
 @frozen
-class Answer(Lean):
+class Answer(_Lean):
     """
     The model answered. ``output`` is the decoded structured output, or ``None`` without an output codec.
     """
@@ -102,7 +102,7 @@ class Answer(Lean):
 
 
 @frozen
-class NeedsTools(Lean):
+class NeedsTools(_Lean):
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
     lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
@@ -120,7 +120,7 @@ class NeedsTools(Lean):
 
 
 @frozen
-class OutputLimited(Lean):
+class OutputLimited(_Lean):
     """
     The response was cut for length. Its calls were never admitted: they are evidence, never dispatch them.
     """
@@ -132,7 +132,7 @@ class OutputLimited(Lean):
 
 
 @frozen
-class Refused(Lean):
+class Refused(_Lean):
     """
     The model refused (``FinishReason.REFUSAL``) or a content filter stopped it (``CONTENT_FILTER``).
     """
@@ -146,7 +146,7 @@ class Refused(Lean):
 
 
 @frozen
-class InvalidOutput(Lean):
+class InvalidOutput(_Described):
     """
     The structured output is not valid JSON, breaks its schema, or is refused by its codec.
     """
@@ -161,9 +161,6 @@ class InvalidOutput(Lean):
     def describe(self) -> str:
         """``invalid structured output: <failure>``; never the output itself."""
         return f"invalid structured output: {self.failure.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 class TransportProblem(enum.Enum):
@@ -187,7 +184,7 @@ class TransportProblem(enum.Enum):
 
 
 @frozen
-class TransportError(Lean):
+class TransportError(_Described):
     """
     The call failed below HTTP; ``seconds`` is the bound that fired, for a timeout.
     """
@@ -205,15 +202,12 @@ class TransportError(Lean):
         text = f"transport error: {self.problem.value.replace('_', ' ')}"
         return text if self.seconds is None else f"{text} after {self.seconds:g}s"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 FailureError: TypeAlias = ResponseError | AdmissionError | InvalidOutput | TransportError
 
 
 @frozen
-class Failure(Lean):
+class Failure(_Described):
     """
     The response is unusable. ``sent`` says what it cost; ``text`` is whatever answer text arrived.
     """
@@ -230,8 +224,25 @@ class Failure(Lean):
         """The error's text and what the call cost; never the answer text."""
         return f"{self.error.describe()} ({self.sent.value})"
 
-    def __str__(self) -> str:
-        return self.describe()
+    @property
+    def retryable(self) -> bool:
+        """
+        Whether a retry is safe: a provider error its provider marks retryable, or any other failure that
+        sent nothing (a missing key or a malformed endpoint aside: no retry mends them); never once progress
+        reached the caller.
+        """
+        if self.partial_output:
+            return False
+        error = self.error
+        if isinstance(error, ProviderError):
+            return error.retry.retryable
+        if isinstance(error, TransportError) and error.problem in _NEVER_RETRIED:
+            return False
+        return self.sent is Sent.NOT_SENT
+
+
+#: Failures that sent nothing but that no retry can mend.
+_NEVER_RETRIED = frozenset({TransportProblem.NO_API_KEY, TransportProblem.INVALID_ENDPOINT})
 
 
 Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
@@ -239,7 +250,7 @@ Outcome: TypeAlias = Answer | NeedsTools | OutputLimited | Refused | Failure
 _LIMITS = AdmissionLimits()
 
 
-def sent_for(error: ResponseError) -> Sent:
+def _sent_for(error: ResponseError) -> Sent:
     """
     What an error costs when nothing else is known: a refused request nothing, a whole unusable body a
     whole response, a server error or an error met mid-response possibly a response.
@@ -326,13 +337,13 @@ def resolve_with(
     (``COMPLETED``). A plain answer is decoded with ``output`` when given: a ``Tool`` built once from the
     output codec (``tool.new(name, description, codec)``; ``adjust`` applies under its name), or a bare
     codec, declared on the spot under the name ``output``. A decode error is a
-    ``Failure`` whose ``sent`` is ``sent`` when given, else ``sent_for(error)``.
+    ``Failure`` whose ``sent`` is ``sent`` when given, else ``_sent_for(error)``.
     """
 
     _check_decoded(decoded)
     match decoded:
         case Err(error):
-            return Failure(error, sent or sent_for(error), partial_output)
+            return Failure(error, sent or _sent_for(error), partial_output)
         case Ok(terminal):
             pass
     turn = terminal.turn

@@ -24,12 +24,11 @@ the schema or codec declares, and never repeats an input value::
 Bounds are ``llm_wire.error.LimitExceeded``. Codec-only reasons live in ``llm_wire.codec`` (``DecodeReason``,
 ``EncodeReason``), contract-only ones in ``llm_wire.contract`` (``Reason``, ``LoadReason``).
 
-Redaction: a path keeps every segment for code; its text (``render_redacted``) shows each segment taken from
-the input and not declared by the codec or schema (a map key, an unexpected member) as ``[*]``, so
-``$["tags"][*]: expected a string``. ``DecodeError`` and ``ValidationError`` both render through it.
+Redaction: a path keeps every segment for code; its text shows each segment taken from the input and not
+declared by the codec or schema (a map key, an unexpected member) as ``[*]``, so
+``$["tags"][*]: expected a string``. ``DecodeError`` and ``ValidationError`` both render through that rule.
 
-The errors of each layer stand on ``llm_wire._described`` (``Described``, the redaction, ``InvalidJson``
-and ``TooDeep``), which this module re-exports.
+Every reason stands on ``llm_wire._described.Described``: its ``str()`` is its ``describe()``.
 """
 
 from __future__ import annotations
@@ -38,13 +37,12 @@ from decimal import Decimal
 
 from attrs import frozen
 
-from llm_wire._described import Described, InvalidJson, TooDeep, render_redacted
-from llm_wire.value import ParseError, render_path  # noqa: F401 - resolves InvalidJson's annotation here
+from llm_wire._described import Described as _Described
+from llm_wire.value import ParseError, render_path
 
 __all__ = [
     "AboveMaximum",
     "BelowMinimum",
-    "Described",
     "InvalidJson",
     "MissingProperty",
     "NotInEnum",
@@ -58,7 +56,6 @@ __all__ = [
     "TooShort",
     "UnexpectedProperty",
     "WrongType",
-    "render_redacted",
 ]
 
 
@@ -82,7 +79,30 @@ _ARTICLES = {
 
 
 @frozen
-class WrongType(Described):
+class InvalidJson(_Described):
+    """The text is not strict JSON within the limits."""
+
+    error: ParseError
+
+    @property
+    def name(self) -> str:
+        """``invalid_json``."""
+        return "invalid_json"
+
+    def describe(self) -> str:
+        """``invalid JSON at line L, column C: reason``."""
+        return self.error.describe()
+
+
+class TooDeep(_Described):
+    """The value is nested too deeply to check (or, on encode, is cyclic)."""
+
+    __slots__ = ()
+    TEXT = "value nested too deeply"
+
+
+@frozen
+class WrongType(_Described):
     """The value's JSON type is not among ``expected`` (JSON Schema type names, in schema order)."""
 
     expected: tuple[str, ...]
@@ -94,7 +114,7 @@ class WrongType(Described):
 
 
 @frozen
-class NotInEnum(Described):
+class NotInEnum(_Described):
     """The value is none of the allowed values; ``options`` holds them as JSON text, from the schema."""
 
     options: tuple[str, ...]
@@ -107,7 +127,7 @@ class NotInEnum(Described):
 
 
 @frozen
-class BelowMinimum(Described):
+class BelowMinimum(_Described):
     """A number below ``minimum`` (or not above ``exclusiveMinimum`` when ``exclusive``)."""
 
     limit: int | Decimal
@@ -119,7 +139,7 @@ class BelowMinimum(Described):
 
 
 @frozen
-class AboveMaximum(Described):
+class AboveMaximum(_Described):
     """A number above ``maximum`` (or not below ``exclusiveMaximum`` when ``exclusive``)."""
 
     limit: int | Decimal
@@ -131,7 +151,7 @@ class AboveMaximum(Described):
 
 
 @frozen
-class NotMultipleOf(Described):
+class NotMultipleOf(_Described):
     """A number that is not an exact multiple of ``divisor``."""
 
     divisor: int | Decimal
@@ -142,7 +162,7 @@ class NotMultipleOf(Described):
 
 
 @frozen
-class TooShort(Described):
+class TooShort(_Described):
     """A string with fewer than ``minimum`` characters (code points)."""
 
     minimum: int
@@ -153,7 +173,7 @@ class TooShort(Described):
 
 
 @frozen
-class TooLong(Described):
+class TooLong(_Described):
     """A string with more than ``maximum`` characters (code points)."""
 
     maximum: int
@@ -164,7 +184,7 @@ class TooLong(Described):
 
 
 @frozen
-class FormatMismatch(Described):
+class FormatMismatch(_Described):
     """A string that is not valid in its ``format`` (asserted by a contract, or decoded by a format codec)."""
 
     format: str
@@ -175,7 +195,7 @@ class FormatMismatch(Described):
 
 
 @frozen
-class PatternMismatch(Described):
+class PatternMismatch(_Described):
     """A string that the ``pattern`` (ECMA-262, searched) does not match."""
 
     pattern: str
@@ -188,7 +208,7 @@ class PatternMismatch(Described):
 
 
 @frozen
-class TooFewItems(Described):
+class TooFewItems(_Described):
     """An array with fewer than ``minimum`` items."""
 
     minimum: int
@@ -199,7 +219,7 @@ class TooFewItems(Described):
 
 
 @frozen
-class TooManyItems(Described):
+class TooManyItems(_Described):
     """An array with more than ``maximum`` items."""
 
     maximum: int
@@ -209,18 +229,15 @@ class TooManyItems(Described):
         return f"expected at most {_plural(self.maximum, 'item')}"
 
 
-class MissingProperty(Described):
+class MissingProperty(_Described):
     """A required member is absent (or, on encode, a required attribute); the path ends with its name."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``required property is missing``."""
-        return "required property is missing"
+    TEXT = "required property is missing"
 
 
 @frozen
-class UnexpectedProperty(Described):
+class UnexpectedProperty(_Described):
     """
     A member that is not allowed; ``allowed`` lists the declared names (from the schema or codec, never the
     input), empty when every declared name is evaluated elsewhere (``unevaluatedProperties``).

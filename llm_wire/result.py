@@ -11,7 +11,7 @@ from typing import Generic, NoReturn, TypeAlias, TypeVar
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._fast import Lean as _Lean
 
 __all__ = ["Err", "Ok", "Result", "UnwrapError", "is_err", "is_ok", "map", "map_err", "unwrap"]
 
@@ -29,7 +29,7 @@ _setattr = object.__setattr__
 
 
 @frozen(init=False)
-class Ok(Lean, Generic[T]):
+class Ok(_Lean, Generic[T]):
     """
     A success carrying ``value``.
     """
@@ -41,7 +41,7 @@ class Ok(Lean, Generic[T]):
 
 
 @frozen(init=False)
-class Err(Lean, Generic[E]):
+class Err(_Lean, Generic[E]):
     """
     A failure carrying a typed ``error``.
     """

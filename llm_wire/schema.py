@@ -13,40 +13,31 @@ What each keyword *means* lives above (``contract`` compiles assertions); here a
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import TypeAlias
 
 from attrs import field, frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described as _Described
+from llm_wire._keywords import Shape as _Shape
+from llm_wire._keywords import keyword as _keyword
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Path, Value, render_path
 
 __all__ = [
-    "DIALECT",
-    "KEYWORDS",
-    "FALSE",
-    "TRUE",
     "DefinitionError",
-    "Keyword",
-    "KeywordValue",
-    "Role",
     "Schema",
     "SchemaProblem",
-    "Shape",
     "build",
-    "keyword",
     "from_value",
     "make",
     "to_document",
     "to_value",
-    "walk",
 ]
 
 #: The dialect every rendered document declares at its root.
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 class DefinitionError(ValueError):
@@ -55,128 +46,12 @@ class DefinitionError(ValueError):
     """
 
 
-class Role(enum.Enum):
-    """What a keyword does, as far as the representation needs to know."""
-
-    CORE = "core"  # identifiers and references: $id, $ref, $anchor, ...
-    ASSERTION = "assertion"  # may reject an instance by itself
-    APPLICATOR = "applicator"  # applies subschemas to the instance or its parts
-    ANNOTATION = "annotation"  # never rejects anything
-    DEFINITIONS = "definitions"  # holds subschemas for reference only
-    UNKNOWN = "unknown"  # not in the vocabulary: kept as raw JSON, judged by the consumer
-
-
-class Shape(enum.Enum):
-    """What a keyword's value must look like."""
-
-    SCHEMA = "a schema"
-    SCHEMA_LIST = "a non-empty array of schemas"
-    SCHEMA_MAP = "an object of schemas"
-    TYPE = "a type name or a non-empty array of unique type names"
-    COUNT = "a non-negative integer"
-    NUMBER = "a number"
-    POSITIVE = "a number greater than 0"
-    STRING = "a string"
-    STRINGS = "an array of unique strings"
-    STRINGS_MAP = "an object of arrays of unique strings"
-    BOOLEAN = "a boolean"
-    ARRAY = "an array"
-    OBJECT = "an object"
-    ANY = "any JSON value"
-
-
-@frozen
-class Keyword(Lean):
-    """The role and value shape of one vocabulary keyword."""
-
-    role: Role
-    shape: Shape
-
-
-def _table() -> dict[str, Keyword]:
-    A, AP, AN, C, D = Role.ASSERTION, Role.APPLICATOR, Role.ANNOTATION, Role.CORE, Role.DEFINITIONS
-    return {
-        "$schema": Keyword(C, Shape.STRING),
-        "$id": Keyword(C, Shape.STRING),
-        "$ref": Keyword(C, Shape.STRING),
-        "$anchor": Keyword(C, Shape.STRING),
-        "$dynamicRef": Keyword(C, Shape.STRING),
-        "$dynamicAnchor": Keyword(C, Shape.STRING),
-        "$vocabulary": Keyword(C, Shape.OBJECT),
-        "$comment": Keyword(AN, Shape.STRING),
-        "$defs": Keyword(D, Shape.SCHEMA_MAP),
-        "definitions": Keyword(D, Shape.SCHEMA_MAP),
-        "type": Keyword(A, Shape.TYPE),
-        "enum": Keyword(A, Shape.ARRAY),
-        "const": Keyword(A, Shape.ANY),
-        "multipleOf": Keyword(A, Shape.POSITIVE),
-        "maximum": Keyword(A, Shape.NUMBER),
-        "exclusiveMaximum": Keyword(A, Shape.NUMBER),
-        "minimum": Keyword(A, Shape.NUMBER),
-        "exclusiveMinimum": Keyword(A, Shape.NUMBER),
-        "maxLength": Keyword(A, Shape.COUNT),
-        "minLength": Keyword(A, Shape.COUNT),
-        "pattern": Keyword(A, Shape.STRING),
-        "format": Keyword(AN, Shape.STRING),
-        "maxItems": Keyword(A, Shape.COUNT),
-        "minItems": Keyword(A, Shape.COUNT),
-        "uniqueItems": Keyword(A, Shape.BOOLEAN),
-        "maxContains": Keyword(A, Shape.COUNT),
-        "minContains": Keyword(A, Shape.COUNT),
-        "maxProperties": Keyword(A, Shape.COUNT),
-        "minProperties": Keyword(A, Shape.COUNT),
-        "required": Keyword(A, Shape.STRINGS),
-        "dependentRequired": Keyword(A, Shape.STRINGS_MAP),
-        "allOf": Keyword(AP, Shape.SCHEMA_LIST),
-        "anyOf": Keyword(AP, Shape.SCHEMA_LIST),
-        "oneOf": Keyword(AP, Shape.SCHEMA_LIST),
-        "not": Keyword(AP, Shape.SCHEMA),
-        "if": Keyword(AP, Shape.SCHEMA),
-        "then": Keyword(AP, Shape.SCHEMA),
-        "else": Keyword(AP, Shape.SCHEMA),
-        "dependentSchemas": Keyword(AP, Shape.SCHEMA_MAP),
-        "prefixItems": Keyword(AP, Shape.SCHEMA_LIST),
-        "items": Keyword(AP, Shape.SCHEMA),
-        "contains": Keyword(AP, Shape.SCHEMA),
-        "properties": Keyword(AP, Shape.SCHEMA_MAP),
-        "patternProperties": Keyword(AP, Shape.SCHEMA_MAP),
-        "additionalProperties": Keyword(AP, Shape.SCHEMA),
-        "propertyNames": Keyword(AP, Shape.SCHEMA),
-        "unevaluatedItems": Keyword(AP, Shape.SCHEMA),
-        "unevaluatedProperties": Keyword(AP, Shape.SCHEMA),
-        "contentSchema": Keyword(AN, Shape.SCHEMA),
-        "title": Keyword(AN, Shape.STRING),
-        "description": Keyword(AN, Shape.STRING),
-        "default": Keyword(AN, Shape.ANY),
-        "examples": Keyword(AN, Shape.ARRAY),
-        "deprecated": Keyword(AN, Shape.BOOLEAN),
-        "readOnly": Keyword(AN, Shape.BOOLEAN),
-        "writeOnly": Keyword(AN, Shape.BOOLEAN),
-        "contentMediaType": Keyword(AN, Shape.STRING),
-        "contentEncoding": Keyword(AN, Shape.STRING),
-    }
-
-
-#: The Draft 2020-12 vocabulary (plus draft-07's ``definitions``); ``x-*`` keywords are annotations.
-KEYWORDS: Mapping[str, Keyword] = _table()
-
-_UNKNOWN = Keyword(Role.UNKNOWN, Shape.ANY)
-_EXTENSION = Keyword(Role.ANNOTATION, Shape.ANY)
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
-
-
-def keyword(name: str) -> Keyword:
-    """The role and shape of ``name``: from the vocabulary, an ``x-*`` annotation, or unknown."""
-    found = KEYWORDS.get(name)
-    if found is not None:
-        return found
-    return _EXTENSION if name.startswith("x-") else _UNKNOWN
-
 
 _setattr = object.__setattr__
 
 #: A keyword's value: a subschema, subschemas in order, named subschemas in order, or a JSON value.
-KeywordValue: TypeAlias = "Schema | tuple[Schema, ...] | tuple[tuple[str, Schema], ...] | Value"
+_KeywordValue: TypeAlias = "Schema | tuple[Schema, ...] | tuple[tuple[str, Schema], ...] | Value"
 
 
 @frozen(eq=False, init=False)
@@ -187,19 +62,19 @@ class Schema:
     Make nodes with ``build``/``make`` (from keywords) or ``from_value`` (from a document); both check them.
     """
 
-    keywords: tuple[tuple[str, KeywordValue], ...]
+    keywords: tuple[tuple[str, _KeywordValue], ...]
     boolean: bool | None
     _index: dict[str, int] = field(repr=False)
 
     def __init__(
-        self, keywords: tuple[tuple[str, KeywordValue], ...] = (), boolean: bool | None = None
+        self, keywords: tuple[tuple[str, _KeywordValue], ...] = (), boolean: bool | None = None
     ) -> None:
         # Written out, as attrs documents for a frozen class: a document's load makes one per schema object.
         _setattr(self, "keywords", keywords)
         _setattr(self, "boolean", boolean)
         _setattr(self, "_index", {name: n for n, (name, _) in enumerate(keywords)})
 
-    def get(self, name: str) -> KeywordValue | None:
+    def get(self, name: str) -> _KeywordValue | None:
         """The value of keyword ``name``, or ``None`` when absent."""
         n = self._index.get(name)
         return None if n is None else self.keywords[n][1]
@@ -211,7 +86,7 @@ class Schema:
         """The keyword names in authored order."""
         return tuple(name for name, _ in self.keywords)
 
-    def with_keyword(self, name: str, value: KeywordValue) -> Schema:
+    def with_keyword(self, name: str, value: _KeywordValue) -> Schema:
         """A copy with ``name`` set (replaced in place, or appended); raises ``DefinitionError`` if bad."""
         pairs = list(self.keywords)
         n = self._index.get(name)
@@ -240,12 +115,12 @@ class Schema:
         return f"<Schema {', '.join(self.names()) or 'empty'}>"
 
 
-TRUE = Schema(boolean=True)
-FALSE = Schema(boolean=False)
+_TRUE = Schema(boolean=True)
+_FALSE = Schema(boolean=False)
 
 
 @frozen
-class SchemaProblem(Lean):
+class SchemaProblem(_Described):
     """
     A keyword whose value does not have its shape, or a document too large; texts carry no input values.
     """
@@ -263,9 +138,6 @@ class SchemaProblem(Lean):
             return f"{where}: {self.problem}"
         return f'{where}: "{self.keyword}" {self.problem}'
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 # ---------------------------------------------------------------------------------------------------------
 # Building from keywords (source code) and from documents (runtime data).
@@ -276,12 +148,12 @@ def build(*pairs: tuple[str, object]) -> Result[Schema, SchemaProblem]:
     A node from ``(keyword, value)`` pairs whose subschema values are already ``Schema`` nodes.
     """
     seen: set[str] = set()
-    checked: list[tuple[str, KeywordValue]] = []
+    checked: list[tuple[str, _KeywordValue]] = []
     for name, raw in pairs:
         if name in seen:
             return Err(SchemaProblem((), name, "appears twice"))
         seen.add(name)
-        problem = _check_built(keyword(name).shape, raw)
+        problem = _check_built(_keyword(name).shape, raw)
         if problem is not None:
             return Err(SchemaProblem((), name, f"must be {problem}"))
         checked.append((name, raw))  # type: ignore[arg-type]
@@ -299,13 +171,13 @@ def make(*pairs: tuple[str, object]) -> Schema:
             raise DefinitionError(f"invalid schema: {problem.describe()}")
 
 
-def _check_built(shape: Shape, raw: object) -> str | None:
-    if shape is Shape.SCHEMA:
+def _check_built(shape: _Shape, raw: object) -> str | None:
+    if shape is _Shape.SCHEMA:
         return None if isinstance(raw, Schema) else shape.value
-    if shape is Shape.SCHEMA_LIST:
+    if shape is _Shape.SCHEMA_LIST:
         ok = isinstance(raw, tuple) and raw and all(isinstance(s, Schema) for s in raw)
         return None if ok else shape.value
-    if shape is Shape.SCHEMA_MAP:
+    if shape is _Shape.SCHEMA_MAP:
         if not isinstance(raw, tuple) or not all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], Schema)
             for p in raw
@@ -317,12 +189,12 @@ def _check_built(shape: Shape, raw: object) -> str | None:
     return _check_json(shape, raw)
 
 
-def _check_json(shape: Shape, raw: object) -> str | None:
+def _check_json(shape: _Shape, raw: object) -> str | None:
     """``None`` when ``raw`` (a JSON value) has ``shape``, else the shape's text."""
     ok: bool
-    if shape is Shape.ANY:
+    if shape is _Shape.ANY:
         ok = True
-    elif shape is Shape.TYPE:
+    elif shape is _Shape.TYPE:
         if isinstance(raw, str):
             ok = raw in _TYPES
         else:
@@ -332,23 +204,23 @@ def _check_json(shape: Shape, raw: object) -> str | None:
                 and all(isinstance(t, str) and t in _TYPES for t in raw)
                 and len(set(raw)) == len(raw)
             )
-    elif shape is Shape.COUNT:
+    elif shape is _Shape.COUNT:
         ok = _is_integral(raw) and raw >= 0  # type: ignore[operator]
-    elif shape is Shape.NUMBER:
+    elif shape is _Shape.NUMBER:
         ok = _is_number(raw)
-    elif shape is Shape.POSITIVE:
+    elif shape is _Shape.POSITIVE:
         ok = _is_number(raw) and raw > 0  # type: ignore[operator]
-    elif shape is Shape.STRING:
+    elif shape is _Shape.STRING:
         ok = isinstance(raw, str)
-    elif shape is Shape.STRINGS:
+    elif shape is _Shape.STRINGS:
         ok = _is_string_set(raw)
-    elif shape is Shape.STRINGS_MAP:
+    elif shape is _Shape.STRINGS_MAP:
         ok = isinstance(raw, dict) and all(_is_string_set(v) for v in raw.values())
-    elif shape is Shape.BOOLEAN:
+    elif shape is _Shape.BOOLEAN:
         ok = isinstance(raw, bool)
-    elif shape is Shape.ARRAY:
+    elif shape is _Shape.ARRAY:
         ok = isinstance(raw, list)
-    elif shape is Shape.OBJECT:
+    elif shape is _Shape.OBJECT:
         ok = isinstance(raw, dict)
     else:  # subschema shapes are checked by the callers
         ok = False
@@ -389,7 +261,7 @@ def from_value(
     while stack:
         raw, path, depth, expanded = stack.pop()
         if isinstance(raw, bool):
-            built[path] = TRUE if raw else FALSE
+            built[path] = _TRUE if raw else _FALSE
             continue
         if not isinstance(raw, dict):
             return Err(SchemaProblem(path, None, "a schema must be an object or a boolean"))
@@ -416,13 +288,13 @@ def from_value(
 
 def _children(raw: dict[str, Value], path: Path) -> Iterator[tuple[Value, Path]]:
     for name, value in raw.items():
-        shape = keyword(name).shape
-        if shape is Shape.SCHEMA:
+        shape = _keyword(name).shape
+        if shape is _Shape.SCHEMA:
             yield value, (*path, name)
-        elif shape is Shape.SCHEMA_LIST and isinstance(value, list):
+        elif shape is _Shape.SCHEMA_LIST and isinstance(value, list):
             for n, item in enumerate(value):
                 yield item, (*path, name, n)
-        elif shape is Shape.SCHEMA_MAP and isinstance(value, dict):
+        elif shape is _Shape.SCHEMA_MAP and isinstance(value, dict):
             for key, item in value.items():
                 yield item, (*path, name, key)
 
@@ -431,17 +303,17 @@ def _assemble(raw: dict[str, Value], path: Path, built: dict[Path, Schema]) -> R
     def child(_: Value, child_path: Path) -> Schema:
         return built[child_path]
 
-    pairs: list[tuple[str, KeywordValue]] = []
+    pairs: list[tuple[str, _KeywordValue]] = []
     for name, value in raw.items():
-        shape = keyword(name).shape
+        shape = _keyword(name).shape
         here = (*path, name)
-        if shape is Shape.SCHEMA:
+        if shape is _Shape.SCHEMA:
             pairs.append((name, child(value, here)))
-        elif shape is Shape.SCHEMA_LIST:
+        elif shape is _Shape.SCHEMA_LIST:
             if not isinstance(value, list) or not value:
                 return Err(SchemaProblem(path, name, f"must be {shape.value}"))
             pairs.append((name, tuple(child(item, (*here, n)) for n, item in enumerate(value))))
-        elif shape is Shape.SCHEMA_MAP:
+        elif shape is _Shape.SCHEMA_MAP:
             if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
                 return Err(SchemaProblem(path, name, f"must be {shape.value}"))
             pairs.append((name, tuple((key, child(item, (*here, key))) for key, item in value.items())))
@@ -449,7 +321,7 @@ def _assemble(raw: dict[str, Value], path: Path, built: dict[Path, Schema]) -> R
             problem = _check_json(shape, value)
             if problem is not None:
                 return Err(SchemaProblem(path, name, f"must be {problem}"))
-            if shape is Shape.COUNT and isinstance(value, Decimal):
+            if shape is _Shape.COUNT and isinstance(value, Decimal):
                 value = int(value)
             pairs.append((name, value))
     return Ok(Schema(tuple(pairs)))
@@ -471,7 +343,7 @@ def to_value(schema: Schema) -> Value:
     return out
 
 
-def _render_keyword(value: KeywordValue) -> Value:
+def _render_keyword(value: _KeywordValue) -> Value:
     if isinstance(value, Schema):
         return to_value(value)
     if isinstance(value, tuple):
@@ -489,10 +361,10 @@ def to_document(schema: Schema) -> Value:
     if isinstance(body, bool):
         return body
     assert isinstance(body, dict)
-    return {"$schema": DIALECT, **{k: v for k, v in body.items() if k != "$schema"}}
+    return {"$schema": _DIALECT, **{k: v for k, v in body.items() if k != "$schema"}}
 
 
-def walk(schema: Schema, path: Path = ()) -> Iterator[tuple[Path, Schema]]:
+def _walk(schema: Schema, path: Path = ()) -> Iterator[tuple[Path, Schema]]:
     """
     Every node below and including ``schema``, depth first, with its path in the rendered document.
     """
@@ -506,7 +378,7 @@ def walk(schema: Schema, path: Path = ()) -> Iterator[tuple[Path, Schema]]:
         stack.extend(reversed(children))
 
 
-def _child_nodes(name: str, value: KeywordValue, here: Path) -> Iterable[tuple[Path, Schema]]:
+def _child_nodes(name: str, value: _KeywordValue, here: Path) -> Iterable[tuple[Path, Schema]]:
     if isinstance(value, Schema):
         return [((*here, name), value)]
     if isinstance(value, tuple) and value:

@@ -19,12 +19,12 @@ from attrs import frozen
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok, Result
 
-__all__ = ["DEFAULT_LINE_BYTES", "DEFAULT_EVENT_BYTES", "Event", "Framer", "frame"]
+__all__ = ["Event", "Framer", "frame"]
 
 #: The default bound on one line, in bytes (1 MiB).
-DEFAULT_LINE_BYTES = 1024 * 1024
+_DEFAULT_LINE_BYTES = 1024 * 1024
 #: The default bound on one event (its field lines together), in bytes (1 MiB).
-DEFAULT_EVENT_BYTES = 1024 * 1024
+_DEFAULT_EVENT_BYTES = 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _EOL = re.compile(rb"[\r\n]")
@@ -54,7 +54,7 @@ class Framer:
     """
 
     def __init__(
-        self, *, max_line_bytes: int = DEFAULT_LINE_BYTES, max_event_bytes: int = DEFAULT_EVENT_BYTES
+        self, *, max_line_bytes: int = _DEFAULT_LINE_BYTES, max_event_bytes: int = _DEFAULT_EVENT_BYTES
     ) -> None:
         if max_line_bytes < 1 or max_event_bytes < 1:
             msg = "SSE limits must be positive"
@@ -276,7 +276,10 @@ class Framer:
 
 
 def frame(
-    body: bytes | str, *, max_line_bytes: int = DEFAULT_LINE_BYTES, max_event_bytes: int = DEFAULT_EVENT_BYTES
+    body: bytes | str,
+    *,
+    max_line_bytes: int = _DEFAULT_LINE_BYTES,
+    max_event_bytes: int = _DEFAULT_EVENT_BYTES,
 ) -> Result[list[Event], LimitExceeded]:
     """
     Every event of a whole stream body; ``Err(LimitExceeded)`` when a line or an event is too large.

@@ -14,11 +14,11 @@ from typing import Any
 
 from attrs import field, frozen
 
+from llm_wire import _deprecated, _public
 from llm_wire import contract as _contract
-from llm_wire._fast import Lean
-from llm_wire._public import rehome
+from llm_wire._described import Described as _Described
+from llm_wire._tool_errors import MAX_NAME_BYTES as _MAX_NAME_BYTES
 from llm_wire._tool_errors import (
-    MAX_NAME_BYTES,
     EmptyName,
     InputNotObject,
     InvalidCharacter,
@@ -27,7 +27,6 @@ from llm_wire._tool_errors import (
     NameProblem,
     NameTooLong,
     ToolError,
-    describe_error,
 )
 from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract
@@ -42,7 +41,6 @@ __all__ = [
     "InvalidCharacter",
     "InvalidName",
     "InvalidSchema",
-    "MAX_NAME_BYTES",
     "NameProblem",
     "NameTooLong",
     "RejectInvalidToolCalls",
@@ -51,13 +49,9 @@ __all__ = [
     "ToolCallChecks",
     "ToolError",
     "check_name",
-    "describe_error",
-    "description",
     "from_contract",
     "from_json_schema",
-    "name",
     "new",
-    "schema",
 ]
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -76,7 +70,7 @@ def check_name(name: str) -> Result[None, NameProblem]:
     for character in name:
         if character not in _NAME_CHARACTERS:
             return Err(InvalidCharacter(character))
-    if len(name) > MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
+    if len(name) > _MAX_NAME_BYTES:  # only ASCII is left, so characters are bytes
         return Err(NameTooLong(len(name)))
     return Ok(None)
 
@@ -86,7 +80,7 @@ def check_name(name: str) -> Result[None, NameProblem]:
 
 
 @frozen
-class DuplicateToolName(Lean):
+class DuplicateToolName(_Described):
     """Two declared tools share a name: which one a call means would be a guess."""
 
     name: str
@@ -94,9 +88,6 @@ class DuplicateToolName(Lean):
     def describe(self) -> str:
         """Names the tool (a declared name, not model input)."""
         return f"tool {self.name} is declared twice"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 _CONSTRUCTOR = object()
@@ -208,21 +199,6 @@ def _is_object_schema(input_schema: Schema) -> bool:
     return kind == "object" or (isinstance(kind, list) and kind == ["object"])
 
 
-def name(tool: Tool) -> str:
-    """The tool's name."""
-    return tool.name
-
-
-def description(tool: Tool) -> str:
-    """The tool's description."""
-    return tool.description
-
-
-def schema(tool: Tool) -> Schema:
-    """The tool's input schema, as declared (before any provider projection)."""
-    return tool.schema
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Policy for bad calls
 
@@ -240,4 +216,27 @@ RejectInvalidToolCalls = ToolCallChecks.REJECT
 ReportInvalidToolCalls = ToolCallChecks.REPORT
 
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+def _describe_error(error: ToolError) -> str:
+    return error.describe()
+
+
+def _name(tool: Tool) -> str:
+    return tool.name
+
+
+def _description(tool: Tool) -> str:
+    return tool.description
+
+
+def _schema(tool: Tool) -> Schema:
+    return tool.schema
+
+
+describe_error = _deprecated.renamed(_describe_error, "llm_wire.tool.describe_error")
+name = _deprecated.renamed(_name, "llm_wire.tool.name")
+description = _deprecated.renamed(_description, "llm_wire.tool.description")
+schema = _deprecated.renamed(_schema, "llm_wire.tool.schema")

@@ -46,7 +46,7 @@ def _search() -> tool.Tool:
         case Ok(made):
             return made
         case Err(error):
-            raise AssertionError(tool.describe_error(error))
+            raise AssertionError(error.describe())
 
 
 SEARCH = _search()

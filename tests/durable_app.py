@@ -59,7 +59,7 @@ from llm_wire.agent.store import (
     Suspended,
 )
 from llm_wire.durable import DurableRunError, DurableRunner, sqlite_config
-from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
+from llm_wire.message import AssistantTurn, Provider, ToolCall, ToolResult
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, Result, unwrap
@@ -161,7 +161,7 @@ class ScriptModel:
         messages = prepared.request.messages
         rounds = sum(isinstance(m, AssistantTurn) for m in messages)
         if rounds < len(SCRIPT):
-            calls = tuple(tool_call(*call) for call in SCRIPT[rounds])
+            calls = tuple(ToolCall(*call) for call in SCRIPT[rounds])
             terminal = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls)
         else:
             assert sum(isinstance(m, ToolResult) for m in messages) == 6
@@ -387,7 +387,7 @@ class BatchModel:
         if any(isinstance(m, ToolResult) for m in prepared.request.messages):
             answer = Terminal(prepared.provider, FinishReason.STOP, "written", usage=USAGE)
             return resolve(Ok(answer), prepared)
-        calls = tuple(tool_call(f"write-{p}", self.tool, json.dumps({"path": p})) for p in self.paths)
+        calls = tuple(ToolCall(f"write-{p}", self.tool, json.dumps({"path": p})) for p in self.paths)
         batch = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", calls, usage=USAGE)
         return resolve(Ok(batch), prepared)
 

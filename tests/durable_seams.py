@@ -48,7 +48,7 @@ from llm_wire.agent.projection import HeuristicEstimator
 from llm_wire.agent.store import RunRecord, SqliteRunStore
 from llm_wire.agent.store._rules import sha256_hex
 from llm_wire.durable import DurableRunner, sqlite_config
-from llm_wire.message import AssistantTurn, Provider, ToolResult, UserMessage, tool_call
+from llm_wire.message import AssistantTurn, Provider, ToolCall, ToolResult, UserMessage
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal
 from llm_wire.result import Ok, unwrap
@@ -179,7 +179,7 @@ class SeamModel:
         asked = next(m for m in messages if isinstance(m, UserMessage)).text
         if not any(isinstance(m, AssistantTurn) for m in messages):
             spec = json.loads(asked)
-            call = tool_call("call-1", spec["tool"], json.dumps(spec["arguments"]))
+            call = ToolCall("call-1", spec["tool"], json.dumps(spec["arguments"]))
             terminal = Terminal(prepared.provider, FinishReason.TOOL_CALLS, "", (call,))
         else:
             self.seen[asked] = next(m for m in messages if isinstance(m, ToolResult)).content

@@ -18,13 +18,13 @@ from llm_wire.admission import (
     Admitted,
     DecodeRejected,
     InvalidArguments,
-    InvalidJson,
     InvalidToolCall,
     SchemaRejected,
     UnknownTool,
 )
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import ToolCall
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import (
     ToolCallChecks,

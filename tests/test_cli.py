@@ -18,7 +18,7 @@ from llm_wire.cli import main
 from llm_wire.message import Provider
 from llm_wire.names import mangle
 from llm_wire.providers import WIRES
-from llm_wire.providers.projection import Projection, qualifies
+from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.value import Limits, parse
 
@@ -81,12 +81,12 @@ class TestCheckCorpus:
                 for provider in Provider:
                     for mode, strict in (("loose", False), ("strict", True)):
                         cell = entry["providers"][provider.value][mode]
-                        projected = WIRES[provider].project(made.value.schema, strict)
+                        projected = WIRES[provider].project_schema(made.value.schema, strict)
                         assert cell["accepted"] == isinstance(projected, Ok)
                         if isinstance(projected, Ok):
                             if strict:
                                 together[provider].append(projected.value)
-                            assert cell["keeps_meaning"] == qualifies(projected.value)
+                            assert cell["keeps_meaning"] == projected.value.qualifies
                             losses = [(tuple(x["path"]), x["keyword"], x["action"]) for x in cell["losses"]]
                             assert losses == [
                                 (x.path, x.keyword, x.action.value) for x in projected.value.losses

@@ -1,7 +1,7 @@
 """
 The old public names kept for one release (``llm_wire._deprecated.ALIASES``): each still imports from its old
-module, unlisted, and is the new object or a wrapper that warns naming the new name and does what it does;
-no other public-looking name of a module is left unlisted.
+module (or is found on its old class), unlisted, and is the new object or a wrapper that warns naming the new
+name and does what it does; no other public-looking name of a public module is left unlisted.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import importlib.metadata
 import inspect
 import pkgutil
 import re
+import typing
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -20,30 +21,18 @@ import attrs
 import pytest
 
 import llm_wire
+from llm_wire import tool
 from llm_wire._deprecated import ALIASES, REMOVED_IN, renamed
 from llm_wire.agent import ErrorCategory, ToolContract, ToolDescriptor, ToolInvocation, ToolOutcome, make_tool
 from llm_wire.agent.projection import PlainPayload, ProjectionPolicy, project_payload, project_tool_outcome
-from llm_wire.result import unwrap
-from llm_wire.value import Value
-
-#: The modules whose names this pass cut down (issue 24, the agent side); each other public module joins
-#: this list once its own unlisted names are gone or in ``ALIASES``.
-CHECKED = (
-    "llm_wire.agent",
-    "llm_wire.agent.events",
-    "llm_wire.agent.projection",
-    "llm_wire.agent.scripted",
-    "llm_wire.agent.steps",
-    "llm_wire.agent.store",
-    "llm_wire.durable",
-    "llm_wire.mcp",
-    "llm_wire.toolkits",
-    "llm_wire.toolkits.filesystem",
-    "llm_wire.toolkits.governance",
-    "llm_wire.toolkits.process",
-    "llm_wire.toolkits.tools",
-    "llm_wire.transport.fake",
-)
+from llm_wire.message import ToolCall
+from llm_wire.outcome import Failure, Sent, TransportError, TransportProblem
+from llm_wire.providers import anthropic, openai_responses
+from llm_wire.providers.projection import project_schema
+from llm_wire.reasons import InvalidJson
+from llm_wire.result import Err, unwrap
+from llm_wire.tool import InvalidCharacter, InvalidName
+from llm_wire.value import Value, parse
 
 
 def _resolve(dotted: str) -> Any:
@@ -75,6 +64,12 @@ SCHEMA: Value = {"type": "object", "properties": {"n": {"type": "integer"}}}
 BUSY = ToolOutcome.failed(ErrorCategory.UNAVAILABLE, "busy", "the service is busy")
 LONG = PlainPayload("x" * 4000)
 TIGHT = ProjectionPolicy(max_bytes=256, max_tokens=64)
+NUMBER = unwrap(tool.from_json_schema("n", "A number.", SCHEMA))
+BAD_NAME = InvalidName("bad name", InvalidCharacter(" "))
+UNPARSED = parse("[")
+assert isinstance(UNPARSED, Err)
+NOT_JSON = InvalidJson(UNPARSED.error)
+UNSENT = Failure(TransportError(TransportProblem.CONNECT_FAILED), Sent.NOT_SENT)
 
 Call = Callable[[Any], object]
 Expected = Callable[[], object]
@@ -132,6 +127,25 @@ SAMPLES: dict[str, tuple[Call, Expected]] = {
         lambda: ECHO.contract.is_repeatable(consumes_key=True),
     ),
     "llm_wire.durable.outcome_unknown": (lambda old: old("pay"), lambda: ToolOutcome.unknown("pay")),
+    "llm_wire.message.tool_call": (lambda old: old("c", "t", "{}"), lambda: ToolCall("c", "t", "{}")),
+    "llm_wire.tool.describe_error": (lambda old: old(BAD_NAME), lambda: str(BAD_NAME)),
+    "llm_wire.tool.description": (lambda old: old(NUMBER), lambda: NUMBER.description),
+    "llm_wire.tool.name": (lambda old: old(NUMBER), lambda: NUMBER.name),
+    "llm_wire.tool.schema": (lambda old: old(NUMBER), lambda: NUMBER.schema),
+    "llm_wire.admission.describe_value_failure": (lambda old: old(NOT_JSON), lambda: str(NOT_JSON)),
+    "llm_wire.transport.retryable": (lambda old: old(UNSENT), lambda: UNSENT.retryable),
+    "llm_wire.providers.project": (
+        lambda old: old(NUMBER.schema, anthropic.WIRE.strict),
+        lambda: project_schema(NUMBER.schema, anthropic.WIRE.strict),
+    ),
+    "llm_wire.providers.Wire.project": (
+        lambda old: old(openai_responses.WIRE, NUMBER.schema, True),
+        lambda: openai_responses.WIRE.project_schema(NUMBER.schema, True),
+    ),
+    "llm_wire.providers.projection.qualifies": (
+        lambda old: old(unwrap(openai_responses.WIRE.project_schema(NUMBER.schema, True))),
+        lambda: unwrap(openai_responses.WIRE.project_schema(NUMBER.schema, True)).qualifies,
+    ),
 }
 
 
@@ -164,16 +178,21 @@ class TestOldNames:
     """Each old name still works, unlisted, for one release."""
 
     def test_imports_from_its_old_module_unlisted(self, old: str, new: str) -> None:
+        """Its module binds it (the root facade on first use), unlisted; an old method is its class's."""
         home, _, name = old.rpartition(".")
-        module = importlib.import_module(home)
-        assert name in vars(module)
-        assert name not in module.__all__
+        holder = _resolve(home)
+        if not isinstance(holder, ModuleType):
+            assert name in vars(holder)
+            return
+        getattr(holder, name)  # the root facade binds its names on first use
+        assert name in vars(holder)
+        assert name not in holder.__all__
 
     def test_is_the_new_object_or_warns_and_does_the_same(self, old: str, new: str) -> None:
         """A moved name is the new object; a renamed one warns naming its replacement and answers alike."""
-        found = _resolve(old)
-        if found is _resolve(new):
-            return
+        found, replacement = _resolve(old), _resolve(new)
+        if found is replacement or (inspect.ismethod(found) and found == replacement):
+            return  # a bound method is made anew on each look-up: the same method of the same object
         assert old in SAMPLES, f"{old} is neither {new} nor a renamed callable with a sample call"
         call, expected = SAMPLES[old]
         with pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated: use {new}")):
@@ -228,22 +247,43 @@ def _source_names(module: ModuleType) -> tuple[set[str], set[str]]:
             imported.update(alias.asname or alias.name for alias in node.names)
 
     def public(names: set[str]) -> set[str]:
-        return {n for n in names if not n.startswith("_") and not isinstance(getattr(module, n), ModuleType)}
+        return {
+            n
+            for n in names
+            if not n.startswith("_") and not isinstance(getattr(module, n), ModuleType | typing.TypeVar)
+        }
 
     return public(defined), public(imported)
 
 
-@pytest.mark.parametrize("name", CHECKED)
+def _annotation_names(module: ModuleType) -> set[str]:
+    """
+    The names the annotations of the classes a face lists are written with: it binds them so that their
+    type hints resolve there (``typing.get_type_hints`` reads a class's home module), not to export them.
+    """
+    names: set[str] = set()
+    for listed in module.__all__:
+        found = getattr(module, listed)
+        for cls in found.__mro__ if isinstance(found, type) else ():
+            for hint in vars(cls).get("__annotations__", {}).values():
+                names.update(re.findall(r"[A-Za-z_]\w*", hint if isinstance(hint, str) else ""))
+    return names
+
+
+@pytest.mark.parametrize("name", _public_modules())
 def test_every_public_looking_name_is_listed_or_old(name: str) -> None:
     """
     A name a module defines or re-exports is in its ``__all__`` or in ``ALIASES``. A plain module may import
-    a name another public module lists, to use it; a package's face imports only to list.
+    a name another public module lists, to use it; a package's face imports only to list, or to resolve the
+    annotations of the classes it lists.
     """
     module = importlib.import_module(name)
     defined, imported = _source_names(module)
     if not hasattr(module, "__path__"):
         listed = _listed_objects()
         imported = {n for n in imported if id(getattr(module, n)) not in listed}
+    else:
+        imported -= _annotation_names(module)
     old = {o.rpartition(".")[2] for o, _ in ALIASES if o.rpartition(".")[0] == name}
     loose = sorted((defined | imported) - set(module.__all__) - old)
     assert loose == [], f"{name} binds public-looking names it neither lists nor keeps as old names"

@@ -59,7 +59,7 @@ from llm_wire.durable._records import (
     _tool_step_value,
 )
 from llm_wire.error import ProtocolError
-from llm_wire.message import Provider, ToolCall, tool_call
+from llm_wire.message import Provider, ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, Refused, Sent, resolve
 from llm_wire.providers.response import FinishReason, PartialCall, Terminal, Usage
 from llm_wire.result import Ok, unwrap
@@ -716,7 +716,7 @@ class TestModelRoundRecords:
         }
         needs = _outcome_of(calls, prepared)
         assert isinstance(needs, NeedsTools)
-        assert needs.turn.calls == (tool_call("call-1", "get_user_country", "{}"),)
+        assert needs.turn.calls == (ToolCall("call-1", "get_user_country", "{}"),)
         assert needs.usage == Usage(10, 5, 15)
         assert needs.usage.raw == {"cached": 4}
         refused: Value = {

@@ -38,7 +38,7 @@ from llm_wire.agent.store import (
     record_to_json,
 )
 from llm_wire.durable._records import _outcome_of, _start_of, _Stopped, _stopped_of, _tool_outcome_of
-from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, tool_call
+from llm_wire.message import AssistantTurn, Message, Provider, ToolCall
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, resolve
 from llm_wire.providers.response import FinishReason, Usage
 from llm_wire.result import Ok, unwrap
@@ -161,7 +161,7 @@ class TestModelRounds:
         recorded = unwrap(parse(text_of("durable", "positional-rounds.json")))
         assert isinstance(recorded, dict)
         usage = Usage(10, 5, 15)
-        call = tool_call("call-1", "get_user_country", "{}")
+        call = ToolCall("call-1", "get_user_country", "{}")
         needs = _outcome_of(recorded["needs-tools"], prepared)
         assert isinstance(needs, NeedsTools)
         assert needs.turn.calls == (call,)

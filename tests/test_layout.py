@@ -17,15 +17,23 @@ import pkgutil
 import re
 import subprocess
 import sys
-import typing
 from collections.abc import Collection
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import llm_wire
-from llm_wire._deprecated import ALIASES
+from llm_wire._layout import (
+    MAX_AGENT,
+    MAX_LINES,
+    MAX_TOTAL,
+    Surface,
+    check,
+    import_cycles,
+    imports,
+    source_modules,
+    surface,
+)
 
 ROOT = Path(llm_wire.__file__).parent
 REPO = ROOT.parent
@@ -39,9 +47,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "llm_wire._public",
         "llm_wire._checks",
         "llm_wire._deprecated",
+        "llm_wire._described",
     ),
     ("llm_wire.value",),
-    ("llm_wire.schema", "llm_wire.reasons", "llm_wire._described", "llm_wire._regex"),
+    ("llm_wire.schema", "llm_wire._keywords", "llm_wire.reasons", "llm_wire._regex"),
     ("llm_wire.codec",),
     ("llm_wire.contract",),
     ("llm_wire.message",),
@@ -59,7 +68,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_wire.agent",),
     ("llm_wire.mcp", "llm_wire.durable"),
     ("llm_wire.toolkits",),
-    ("llm_wire.cli", "llm_wire.demo", "llm_wire.__main__", "llm_wire"),
+    ("llm_wire.cli", "llm_wire.demo", "llm_wire.__main__", "llm_wire._layout", "llm_wire"),
 )
 
 
@@ -73,38 +82,13 @@ def _layer_of(module: str) -> int:
     raise AssertionError(f"{module} is in no layer of DESIGN.md's table; add it to LAYERS")
 
 
-def _modules() -> list[tuple[str, Path]]:
-    found = []
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = list(path.relative_to(REPO).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found.append((".".join(parts), path))
-    return found
-
-
-MODULES = _modules()
+MODULES = source_modules()
 MODULE_NAMES = {name for name, _ in MODULES}
 
 
 def _imports(module: str, path: Path) -> set[str]:
     """Every ``llm_wire`` module this one imports, at any depth of its code."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    targets: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                targets.add(sub if sub in MODULE_NAMES else base)
-    return {t for t in targets if t == "llm_wire" or t.startswith("llm_wire.")}
+    return imports(module, path, MODULE_NAMES)
 
 
 def _loaded_by(statement: str) -> list[str]:
@@ -209,50 +193,31 @@ def _public_modules() -> list[str]:
 PUBLIC = _public_modules()
 
 
-def _defined_names(module: ModuleType) -> set[str]:
-    """
-    Public names the module's own source binds at its top level, TypeVars and the old names kept for one
-    release (``llm_wire._deprecated.ALIASES``) aside.
-    """
-    source = inspect.getsource(module)
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    names.add(target.id)
-    return {
-        name
-        for name in names
-        if not name.startswith("_")
-        and not isinstance(getattr(module, name, None), typing.TypeVar)
-        and f"{module.__name__}.{name}" not in _OLD_NAMES
-    }
-
-
-_OLD_NAMES = {old for old, _ in ALIASES}
-
-
 class TestPublicFaces:
     """Every public module says what it exports, and exports what it says."""
 
     @pytest.mark.parametrize("name", PUBLIC)
     def test_all_matches_the_module(self, name: str) -> None:
-        """``__all__`` names exist, hold no duplicates, and include every public name defined here."""
+        """
+        ``__all__`` names exist and hold no duplicates. (That no other public-looking name is bound is
+        ``tests/test_deprecated.py``'s check, with the old names kept for one release.)
+        """
         module = importlib.import_module(name)
         assert hasattr(module, "__all__"), f"{name} has no __all__"
         exported = list(module.__all__)
         assert len(exported) == len(set(exported))
         missing = [n for n in exported if not hasattr(module, n)]
         assert missing == []
-        unlisted = sorted(_defined_names(module) - set(exported))
-        assert unlisted == [], f"{name} defines public names not in __all__"
+
+    def test_each_object_is_listed_by_one_module(self) -> None:
+        """No two public modules list one object, but the root facade, which re-exports a day's names."""
+        assert surface(PUBLIC).relisted_outside_the_facade() == []
 
     def test_the_facade_block_is_its_table(self) -> None:
-        """The imports mypy reads on the facade name exactly ``_FACE``, each re-exported (``X as X``)."""
+        """
+        The imports mypy reads on the facade name exactly ``_FACE`` and ``_OLD`` (the old names, for one
+        release), each re-exported (``X as X``); ``__all__`` is ``_FACE``.
+        """
         tree = ast.parse((ROOT / "__init__.py").read_text(encoding="utf-8"))
         (block,) = [
             node
@@ -267,8 +232,12 @@ class TestPublicFaces:
                 assert alias.asname == alias.name, alias.name
                 imported.setdefault(node.module, []).append(alias.name)
         face: dict[str, tuple[str, ...]] = vars(llm_wire)["_FACE"]
+        both: dict[str, list[str]] = {}
+        for table in (face, vars(llm_wire)["_OLD"]):
+            for home, names in table.items():
+                both.setdefault(home, []).extend(names)
         assert {home: sorted(names) for home, names in imported.items()} == {
-            home: sorted(names) for home, names in face.items()
+            home: sorted(names) for home, names in both.items()
         }
         assert sorted(llm_wire.__all__) == sorted(name for names in face.values() for name in names)
 
@@ -448,60 +417,13 @@ class TestNoReachingIn:
         assert _reaches(tmp_path / "honest.py", own) == []
 
 
-def _import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected groups of an import graph with more than one module (Tarjan, iteratively)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-    for start in sorted(graph):
-        if start in index:
-            continue
-        # Each frame: a module and the edges it has still to follow.
-        frames = [(start, iter(sorted(graph[start] & graph.keys())))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while frames:
-            module, edges = frames[-1]
-            target = next(edges, None)
-            if target is not None:
-                if target not in index:
-                    index[target] = low[target] = len(index)
-                    stack.append(target)
-                    on_stack.add(target)
-                    frames.append((target, iter(sorted(graph[target] & graph.keys()))))
-                elif target in on_stack:
-                    low[module] = min(low[module], index[target])
-                continue
-            frames.pop()
-            if frames:
-                parent = frames[-1][0]
-                low[parent] = min(low[parent], low[module])
-            if low[module] == index[module]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == module:
-                        break
-                if len(group) > 1:
-                    groups.append(sorted(group))
-    return groups
-
-
-MAX_LINES = 700
-
-
 class TestHouseShape:
     """No import circle at any depth, and no module a reader cannot hold in mind."""
 
     def test_no_import_circle(self) -> None:
         """No module reaches itself through imports, counting function-local and ``TYPE_CHECKING`` ones."""
         graph = {module: _imports(module, path) - {module} for module, path in MODULES}
-        assert _import_cycles(graph) == []
+        assert import_cycles(graph) == []
 
     def test_the_circle_check_sees_a_local_import(self, tmp_path: Path) -> None:
         """A circle closed by an import inside a function (``tool`` and ``_tool_errors`` had one) is found."""
@@ -512,10 +434,54 @@ class TestHouseShape:
         graph = {"llm_wire.tool": _imports("llm_wire.tool", tool)}
         graph["llm_wire._tool_errors"] = _imports("llm_wire._tool_errors", errors)
         graph["llm_wire.value"] = set()
-        assert _import_cycles(graph) == [["llm_wire._tool_errors", "llm_wire.tool"]]
+        assert import_cycles(graph) == [["llm_wire._tool_errors", "llm_wire.tool"]]
 
     @pytest.mark.parametrize(("module", "path"), MODULES, ids=[name for name, _ in MODULES])
     def test_no_module_over_the_limit(self, module: str, path: Path) -> None:
         """At most ``MAX_LINES`` lines per module."""
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= MAX_LINES, f"{path.relative_to(REPO).as_posix()} has {lines} lines"
+
+
+def _surface(listed: dict[str, tuple[str, ...]]) -> Surface:
+    """A surface whose listings of one name are one object."""
+    homes: dict[tuple[object, ...], list[str]] = {}
+    for module, names in listed.items():
+        for name in names:
+            homes.setdefault(("object", name), []).append(f"{module}.{name}")
+    return Surface(listed, homes)
+
+
+class TestLayoutChecks:
+    """``python -m llm_wire._layout`` fails on each broken rule, and only then."""
+
+    def test_a_facade_re_export_passes(self) -> None:
+        """The root facade lists a name its home lists too."""
+        assert check(_surface({"llm_wire": ("Ok",), "llm_wire.result": ("Ok",)}), [], []) == []
+
+    def test_a_name_listed_by_two_modules_fails(self) -> None:
+        """Two modules other than the facade list one object."""
+        found = _surface({"llm_wire": ("Ok",), "llm_wire.result": ("Ok",), "llm_wire.value": ("Ok",)})
+        assert check(found, [], []) == [
+            "listed twice outside the facade: llm_wire.result.Ok, llm_wire.value.Ok"
+        ]
+
+    def test_too_many_names_fail(self) -> None:
+        """Over ``MAX_AGENT`` on ``agent``, or over ``MAX_TOTAL`` in all."""
+        agent = _surface({"llm_wire.agent": tuple(f"A{n}" for n in range(MAX_AGENT + 1))})
+        assert check(agent, [], []) == [f"llm_wire.agent lists {MAX_AGENT + 1} names, over {MAX_AGENT}"]
+        total = _surface({"llm_wire.codec": tuple(f"c{n}" for n in range(MAX_TOTAL + 1))})
+        assert check(total, [], []) == [f"the public modules list {MAX_TOTAL + 1} names, over {MAX_TOTAL}"]
+
+    def test_a_circle_and_a_long_module_fail(self) -> None:
+        """Each circle and each long module is one failure."""
+        failed = check(_surface({}), [["llm_wire.a", "llm_wire.b"]], [("llm_wire.c", MAX_LINES + 1)])
+        assert failed == [
+            "import circle: llm_wire.a -> llm_wire.b",
+            f"llm_wire.c has {MAX_LINES + 1} lines, over {MAX_LINES}",
+        ]
+
+    def test_a_problem_reading_a_module_fails(self) -> None:
+        """A name listed but not bound, a module that does not import."""
+        found = Surface({}, {}, ("llm_wire.x: no __all__",))
+        assert check(found, [], []) == ["llm_wire.x: no __all__"]

@@ -40,7 +40,7 @@ from llm_wire.mcp._transport import Lines, Oversized, request_id, with_param_hea
 from llm_wire.message import Provider, ToolCall
 from llm_wire.names import NameCollision, Named
 from llm_wire.result import Err, Ok, unwrap
-from llm_wire.tool import InputNotObject, InvalidSchema
+from llm_wire.tool import InputNotObject, InvalidSchema, ToolCallChecks
 from llm_wire.value import DEFAULT, Value
 
 DEMO = mcp.Stdio(sys.executable, ("-m", "llm_wire.demo.mcp_server"))
@@ -110,7 +110,7 @@ class TestListing:
             ToolCall("c1", "add", '{"a": 1, "b": 2.5}'),
             ToolCall("c2", "add", '{"a": "1", "b": 2}'),
         ]
-        admitted = unwrap(admission.admit(calls, listing.declared(), admission.ToolCallChecks.REPORT))
+        admitted = unwrap(admission.admit(calls, listing.declared(), ToolCallChecks.REPORT))
         assert [a.call.id for a in admitted.admitted] == ["c1"]
         assert [issue.call_id for issue in admitted.issues] == ["c2"]
 

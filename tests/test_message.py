@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llm_wire import message
+from llm_wire.message import _FORMAT as FORMAT
 from llm_wire.message import (
-    FORMAT,
     AssistantTurn,
     ConversationError,
     Message,
@@ -64,7 +64,7 @@ class TestPersistence:
         assert document == {"format": FORMAT, "messages": [{"role": "user", "text": "hi"}]}
 
     def test_tool_call_helper(self) -> None:
-        assert message.tool_call("a", "b", "{}") == ToolCall("a", "b", "{}", None, None)
+        assert ToolCall("a", "b", "{}") == ToolCall("a", "b", "{}", None, None)
 
     @pytest.mark.parametrize(
         ("document", "index", "problem"),

@@ -8,15 +8,9 @@ from hypothesis import strategies as st
 
 from llm_wire import tool
 from llm_wire.message import Provider
-from llm_wire.names import (
-    NAME_RULES,
-    InvalidPrefix,
-    NameCollision,
-    Named,
-    mangle,
-    passes_every_rule,
-    wire_names,
-)
+from llm_wire.names import _NAME_RULES as NAME_RULES
+from llm_wire.names import InvalidPrefix, NameCollision, Named, mangle, wire_names
+from llm_wire.names import _passes_every_rule as passes_every_rule
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import EmptyName
 

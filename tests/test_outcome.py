@@ -15,7 +15,7 @@ from strategies import arbitrary_text
 
 import llm_wire as rq
 from llm_wire import admission, codec, tool
-from llm_wire.admission import InvalidJson, InvalidToolCall, SchemaRejected, UnknownTool
+from llm_wire.admission import InvalidToolCall, SchemaRejected, UnknownTool
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider, ToolCall
 from llm_wire.outcome import (
@@ -30,8 +30,8 @@ from llm_wire.outcome import (
     resolve_stream,
     resolve_stream_with,
     resolve_with,
-    sent_for,
 )
+from llm_wire.outcome import _sent_for as sent_for
 from llm_wire.providers import anthropic, google, openai_chat, openai_responses
 from llm_wire.providers.response import (
     ErrorKind,
@@ -42,6 +42,7 @@ from llm_wire.providers.response import (
     Terminal,
     Usage,
 )
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import ToolCallChecks
 from llm_wire.value import Value, render
@@ -235,13 +236,13 @@ class TestFailures:
 
     def test_error_body(self) -> None:
         """An HTTP error decoded by ``decode_error`` resolves to a failure that cost nothing."""
-        error = anthropic.decode_error(429, '{"type":"error","error":{"type":"rate_limit_error"}}')
+        error = anthropic.WIRE.decode_error(429, '{"type":"error","error":{"type":"rate_limit_error"}}', None)
         got = resolve_with(Err(error))
         assert got == Failure(error, Sent.NOT_SENT)
 
     def test_cut_stream(self) -> None:
         """A stream cut midway may have cost a response; the text so far and the usage are kept."""
-        stream = openai_chat.ChatDecoder()
+        stream = openai_chat.WIRE.decoder()
         chunk: Value = {"choices": [{"index": 0, "delta": {"content": "Hel"}}], "usage": None}
         stream.feed_bytes(f"data: {render(chunk)}\n\n")
         got = resolve_stream_with(stream, TOOLS)
@@ -256,7 +257,7 @@ class TestFailures:
 
     def test_error_event_mid_stream(self) -> None:
         """An overloaded event mid-stream may have cost a response, whatever came before."""
-        stream = anthropic.AnthropicDecoder()
+        stream = anthropic.WIRE.decoder()
         start: Value = {
             "type": "message_start",
             "message": {"id": "m", "content": [], "usage": {"input_tokens": 3}},
@@ -298,11 +299,11 @@ class TestBodyAndStream:
             {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": text}},
             {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
         ]
-        stream = openai_responses.ResponsesDecoder()
+        stream = openai_responses.WIRE.decoder()
         stream.feed_bytes("".join(f"data: {render(event)}\n\n" for event in events))
         body: Value = {"id": "r1", "status": "completed", "output": [{**item, "arguments": text}]}
         streamed = resolve_stream_with(stream, TOOLS)
-        whole = resolve_with(openai_responses.decode_body(render(body)), TOOLS)
+        whole = resolve_with(openai_responses.WIRE.decode_body(render(body)), TOOLS)
         assert isinstance(streamed, NeedsTools)
         assert streamed == whole
 
@@ -443,7 +444,7 @@ class TestTexts:
 
     def test_provider_error(self) -> None:
         """A ``ProviderError`` renders its description."""
-        error = anthropic.decode_error(529, b"{}")
+        error = anthropic.WIRE.decode_error(529, b"{}", None)
         assert str(error) == error.describe()
 
 
@@ -481,7 +482,7 @@ class TestBoundedTexts:
         """An unknown, long, hostile finish reason fails the response with a bounded text."""
         reason = "WEIRD\x1b]0;pwned\x07" + "A" * 5000
         body: Value = {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": reason}]}
-        got = resolve_with(google.decode_body(body))
+        got = resolve_with(google.WIRE.decode_body(body))
         assert isinstance(got, Failure)
         assert isinstance(got.error, ProviderError)
         assert got.error.code == reason

@@ -16,11 +16,12 @@ import cattrs
 import pytest
 
 from llm_wire import admission, codec, contract, reasons, tool
+from llm_wire._described import Described
 from llm_wire.message import ToolCall
-from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, unwrap
 from llm_wire.schema import Schema
 from llm_wire.value import ParseError, Value, parse
+from llm_wire.value._render import render_redacted
 
 
 class TestTexts:
@@ -57,7 +58,7 @@ class TestTexts:
             (reasons.TooDeep(), "value nested too deeply"),
         ],
     )
-    def test_texts(self, reason: reasons.Described, text: str) -> None:
+    def test_texts(self, reason: Described, text: str) -> None:
         """Each reason reads ``expected ...`` where it can; its ``str()`` is its ``describe()``."""
         assert reason.describe() == text
         assert str(reason) == text
@@ -181,10 +182,8 @@ class TestVocabulariesLoadWithTheirFaces:
             (codec, "DecodeReason"),
             (reasons, "WrongType"),
             (reasons, "InvalidJson"),
-            (reasons, "Described"),
             (tool, "InvalidName"),
             (tool, "ToolError"),
-            (tool, "describe_error"),
             (admission, "InvalidToolCall"),
             (admission, "ValueFailure"),
             (admission, "describe_issue"),
@@ -280,7 +279,7 @@ def _subclasses(cls: type) -> list[type]:
 class TestRecordsWithoutFields:
     """A reason without fields inherits ``Described``'s empty frozen record; one with fields is its own."""
 
-    @pytest.mark.parametrize("record", _subclasses(reasons.Described), ids=lambda c: c.__qualname__)
+    @pytest.mark.parametrize("record", _subclasses(Described), ids=lambda c: c.__qualname__)
     def test_every_declared_field_is_a_field(self, record: type) -> None:
         """Each annotation a reason declares is an attrs field of it, so ``@frozen`` was not left out."""
         declared = set(vars(record).get("__annotations__", {}))

@@ -28,9 +28,10 @@ from llm_wire.message import (
     UserMessage,
 )
 from llm_wire.providers import InvalidReplay, UnsupportedSetting
+from llm_wire.providers.google import GoogleSchema
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import Schema, from_value
-from llm_wire.tool import Tool, ToolCallChecks, from_json_schema
+from llm_wire.tool import DuplicateToolName, Tool, ToolCallChecks, from_json_schema
 from llm_wire.value import Value, parse
 
 
@@ -112,7 +113,7 @@ class TestBuilders:
         assert config.limit(rq.Limit.REQUEST_BYTES) == 1024 * 1024
         assert rq.config(Provider.ANTHROPIC).default_max_tokens == 4096
         assert (
-            rq.config(Provider.GOOGLE).with_google_schema(rq.GoogleSchema.OPENAPI).google_schema.value
+            rq.config(Provider.GOOGLE).with_google_schema(GoogleSchema.OPENAPI).google_schema.value
             == "parameters"
         )
         assert config.checks is ToolCallChecks.REJECT
@@ -124,7 +125,7 @@ class TestBuilders:
 
     @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.provider.value)
     def test_prepare_errors(self, config: rq.Config) -> None:
-        assert error(config, conversation().with_tools([WEATHER, WEATHER])) == rq.DuplicateToolName(
+        assert error(config, conversation().with_tools([WEATHER, WEATHER])) == DuplicateToolName(
             "get_weather"
         )
         assert error(config, conversation().with_tool_choice(rq.UseTool("nope"))) == rq.UnknownToolChoice(
@@ -158,7 +159,7 @@ class TestBuilders:
         assert error(per_call, answered) == rq.RequestTooLarge(rq.Limit.ARGUMENT_BYTES_PER_CALL, 5, 18)
         assert isinstance(error(config.with_limit(rq.Limit.CALLS_PER_TURN, 0), answered), rq.InvalidSetting)
         untyped = make_tool("t", {"type": "object", "properties": {"x": {}, "again": {"$ref": "#"}}})
-        strict = config.with_strict_tools(True).with_google_schema(rq.GoogleSchema.OPENAPI)
+        strict = config.with_strict_tools(True).with_google_schema(GoogleSchema.OPENAPI)
         unsupported = error(strict, rq.request("m").with_tools([untyped]))
         assert isinstance(unsupported, rq.UnsupportedSchema)
         assert unsupported.describe().startswith("tool t: $")
@@ -320,7 +321,7 @@ class TestStrictTools:
         }
         declaration = payload(google)["tools"][0]["functionDeclarations"][0]
         assert set(declaration) == {"name", "description", "parametersJsonSchema"}
-        legacy = body(rq.Config.google().with_google_schema(rq.GoogleSchema.OPENAPI), req)
+        legacy = body(rq.Config.google().with_google_schema(GoogleSchema.OPENAPI), req)
         assert legacy["tools"][0]["functionDeclarations"][1]["parameters"] == {
             "type": "OBJECT",
             "properties": {"zone": {"type": "STRING"}},
@@ -565,7 +566,7 @@ class TestNeverRaises:
             case Err():
                 return
         req = rq.request("m", [rq.user("x")]).with_tools([declared])
-        for google_schema in rq.GoogleSchema:
+        for google_schema in GoogleSchema:
             result = rq.prepare(config.with_strict_tools(strict).with_google_schema(google_schema), req)
             if isinstance(result, Err):
                 assert isinstance(result.error.describe(), str)

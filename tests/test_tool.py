@@ -46,9 +46,8 @@ class TestNew:
     """``new`` raises DefinitionError, naming the tool, for mistakes in source."""
 
     def test_declares(self) -> None:
-        assert tool.name(WEATHER) == "get_weather"
-        assert tool.description(WEATHER) == "Current weather"
-        assert tool.schema(WEATHER) is WEATHER.schema
+        assert WEATHER.name == "get_weather"
+        assert WEATHER.description == "Current weather"
         assert WEATHER.schema.get("type") == "object"
         assert repr(WEATHER) == "<Tool 'get_weather' (2 properties)>"
 
@@ -85,7 +84,7 @@ class TestFromJsonSchema:
         made = tool.from_json_schema("t", "d", {"type": "object", "minProperties": -1})
         assert isinstance(made, Err)
         assert isinstance(made.error, InvalidSchema)
-        assert "minProperties" in tool.describe_error(made.error)
+        assert "minProperties" in made.error.describe()
 
     def test_not_json(self) -> None:
         made = tool.from_json_schema("t", "d", '{"type": "object",}')
@@ -96,7 +95,7 @@ class TestFromJsonSchema:
         assert tool.from_json_schema("t", "d", {"type": "string"}) == Err(InputNotObject("t"))
 
     def test_describe_error(self) -> None:
-        text = tool.describe_error(InvalidName("bad name", InvalidCharacter(" ")))
+        text = InvalidName("bad name", InvalidCharacter(" ")).describe()
         assert text == "invalid tool name: the name may only hold ASCII letters, digits, '_' and '-'"
 
 

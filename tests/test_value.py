@@ -33,11 +33,11 @@ from strategies import (
 )
 
 from llm_wire import value
+from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.value import (
     DEFAULT,
     DuplicateKey,
-    LimitExceeded,
     Limits,
     Location,
     NotJson,
@@ -54,6 +54,7 @@ from llm_wire.value import (
     render,
     render_path,
 )
+from llm_wire.value._parse import parse_value
 
 Engine: TypeAlias = Literal["fast", "exact"]
 Kind: TypeAlias = Literal["str", "bytes"]
@@ -93,7 +94,7 @@ _DECLINED = ParseError(Location(0, 1, 1), Syntax.EXPECTED_VALUE)
 def fast_engine(text: str, limits: Limits = DEFAULT) -> tuple[Value] | None:
     """The fast engines' answer: the value in a 1-tuple, or ``None`` when they leave it to the exact one."""
     with mock.patch.object(_parse, "exact", return_value=_DECLINED):
-        parsed = value.parse_value(text, limits)
+        parsed = parse_value(text, limits)
     return None if isinstance(parsed, ParseError) else (parsed,)
 
 

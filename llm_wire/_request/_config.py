@@ -19,9 +19,8 @@ from attrs import Factory, evolve, field, frozen
 from llm_wire._fast import Lean
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import Provider
-from llm_wire.providers import WIRES
+from llm_wire.providers import WIRES, Wire, Wires
 from llm_wire.providers.response import ResponseLimits
-from llm_wire.providers.wire import Wire, Wires
 from llm_wire.tool import ToolCallChecks
 
 if TYPE_CHECKING:

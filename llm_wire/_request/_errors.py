@@ -11,10 +11,10 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described
 from llm_wire._request._config import Limit
+from llm_wire.providers import EncodeError
 from llm_wire.providers.projection import ProjectionError
-from llm_wire.providers.wire import EncodeError
 from llm_wire.tool import DuplicateToolName
 from llm_wire.value import Path, render_path
 
@@ -36,7 +36,7 @@ __all__ = [
 
 
 @frozen
-class InvalidSetting(Lean):
+class InvalidSetting(Described):
     """A setting out of range: an empty model, a limit or ``max_tokens`` not positive, and so on."""
 
     setting: str
@@ -46,24 +46,16 @@ class InvalidSetting(Lean):
         """Which setting, and what it must be."""
         return f"{self.setting} {self.reason}"
 
-    def __str__(self) -> str:
-        return self.describe()
 
-
-@frozen
-class EmptyConversation(Lean):
+class EmptyConversation(Described):
     """The request holds no message: there is nothing for the model to answer."""
 
-    def describe(self) -> str:
-        """Says so."""
-        return "the conversation has no message"
-
-    def __str__(self) -> str:
-        return self.describe()
+    __slots__ = ()
+    TEXT = "the conversation has no message"
 
 
 @frozen
-class UnknownToolChoice(Lean):
+class UnknownToolChoice(Described):
     """The tool choice names a tool that is not declared."""
 
     name: str
@@ -72,12 +64,9 @@ class UnknownToolChoice(Lean):
         """Names the tool."""
         return f"the tool choice names {self.name}, which is not declared"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class UnsupportedSchema(Lean):
+class UnsupportedSchema(Described):
     """A tool whose schema the provider cannot take, even after projection."""
 
     tool: str
@@ -87,12 +76,9 @@ class UnsupportedSchema(Lean):
         """Names the tool and where its schema fails."""
         return f"tool {self.tool}: {self.problem.describe()}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class UnsupportedOutput(Lean):
+class UnsupportedOutput(Described):
     """Structured output the provider cannot take: a codec without a schema, or a schema it refuses."""
 
     name: str
@@ -104,12 +90,9 @@ class UnsupportedOutput(Lean):
             return f"output {self.name}: the codec has no schema"
         return f"output {self.name}: {self.problem.describe()}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class OrphanResult(Lean):
+class OrphanResult(Described):
     """A tool result that answers no call of the assistant turn directly before it."""
 
     index: int
@@ -119,12 +102,9 @@ class OrphanResult(Lean):
         """Which message."""
         return f"message {self.index}: a tool result answers no call of the assistant turn before it"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class DuplicateResult(Lean):
+class DuplicateResult(Described):
     """A call answered twice."""
 
     index: int
@@ -134,12 +114,9 @@ class DuplicateResult(Lean):
         """Which message."""
         return f"message {self.index}: a second result for the same call"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class MissingResult(Lean):
+class MissingResult(Described):
     """A call of the assistant turn at ``index`` with no result after it."""
 
     index: int
@@ -150,12 +127,9 @@ class MissingResult(Lean):
         """Which turn, and the tool of the unanswered call."""
         return f"message {self.index}: a call to {self.name} has no result"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class DuplicateCallId(Lean):
+class DuplicateCallId(Described):
     """Two calls of one assistant turn share an id."""
 
     index: int
@@ -165,12 +139,9 @@ class DuplicateCallId(Lean):
         """Which turn."""
         return f"message {self.index}: two calls share one id"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class RequestTooLarge(Lean):
+class RequestTooLarge(Described):
     """The request (or one part of its history) is over a limit."""
 
     limit: Limit
@@ -184,12 +155,9 @@ class RequestTooLarge(Lean):
             f"(raise it with Config.with_limit(Limit.{self.limit.name}, n))"
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class NotEncodable(Lean):
+class NotEncodable(Described):
     """The body would hold something JSON cannot carry (a string with an unpaired surrogate, a NaN)."""
 
     path: Path
@@ -198,9 +166,6 @@ class NotEncodable(Lean):
     def describe(self) -> str:
         """Where in the body, and what."""
         return f"body {render_path(self.path)}: {self.problem}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 PrepareError: TypeAlias = (

@@ -17,7 +17,7 @@ from attrs import evolve, frozen
 from llm_wire._fast import Lean
 from llm_wire.codec import Codec
 from llm_wire.message import AssistantTurn, Message, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers.wire import Choice, Number
+from llm_wire.providers._wire import Choice, Number
 from llm_wire.tool import Tool
 
 __all__ = ["Output", "Request", "assistant", "request", "system", "tool_result", "user"]

@@ -38,9 +38,9 @@ from llm_wire._request._errors import (
 from llm_wire._request._model import Output, Request
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
-from llm_wire.providers.projection import Projection, ProjectionError, qualifies
+from llm_wire.providers import Declared, Outgoing, OutputSpec, ToolChoice, UseTool, Wire
+from llm_wire.providers.projection import Projection, ProjectionError
 from llm_wire.providers.response import ResponseError, ResponseLimits, StreamDecoder, Terminal
-from llm_wire.providers.wire import Declared, Outgoing, OutputSpec, ToolChoice, UseTool, Wire
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.tool import Tool, ToolCallChecks, new
@@ -141,7 +141,7 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     legacy = config.legacy_schema
 
     def projector(schema: Schema, strict: bool) -> Result[Projection, ProjectionError]:
-        return wire.project(schema, strict, legacy=legacy)
+        return wire.project_schema(schema, strict, legacy=legacy)
 
     problem = _settings(config, request)
     if problem is not None:
@@ -314,7 +314,7 @@ def _project_tool(
 ) -> Result[tuple[Projection, bool], ProjectionError]:
     if strictness is not Strictness.OFF:
         match projector(schema, True):
-            case Ok(projection) if strictness is Strictness.ON or qualifies(projection):
+            case Ok(projection) if strictness is Strictness.ON or projection.qualifies:
                 return Ok((projection, True))
             case Err() as failed if strictness is Strictness.ON:
                 return failed
@@ -331,7 +331,7 @@ def _output(output: Output, wire: Wire, projector: _Projector) -> Result[OutputS
         return Err(UnsupportedOutput(output.name, None))
     strict = projector(schema, True)
     if wire.loose_output:
-        if isinstance(strict, Ok) and qualifies(strict.value):
+        if isinstance(strict, Ok) and strict.value.qualifies:
             return Ok(OutputSpec(output.name, strict.value, True))
         strict = projector(schema, False)
         if isinstance(strict, Ok):

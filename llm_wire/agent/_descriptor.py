@@ -49,11 +49,11 @@ from llm_wire.agent._tool_outcome import (
 )
 from llm_wire.codec import Codec
 from llm_wire.contract import Contract
-from llm_wire.reasons import render_redacted
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError
 from llm_wire.tool import Tool, ToolError
 from llm_wire.value import Value, render
+from llm_wire.value._render import render_redacted
 
 __all__ = [
     "DESCRIPTOR_FORMAT",

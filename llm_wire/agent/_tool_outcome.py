@@ -23,13 +23,15 @@ import attrs
 from attrs import field, frozen
 
 from llm_wire import codec as _codec
+from llm_wire._described import Described
 from llm_wire._fast import Lean
 from llm_wire.admission import DecodeRejected, SchemaRejected, ValueFailure
 from llm_wire.codec import Codec
-from llm_wire.reasons import InvalidJson, render_redacted
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.value import NotJson, Value, render
+from llm_wire.value._render import render_redacted
 
 __all__ = [
     "MAX_ISSUES",
@@ -153,7 +155,7 @@ def _code(instance: object, attribute: object, value: Any) -> None:
 
 
 @frozen
-class ToolFailure(Lean):
+class ToolFailure(Described):
     """
     Why a tool call failed, as the model sees it: ``category``, ``code``, ``message``, ``retryable`` and
     ``details`` (a JSON value, such as the ``{path, message}`` issues of refused arguments).
@@ -181,9 +183,6 @@ class ToolFailure(Lean):
     def describe(self) -> str:
         """``timeout (timeout): the tool did not finish in time``."""
         return f"{self.category.value} ({self.code}): {self.message}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 def _metadata(value: Mapping[str, str]) -> Mapping[str, str]:

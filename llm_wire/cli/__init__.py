@@ -10,13 +10,12 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from llm_wire.cli import _admit, _check
-from llm_wire.cli._names import provider_names
+from llm_wire.cli import _admit, _check, _names
 
-__all__ = ["DEMO_SECTIONS", "main"]
+__all__ = ["main"]
 
 #: Demo sections, in the order they run: modules of ``llm_wire.demo`` with a ``run()`` function.
-DEMO_SECTIONS = (
+_DEMO_SECTIONS = (
     "parsing",
     "codecs",
     "contracts",
@@ -47,10 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"llm-wire {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="walk through strict parsing, codecs, contracts and admission")
-    demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(DEMO_SECTIONS)}")
+    demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(_DEMO_SECTIONS)}")
     demo.add_argument(
         "--provider",
-        choices=provider_names(),
+        choices=_names.provider_names(),
         help="run the tool round trip against this real API instead (its key from the environment)",
     )
     demo.add_argument("--model", help="the model for --provider")
@@ -69,10 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     if args.command == "demo":
-        unknown = [name for name in args.sections if name not in DEMO_SECTIONS]
+        unknown = [name for name in args.sections if name not in _DEMO_SECTIONS]
         if unknown:
-            parser.error(f"unknown demo section; choose from {', '.join(DEMO_SECTIONS)}")
-        for name in args.sections or DEMO_SECTIONS:
+            parser.error(f"unknown demo section; choose from {', '.join(_DEMO_SECTIONS)}")
+        for name in args.sections or _DEMO_SECTIONS:
             module = importlib.import_module(f"llm_wire.demo.{name}")
             print(f"\n=== {name} ===\n")
             module.run()

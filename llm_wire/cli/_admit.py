@@ -60,9 +60,9 @@ def decode(provider: Provider, recorded: Value | str) -> Result[Terminal, Respon
 
 def wire_limits() -> Any:
     """The default response bounds."""
-    from llm_wire.providers.response import DEFAULT_LIMITS
+    from llm_wire.providers.response import _DEFAULT_LIMITS
 
-    return DEFAULT_LIMITS
+    return _DEFAULT_LIMITS
 
 
 def _recorded(path: str, named: str | None) -> Result[tuple[Provider, Value | str], str]:

@@ -2,7 +2,8 @@
 ``llm-wire check``: per tool, whether it loads, and per provider and mode what its projection keeps and loses.
 
 Every figure is the library's own: ``mcp.declare`` (so ``tool.from_json_schema``) decides what loads, each
-``Wire.project`` what a provider takes, ``projection.qualifies`` whether a projection keeps the meaning.
+``Wire.project_schema`` what a provider takes, ``Projection.qualifies`` whether a projection keeps the
+meaning.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_wire import tool as _tool
+from llm_wire._keywords import Role, keyword
 from llm_wire.cli._names import provider_names
 from llm_wire.cli._sources import Source, add_arguments, load_all, shown
 from llm_wire.message import Provider
 from llm_wire.providers import WIRES
-from llm_wire.providers.projection import Action, Loss, Projection, qualifies
+from llm_wire.providers.projection import Action, Loss, Projection
 from llm_wire.result import Err, Ok
-from llm_wire.schema import Role, keyword
 from llm_wire.tool import Tool
 
 __all__ = ["MODES", "add_parser", "check", "loses", "run"]
@@ -90,7 +91,7 @@ def _mode(projected: Any) -> dict[str, Any]:
             assert isinstance(projection, Projection)
             return {
                 "accepted": True,
-                "keeps_meaning": qualifies(projection),
+                "keeps_meaning": projection.qualifies,
                 "losses": [_loss(loss) for loss in projection.losses],
             }
     raise AssertionError(projected)
@@ -105,7 +106,7 @@ def _tool_report(
         "loaded": True,
         "providers": {
             provider.value: {
-                mode: _mode(WIRES[provider].project(declared.schema, MODES[mode])) for mode in modes
+                mode: _mode(WIRES[provider].project_schema(declared.schema, MODES[mode])) for mode in modes
             }
             for provider in providers
         },
@@ -184,7 +185,7 @@ def _budgets(source: Source, providers: Sequence[Provider]) -> dict[str, str | N
     budgets: dict[str, str | None] = {}
     for provider in providers:
         wire = WIRES[provider]
-        projected = [wire.project(t.schema, True) for t in source.tools]
+        projected = [wire.project_schema(t.schema, True) for t in source.tools]
         budgets[provider.value] = wire.over_budget([p.value for p in projected if isinstance(p, Ok)])
     return budgets
 

@@ -5,13 +5,14 @@ A ``Codec[T]`` decodes a parsed JSON value to ``T`` (closed objects, no coercion
 ``T`` back, and carries the Draft 2020-12 schema of what it accepts. Build one from the combinators here,
 or from an attrs class or dataclass with ``derive``. Failures are values: ``Err(DecodeError(path, reason))``
 with a typed reason and a text that never contains input; the reasons a codec shares with contracts are in
-``llm_wire.reasons``. Mistakes in a definition raise
-``DefinitionError`` when the codec is built.
+``llm_wire.reasons``. Mistakes in a definition raise ``llm_wire.schema.DefinitionError`` when the codec is
+built.
 """
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
+from llm_wire import _public
+from llm_wire import schema as _schema
 from llm_wire.codec._choices import enum_of, literal
 from llm_wire.codec._containers import dict_of, list_of, nullable, tuple_of
 from llm_wire.codec._core import Codec, lazy
@@ -46,16 +47,14 @@ from llm_wire.codec._records import (
     unit,
     variant,
 )
-from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, number, string
+from llm_wire.codec._scalars import boolean, decimal, floating, integer, json_value, string
 from llm_wire.codec._untagged import untagged
 from llm_wire.codec._wrap import custom, map, try_map
-from llm_wire.schema import DefinitionError
 from llm_wire.value import Path  # noqa: F401 - resolves the errors' annotations here (typing.get_type_hints)
 
 __all__ = [
     # the codec
     "Codec",
-    "DefinitionError",
     # scalars
     "boolean",
     "decimal",
@@ -64,7 +63,6 @@ __all__ = [
     "integer",
     "json_value",
     "literal",
-    "number",
     "string",
     # formats
     "date",
@@ -117,4 +115,8 @@ __all__ = [
     "UnknownVariant",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+DefinitionError = _schema.DefinitionError
+number = decimal

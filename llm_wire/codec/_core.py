@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from llm_wire._described import InvalidJson, TooDeep
 from llm_wire.codec._errors import DecodeError, EncodeError, _CodecFailure, decode_error, encode_error
+from llm_wire.reasons import InvalidJson, TooDeep
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError, Schema, make
 from llm_wire.value import DEFAULT, LimitExceeded, Limits, Value, parse, pointer

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
-from llm_wire._described import Described, InvalidJson, render_redacted
+from llm_wire._described import Described
 from llm_wire.codec._reasons import DecodeReason, EncodeReason
+from llm_wire.reasons import InvalidJson
 from llm_wire.value import Path
+from llm_wire.value._render import render_redacted
 
 __all__ = ["DecodeError", "EncodeError"]
 

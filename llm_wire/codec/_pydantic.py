@@ -39,7 +39,7 @@ from llm_wire.codec._reasons import (
 )
 from llm_wire.codec._records import ABSENT, Field, build_record
 from llm_wire.codec._scalars import json_value
-from llm_wire.schema import TRUE, DefinitionError, Schema, make, walk
+from llm_wire.schema import _TRUE, DefinitionError, Schema, _walk, make
 from llm_wire.value import Path, Value
 
 #: pydantic error types that say what an llm_wire reason says better (``3.0`` for an int, which the
@@ -182,7 +182,7 @@ def _open(closed: Codec[Any], fields: list[Field], extra: Codec[Any] | None, tit
 
     def node(ctx: _Ctx) -> Schema | None:
         inner = ctx.node(closed)
-        rest = TRUE if extra is None else ctx.node(extra)
+        rest = _TRUE if extra is None else ctx.node(extra)
         if inner is None or rest is None:
             return None
         return make(*inner.without("additionalProperties").keywords, ("additionalProperties", rest))
@@ -307,7 +307,7 @@ def _declared(checker: Codec[Any]) -> frozenset[str]:
     if schema is None:
         return frozenset()
     names: set[str] = set()
-    for _, node in walk(schema):
+    for _, node in _walk(schema):
         properties = node.get("properties")
         if isinstance(properties, tuple):
             names.update(name for name, _ in typing.cast(tuple[tuple[str, Schema], ...], properties))

@@ -25,11 +25,11 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._described import Described
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
-    Described,
     FormatMismatch,
     InvalidJson,
     MissingProperty,
@@ -82,20 +82,14 @@ class FloatOutOfRange(Described):
     """A number is too large in magnitude for a binary64 float."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``number outside the float range``."""
-        return "number outside the float range"
+    TEXT = "number outside the float range"
 
 
 class IntegerTooLarge(Described):
     """An integral number has more digits than an ``int`` codec converts (a guard against huge exponents)."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``integer has too many digits``."""
-        return "integer has too many digits"
+    TEXT = "integer has too many digits"
 
 
 @frozen
@@ -113,10 +107,7 @@ class ContractMismatch(Described):
     """The codec's schema differs from the contract's, so the contract's witness cannot be decoded."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``the codec's schema differs from the contract's``."""
-        return "the codec's schema differs from the contract's"
+    TEXT = "the codec's schema differs from the contract's"
 
 
 @frozen
@@ -145,40 +136,28 @@ class UnknownEnumValue(Described):
     """The native value given to an enum's ``encode`` is none of its values."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``value is not in the enum``."""
-        return "value is not in the enum"
+    TEXT = "value is not in the enum"
 
 
 class UnknownVariant(Described):
     """The native value given to a union's ``encode`` matches none of its variants."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``value matches no variant of the union``."""
-        return "value matches no variant of the union"
+    TEXT = "value matches no variant of the union"
 
 
 class NullInsideNullable(Described):
     """A nullable's inner codec encoded a value as ``null``, which would decode back as ``None``."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``the inner value of a nullable encoded as null``."""
-        return "the inner value of a nullable encoded as null"
+    TEXT = "the inner value of a nullable encoded as null"
 
 
 class NonFiniteNumber(Described):
     """A float or Decimal to encode is NaN or infinite; JSON has no such numbers."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """``number is not finite``."""
-        return "number is not finite"
+    TEXT = "number is not finite"
 
 
 DecodeReason: TypeAlias = (

@@ -373,10 +373,6 @@ def decimal(
     return _codec(dec, enc, _number_node("number", bounds), "decimal")
 
 
-#: ``number`` is ``decimal`` under JSON Schema's name.
-number = decimal
-
-
 _NUMBER_CLASSES = frozenset((Decimal, int))
 
 

@@ -13,7 +13,7 @@ from llm_wire.codec._core import REFUSALS, Codec, _codec, _Ctx
 from llm_wire.codec._errors import DecodeError, EncodeError, _CodecFailure
 from llm_wire.codec._reasons import ConversionRefused, Custom
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import DefinitionError, Schema, walk
+from llm_wire.schema import DefinitionError, Schema, _walk
 from llm_wire.value import Value, pointer, render
 
 T = TypeVar("T")
@@ -89,7 +89,7 @@ def _lift(schema: Schema, ctx: _Ctx) -> Schema:
     """A custom schema nested in another codec: its root ``$defs`` move to the document root."""
     defs = dict(cast(tuple[tuple[str, Schema], ...], schema.get("$defs") or ()))
     body = schema.without("$defs", "$schema")
-    for path, node in walk(body):
+    for path, node in _walk(body):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/$defs/"):
             msg = (

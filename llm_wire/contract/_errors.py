@@ -36,10 +36,12 @@ from functools import partial
 
 from attrs import frozen
 
-from llm_wire._described import Described, InvalidJson, render_redacted
+from llm_wire._described import Described
 from llm_wire.contract._reasons import LoadReason, Reason
 from llm_wire.error import LimitExceeded
+from llm_wire.reasons import InvalidJson
 from llm_wire.value import Path, render_path
+from llm_wire.value._render import render_redacted
 
 __all__ = ["LoadError", "ValidationError", "failure", "too_large"]
 

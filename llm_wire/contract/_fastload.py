@@ -17,10 +17,11 @@ from collections.abc import Callable, Collection
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
+from llm_wire._keywords import KEYWORDS, Role, Shape
 from llm_wire._regex import compile_pattern, pattern_cost
 from llm_wire.contract._rules import Rules
 from llm_wire.result import Ok
-from llm_wire.schema import FALSE, KEYWORDS, TRUE, Role, Schema, Shape
+from llm_wire.schema import _FALSE, _TRUE, Schema
 from llm_wire.value import Path, Value
 
 __all__ = ["quick_plan"]
@@ -145,7 +146,7 @@ class _Reader(Generic[N]):
         if cls is dict:
             return self.read(raw, path, depth)
         if cls is bool:
-            return TRUE if raw else FALSE
+            return _TRUE if raw else _FALSE
         raise _Bail
 
     def read(self, raw: dict[str, Any], path: Path, depth: int) -> Schema:

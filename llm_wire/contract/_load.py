@@ -14,7 +14,9 @@ import enum
 from collections.abc import Collection, Iterator
 from typing import TypeAlias
 
+from llm_wire import _keywords
 from llm_wire import schema as _schema
+from llm_wire._keywords import Role
 from llm_wire._regex import compile_pattern, pattern_cost
 from llm_wire.contract._errors import LoadError, too_large
 from llm_wire.contract._fastload import quick_plan
@@ -29,7 +31,7 @@ from llm_wire.contract._reasons import (
 )
 from llm_wire.contract._rules import Rules
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import FALSE, TRUE, Role, Schema
+from llm_wire.schema import _FALSE, _TRUE, Schema
 from llm_wire.value import Path, Value
 
 __all__ = ["Dialect", "Node", "Plan", "Rules", "prepare_document", "prepare_schema"]
@@ -371,7 +373,7 @@ def _analyse(document: Value, root: Schema, dialect: Dialect, rules: Rules) -> R
 
 def _policy(name: str, value: object, path: Path, rules: Rules) -> LoadError | None:
     if name not in rules.supported:
-        if name in rules.annotations or _schema.keyword(name).role is Role.ANNOTATION:
+        if name in rules.annotations or _keywords.keyword(name).role is Role.ANNOTATION:
             return None
 
         return LoadError(
@@ -430,7 +432,7 @@ def _resolve(
         except (Unresolvable, LookupError, ValueError, TypeError):
             return Err(LoadError(info.path, keyword, UnresolvableReference("no such place in the document")))
         if contents is True or contents is False:
-            target = TRUE if contents else FALSE
+            target = _TRUE if contents else _FALSE
         else:
             found = by_raw.get(id(contents))
             if found is None:

@@ -9,11 +9,11 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire._described import Described
 from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
-    Described,
     FormatMismatch,
     InvalidJson,
     MissingProperty,
@@ -87,20 +87,14 @@ class UnsupportedDialect(Described):
     """``$schema`` names a dialect other than Draft 2020-12 or draft-07."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """Which dialects are read."""
-        return "names an unsupported dialect (Draft 2020-12 and draft-07 are read)"
+    TEXT = "names an unsupported dialect (Draft 2020-12 and draft-07 are read)"
 
 
 class RemoteReference(Described):
     """A reference to another document: it is refused, never fetched."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The refusal."""
-        return "refers to another document; remote references are never fetched"
+    TEXT = "refers to another document; remote references are never fetched"
 
 
 @frozen
@@ -118,10 +112,7 @@ class ReferenceLoop(Described):
     """References that loop back to where they started without descending into the value: endless."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The refusal."""
-        return "loops back to itself without descending into the value"
+    TEXT = "loops back to itself without descending into the value"
 
 
 @frozen
@@ -139,10 +130,7 @@ class UnknownFormat(Described):
     """With ``assert_formats``, a ``format`` whose name this contract does not know how to assert."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The refusal."""
-        return "names a format that cannot be asserted"
+    TEXT = "names a format that cannot be asserted"
 
 
 LoadReason: TypeAlias = (
@@ -171,10 +159,7 @@ class NotJsonValue(Described):
     """A Python object that is not a JSON value (a float, a tuple, ...) where the schema looks at one."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return "not a JSON value"
+    TEXT = "not a JSON value"
 
 
 @frozen
@@ -228,10 +213,7 @@ class UnexpectedItem(Described):
     """An item that no ``prefixItems``/``items``/``contains`` evaluated, and ``unevaluatedItems`` refuses."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return "unexpected item"
+    TEXT = "unexpected item"
 
 
 @frozen
@@ -282,10 +264,7 @@ class NotAllowed(Described):
     """A ``false`` schema: no value is allowed at this place."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return "no value is allowed here"
+    TEXT = "no value is allowed here"
 
 
 @frozen
@@ -315,10 +294,7 @@ class MatchesNot(Described):
     """The value matches the schema under ``not``."""
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        """The reason as text."""
-        return 'matches the schema under "not", which it must not'
+    TEXT = 'matches the schema under "not", which it must not'
 
 
 Reason: TypeAlias = (

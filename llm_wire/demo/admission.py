@@ -58,7 +58,7 @@ def run() -> None:
     source, schema = _mcp_schema()
     made = tool.from_json_schema("convert_time", "Convert time between timezones", schema)
     if isinstance(made, Err):
-        print("refused:", tool.describe_error(made.error))
+        print("refused:", made.error.describe())
         return
     convert = made.value
     print(f"declared {weather!r} from a derived codec")

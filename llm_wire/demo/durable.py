@@ -29,7 +29,7 @@ from llm_wire.agent import (
 )
 from llm_wire.agent.projection import ProjectionPolicy
 from llm_wire.agent.store import RunRecord, SqliteRunStore
-from llm_wire.message import AssistantTurn, Provider, ToolResult, tool_call
+from llm_wire.message import AssistantTurn, Provider, ToolCall, ToolResult
 from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal
 from llm_wire.result import Ok, unwrap
@@ -89,9 +89,9 @@ class ShopModel:
     def complete(self, prepared: Prepared) -> Outcome:
         rounds = sum(isinstance(m, AssistantTurn) for m in prepared.request.messages)
         if rounds == 0:
-            calls = (tool_call("call-charge", "charge_card", '{"cents": 4200}'),)
+            calls = (ToolCall("call-charge", "charge_card", '{"cents": 4200}'),)
         elif rounds == 1:
-            calls = (tool_call("call-email", "send_email", '{"to": "ada@example.com"}'),)
+            calls = (ToolCall("call-email", "send_email", '{"to": "ada@example.com"}'),)
         else:
             results = [m for m in prepared.request.messages if isinstance(m, ToolResult)]
             failed = [r.call_id for r in results if r.is_error]

@@ -10,7 +10,7 @@ import sys
 
 import anyio
 
-from llm_wire import admission, mcp
+from llm_wire import admission, mcp, tool
 from llm_wire.agent import ToolInvocation
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok
@@ -39,7 +39,7 @@ def run() -> None:
             ToolCall("call_2", "files_2e_read", '{"path": "etc/passwd"}'),
         ]
         declared = [d.tool for d in tools.descriptors()]
-        match admission.admit(calls, declared, admission.ToolCallChecks.REPORT):
+        match admission.admit(calls, declared, tool.ToolCallChecks.REPORT):
             case Err(error):
                 print("response failed:", error.describe())
                 return

@@ -153,7 +153,7 @@ def _replay(provider: Provider) -> None:
             case Ok(made):
                 tools.append(made)
             case Err(error):
-                print(f"    tool {declared.name} cannot be declared: {tool.describe_error(error)}")
+                print(f"    tool {declared.name} cannot be declared: {error.describe()}")
     print(f"    tools re-declared from its request: {', '.join(map(repr, tools)) or 'none'}")
     sse = exchange.get("response_sse")
     streamed = exchange.get("stream") is True and isinstance(sse, str)

@@ -20,9 +20,10 @@ from llm_wire.admission import AdmittedCall, describe_issue
 from llm_wire.demo.admission import CONVERT_TIME, GetWeather
 from llm_wire.message import Provider
 from llm_wire.outcome import Answer, NeedsTools, Outcome
+from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStarted
 from llm_wire.result import Err, unwrap
 from llm_wire.tool import Tool
-from llm_wire.transport import ArgumentsDelta, Client, TextDelta, Timeouts, ToolCallStarted
+from llm_wire.transport import Client, Timeouts
 from llm_wire.transport.fake import FakeCall, FakeProvider, Received, ScriptedModel
 from llm_wire.value import Value
 

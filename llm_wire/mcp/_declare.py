@@ -12,6 +12,7 @@ from attrs import field, frozen
 
 from llm_wire import contract as _contract
 from llm_wire import tool as _tool
+from llm_wire._described import Described
 from llm_wire.contract import Contract
 from llm_wire.error import ProtocolError
 from llm_wire.mcp._errors import (
@@ -49,7 +50,7 @@ class SchemaField(enum.Enum):
 
 
 @frozen
-class LeftOut:
+class LeftOut(Described):
     """
     A listed tool left out: its position in the listing, the server's name for it, and why. ``schema`` says
     which schema refused it (``None`` for its name or its entry).
@@ -64,9 +65,6 @@ class LeftOut:
         """``tool 3 of the listing left out: inputSchema: invalid input schema: ...``; no name repeated."""
         where = f"{self.schema.value}: " if self.schema is not None else ""
         return f"tool {self.index} of the listing left out: {where}{self.error.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 @frozen

@@ -6,6 +6,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._described import Described
 from llm_wire.admission import ValueFailure
 from llm_wire.contract import ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -30,7 +31,7 @@ __all__ = [
 
 
 @frozen
-class ConnectFailed:
+class ConnectFailed(Described):
     """The server could not be started, or did not complete ``initialize``; ``detail`` is for logs."""
 
     reason: str
@@ -45,12 +46,9 @@ class ConnectFailed:
         """``could not connect to the MCP server: the server could not be started (FileNotFoundError)``."""
         return f"could not connect to the MCP server: {self.reason}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class RequestFailed:
+class RequestFailed(Described):
     """The server answered ``method`` with a JSON-RPC error; its ``message`` is kept out of texts."""
 
     method: str
@@ -66,12 +64,9 @@ class RequestFailed:
         """``the MCP server answered tools/call with error -32602``."""
         return f"the MCP server answered {self.method} with error {self.code}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class TimedOut:
+class TimedOut(Described):
     """No answer to ``method`` within ``seconds``."""
 
     method: str
@@ -88,12 +83,9 @@ class TimedOut:
             f"the MCP server did not answer {self.method} within {self.seconds:g} s (raise McpLimits.timeout)"
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class ConnectionClosed:
+class ConnectionClosed(Described):
     """The connection ended before ``method`` was answered."""
 
     method: str
@@ -107,12 +99,9 @@ class ConnectionClosed:
         """``the MCP server closed the connection during tools/call``."""
         return f"the MCP server closed the connection during {self.method}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class UnknownMcpTool:
+class UnknownMcpTool(Described):
     """A call to a wire name the listing does not hold (or a tool it left out)."""
 
     name: str
@@ -122,16 +111,11 @@ class UnknownMcpTool:
         """``unknown_tool``."""
         return "unknown_tool"
 
-    def describe(self) -> str:
-        """The name is not repeated: it may come from a model."""
-        return "no tool of this MCP server has that name"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "no tool of this MCP server has that name"
 
 
 @frozen
-class ArgumentsRefused:
+class ArgumentsRefused(Described):
     """Arguments for tool ``name`` (its wire name) that its input schema refuses; nothing was sent."""
 
     name: str
@@ -141,12 +125,9 @@ class ArgumentsRefused:
         """``arguments for tool NAME refused: schema validation failed: ...``."""
         return f"arguments for tool {self.name} refused: {self.failure.describe()}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class InexactNumber:
+class InexactNumber(Described):
     """
     A number that the SDK (which writes numbers from Python ``int`` and ``float``) cannot carry exactly:
     more digits than a float's shortest form, or out of its range. ``path`` is where; nothing was sent.
@@ -154,12 +135,7 @@ class InexactNumber:
 
     path: Path
 
-    def describe(self) -> str:
-        """Shows neither the number nor its path (whose keys may come from a model)."""
-        return "an argument holds a number that MCP's SDK cannot send exactly; nothing was sent"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "an argument holds a number that MCP's SDK cannot send exactly; nothing was sent"
 
 
 McpError: TypeAlias = (
@@ -176,7 +152,7 @@ McpError: TypeAlias = (
 
 
 @frozen
-class OutputMissing:
+class OutputMissing(Described):
     """A tool that declares an ``outputSchema`` returned no structured content."""
 
     name: str
@@ -185,12 +161,9 @@ class OutputMissing:
         """Names the tool's wire name."""
         return f"tool {self.name} declares an output schema but returned no structured content"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class OutputRejected:
+class OutputRejected(Described):
     """Structured content outside the tool's ``outputSchema``: each failure, bounded."""
 
     name: str
@@ -200,9 +173,6 @@ class OutputRejected:
         """``tool NAME returned output outside its schema: $["count"]: ...``."""
         listed = "; ".join(error.describe() for error in self.errors)
         return f"tool {self.name} returned output outside its schema: {listed}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 OutputProblem: TypeAlias = OutputMissing | OutputRejected

@@ -8,25 +8,24 @@ Provider wires: one module per API, each ending in one ``Wire`` record; ``WIRES`
 | Anthropic Messages | ``anthropic`` |
 | Google Gemini GenerateContent | ``google`` |
 
-Each module holds its request side (projection profiles, ``encode``, ``path``), its response side (a
-``*Decoder``, ``decode_error``) and its server's speech for the fake provider. What goes in is in ``wire``
+Each module holds its request side (projection profiles, encoder, endpoint), its response side (a decoder,
+an error decoder) and its server's speech for the fake provider, all on its ``WIRE``. What goes in is here
 (``Outgoing``, ``Wire``, ``Wires``), what comes out in ``response`` (``Terminal``, ``Progress``,
 ``ProviderError``, ``StreamDecoder``...), and schema projection in ``projection`` (``Profile``,
-``Projection``, ``Loss``) with ``project`` here. A new API is one module ending in its ``WIRE`` and one line
+``Projection``, ``Loss``, ``project_schema``). A new API is one module ending in its ``WIRE`` and one line
 in ``WIRES`` below (or, outside the package, ``WIRES.with_wire(WIRE)``).
 """
 
 from __future__ import annotations
 
+from llm_wire import _deprecated, _public
 from llm_wire.message import Provider
-from llm_wire.providers._project import project
-from llm_wire.providers.wire import (
-    Choice,
+from llm_wire.providers._wire import (
     Declared,
+    DecoderFactory,
     EncodeError,
     Http,
     InvalidReplay,
-    Number,
     Outgoing,
     OutputSpec,
     Speech,
@@ -36,24 +35,23 @@ from llm_wire.providers.wire import (
     Wire,
     Wires,
 )
+from llm_wire.providers.projection import project_schema as _project_schema
 
 __all__ = [
     "WIRES",
-    "Choice",
-    "Declared",
-    "EncodeError",
-    "Http",
-    "InvalidReplay",
-    "Number",
-    "Outgoing",
-    "OutputSpec",
-    "Speech",
-    "ToolChoice",
-    "UnsupportedSetting",
-    "UseTool",
     "Wire",
     "Wires",
-    "project",
+    "Speech",
+    "Http",
+    "DecoderFactory",
+    "Declared",
+    "Outgoing",
+    "OutputSpec",
+    "ToolChoice",
+    "UseTool",
+    "EncodeError",
+    "UnsupportedSetting",
+    "InvalidReplay",
 ]
 
 #: Every built-in API's wire, its module loaded on the first look-up of its provider.
@@ -65,3 +63,8 @@ WIRES = Wires(
         Provider.GOOGLE: "llm_wire.providers.google",
     }
 )
+
+_public.rehome(__name__, __all__, globals())
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+project = _deprecated.renamed(_project_schema, "llm_wire.providers.project")

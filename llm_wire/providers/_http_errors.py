@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
 
 from llm_wire._fast import LazyPattern
-from llm_wire.providers.response import ErrorKind, Headers, ProviderError, RetryAdvice
+from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice, _Headers
 from llm_wire.result import Ok
 from llm_wire.value import Limits, Value, parse
 
@@ -38,7 +38,7 @@ _BY_STATUS = {
 }
 
 
-def header(headers: Headers | None, name: str) -> str | None:
+def header(headers: _Headers | None, name: str) -> str | None:
     """The first value of header ``name`` (case-insensitive), or ``None``."""
     pairs = () if headers is None else headers.items() if isinstance(headers, Mapping) else headers
     return next(
@@ -136,7 +136,7 @@ def http_date(text: str) -> datetime | None:
 
 def provider_error(
     status: int | None,
-    headers: Headers | None,
+    headers: _Headers | None,
     kind: ErrorKind | None,
     code: str | None,
     message: str | None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llm_wire.providers._http_errors import lenient, provider_error
 from llm_wire.providers.projection import Optionals, Profile
-from llm_wire.providers.response import DEFAULT_LIMITS, ErrorKind, Headers, ProviderError
+from llm_wire.providers.response import _DEFAULT_LIMITS, ErrorKind, ProviderError, _Headers
 from llm_wire.value import Value
 
 __all__ = ["LOOSE", "STRICT", "decode_error", "openai_error", "speak_error"]
@@ -73,7 +73,7 @@ _KINDS = {
 }
 
 
-def openai_error(error: Value, status: int | None, headers: Headers | None) -> ProviderError:
+def openai_error(error: Value, status: int | None, headers: _Headers | None) -> ProviderError:
     """An OpenAI error object (``{message, type, code, param}``) as a ``ProviderError``."""
     code = error.get("code") if isinstance(error, dict) else None
     kind_name = error.get("type") if isinstance(error, dict) else None
@@ -85,11 +85,11 @@ def openai_error(error: Value, status: int | None, headers: Headers | None) -> P
     return provider_error(status, headers, kind, code or kind_name, text)
 
 
-def decode_error(status: int, body: bytes | str | Value, headers: Headers | None = None) -> ProviderError:
+def decode_error(status: int, body: bytes | str | Value, headers: _Headers | None = None) -> ProviderError:
     """
     An HTTP error response as a ``ProviderError`` with retry advice; an unreadable body still gives one.
     """
-    parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
+    parsed = lenient(body, _DEFAULT_LIMITS.response_body_bytes)
     found = parsed.get("error") if isinstance(parsed, dict) else None
     return openai_error(found, status, headers)
 

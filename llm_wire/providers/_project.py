@@ -1,8 +1,8 @@
 """
-The projection walk: one function, ``project``, rewriting a schema into any ``Profile``'s dialect.
+The projection walk: one function, ``project_schema``, rewriting a schema into any ``Profile``'s dialect.
 
-Public through ``llm_wire.providers.project`` and each ``Wire.project``; the records it returns are in
-``llm_wire.providers.projection``.
+Public through ``llm_wire.providers.projection`` and each ``Wire.project_schema``; the records it returns are
+in ``llm_wire.providers._profiles``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import enum
 import re
 from typing import TypeAlias
 
-from llm_wire.providers._restore import is_null, json_type, unescape
-from llm_wire.providers.projection import (
+from llm_wire._keywords import Role, Shape, keyword
+from llm_wire.providers._profiles import (
     MAX_DEPTH,
     MAX_NODES,
     Action,
@@ -24,14 +24,15 @@ from llm_wire.providers.projection import (
     Refs,
     Values,
 )
+from llm_wire.providers._restore import is_null, json_type, unescape
 from llm_wire.result import Err, Ok, Result
-from llm_wire.schema import Role, Schema, Shape, keyword, to_value
+from llm_wire.schema import Schema, to_value
 from llm_wire.value import Path, Value
 
-__all__ = ["project"]
+__all__ = ["project_schema"]
 
 
-def project(schema: Schema, profile: Profile) -> Result[Projection, ProjectionError]:
+def project_schema(schema: Schema, profile: Profile) -> Result[Projection, ProjectionError]:
     """
     ``schema`` (a tool's input, an object) in ``profile``'s dialect; ``Err`` when it cannot be expressed.
     """

@@ -17,7 +17,7 @@ from typing import NoReturn
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import Provider, ToolCall
 from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
+    _DEFAULT_LIMITS,
     ArgumentsDelta,
     FinishReason,
     PartialCall,
@@ -31,7 +31,8 @@ from llm_wire.providers.response import (
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.sse import Event, Framer
-from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, is_limit_exceeded, parse_value, render
+from llm_wire.value import DEFAULT, Limits, NotJson, ParseError, Value, is_limit_exceeded, render
+from llm_wire.value._parse import parse_value
 
 __all__ = [
     "Builder",
@@ -289,7 +290,7 @@ class Reducer:
     provider: Provider
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         if not isinstance(taken_ids, frozenset):
             msg = f"taken_ids must be a frozenset, not {type(taken_ids).__name__}"

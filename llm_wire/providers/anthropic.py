@@ -22,34 +22,7 @@ import re
 from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers._http_errors import lenient, provider_error
-from llm_wire.providers._reduce import (
-    Call,
-    Fail,
-    Reducer,
-    array,
-    index_member,
-    integer,
-    json_text,
-    member,
-    obj,
-    protocol,
-    string,
-)
-from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
-from llm_wire.providers._speech import arguments, pieces, words
-from llm_wire.providers.projection import Profile, Projection, Values
-from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
-    ErrorKind,
-    FinishReason,
-    Headers,
-    ProviderError,
-    ResponseLimits,
-    Terminal,
-    Usage,
-)
-from llm_wire.providers.wire import (
+from llm_wire.providers import (
     EncodeError,
     Http,
     InvalidReplay,
@@ -59,43 +32,38 @@ from llm_wire.providers.wire import (
     UnsupportedSetting,
     UseTool,
     Wire,
+    _http_errors,
+    _reduce,
+    _replay,
+    _speech,
+)
+from llm_wire.providers.projection import Profile, Projection, Values
+from llm_wire.providers.response import (
+    _DEFAULT_LIMITS,
+    ErrorKind,
+    FinishReason,
+    ProviderError,
+    ResponseLimits,
+    Terminal,
+    Usage,
+    _Headers,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, parse, render
 
-__all__ = [
-    "HTTP",
-    "DEFAULT_MAX_TOKENS",
-    "KIND",
-    "LOOSE",
-    "MAX_OPTIONAL_PARAMETERS",
-    "MAX_STRICT_TOOLS",
-    "MAX_UNION_PARAMETERS",
-    "PATH",
-    "PROVIDER",
-    "SPEECH",
-    "STRICT",
-    "WIRE",
-    "AnthropicDecoder",
-    "decode_body",
-    "decode_error",
-    "encode",
-    "over_budget",
-    "path",
-    "tool_use",
-]
+__all__ = ["WIRE"]
 
-PROVIDER = Provider.ANTHROPIC
-PATH = "/v1/messages"
+_PROVIDER = Provider.ANTHROPIC
+_PATH = "/v1/messages"
 #: Sent when a request sets no ``max_tokens``: the Messages API requires one.
-DEFAULT_MAX_TOKENS = 4096
+_DEFAULT_MAX_TOKENS = 4096
 
 #: Non-strict tools: broad JSON Schema, but no ``anyOf``/``oneOf``/``allOf`` at the root
 #: ("input_schema does not support oneOf, allOf, or anyOf at the top level").
-LOOSE = Profile(name="anthropic", root_combinators=False)
+_LOOSE = Profile(name="anthropic", root_combinators=False)
 
 #: Strict tool use (python_ecosystem.md §3.2): a grammar subset; optional properties stay optional.
-STRICT = Profile(
+_STRICT = Profile(
     name="anthropic-strict",
     keep=frozenset(
         {
@@ -132,12 +100,12 @@ STRICT = Profile(
 
 #: Anthropic's limits across the strict tools of one request: tools, optional parameters, and parameters
 #: with ``anyOf`` or a type array (python_ecosystem.md §3.2).
-MAX_STRICT_TOOLS = 20
-MAX_OPTIONAL_PARAMETERS = 24
-MAX_UNION_PARAMETERS = 16
+_MAX_STRICT_TOOLS = 20
+_MAX_OPTIONAL_PARAMETERS = 24
+_MAX_UNION_PARAMETERS = 16
 
 
-def over_budget(strict: Sequence[Projection]) -> str | None:
+def _over_budget(strict: Sequence[Projection]) -> str | None:
     """Why these strict projections together exceed Anthropic's limits, or ``None``."""
     optional = unions = 0
     for projection in strict:
@@ -148,12 +116,12 @@ def over_budget(strict: Sequence[Projection]) -> str | None:
                 continue
             optional += sum(1 for name in props if not (isinstance(required, list) and name in required))
             unions += sum(1 for sub in props.values() if isinstance(sub, dict) and _is_union(sub))
-    if len(strict) > MAX_STRICT_TOOLS:
-        return f"more than {MAX_STRICT_TOOLS} strict tools"
-    if optional > MAX_OPTIONAL_PARAMETERS:
-        return f"more than {MAX_OPTIONAL_PARAMETERS} optional parameters across strict tools"
-    if unions > MAX_UNION_PARAMETERS:
-        return f"more than {MAX_UNION_PARAMETERS} anyOf or type-array parameters across strict tools"
+    if len(strict) > _MAX_STRICT_TOOLS:
+        return f"more than {_MAX_STRICT_TOOLS} strict tools"
+    if optional > _MAX_OPTIONAL_PARAMETERS:
+        return f"more than {_MAX_OPTIONAL_PARAMETERS} optional parameters across strict tools"
+    if unions > _MAX_UNION_PARAMETERS:
+        return f"more than {_MAX_UNION_PARAMETERS} anyOf or type-array parameters across strict tools"
     return None
 
 
@@ -175,18 +143,18 @@ def _objects(schema: Value) -> list[dict[str, Value]]:
     return found
 
 
-def path(model: str, stream: bool) -> str:
+def _path(model: str, stream: bool) -> str:
     """The endpoint path (the model goes in the body)."""
-    return PATH
+    return _PATH
 
 
-def tool_use(call: ToolCall) -> dict[str, Value]:
+def _tool_use(call: ToolCall) -> dict[str, Value]:
     """A ``tool_use`` block; ``input`` is the argument object (``arguments_object``)."""
     return {
         "type": "tool_use",
         "id": call.id,
         "name": call.name,
-        "input": arguments_object(call.arguments_json),
+        "input": _replay.arguments_object(call.arguments_json),
     }
 
 
@@ -194,7 +162,7 @@ def _text(text: str) -> dict[str, Value]:
     return {"type": "text", "text": text}
 
 
-KIND = Kind(
+_KIND = _replay.Kind(
     is_call=lambda block: block.get("type") == "tool_use",
     is_text=lambda block: block.get("type") == "text",
     matches=lambda block, call: block.get("id") == call.id,
@@ -202,10 +170,10 @@ KIND = Kind(
 )
 
 
-def encode(out: Outgoing) -> Result[Value, EncodeError]:
+def _encode(out: Outgoing) -> Result[Value, EncodeError]:
     """The request body for ``out``; ``Err`` for replay data that does not fit or no ``max_tokens``."""
     if out.max_tokens is None:
-        return Err(UnsupportedSetting("max_tokens", PROVIDER, "the Messages API requires max_tokens"))
+        return Err(UnsupportedSetting("max_tokens", _PROVIDER, "the Messages API requires max_tokens"))
     messages: list[Value] = []
     results: list[Value] = []
     for index, message in enumerate(out.messages):
@@ -218,12 +186,12 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             case UserMessage(text=text):
                 messages.append({"role": "user", "content": text})
             case AssistantTurn() as turn:
-                match replay(turn, PROVIDER, KIND, tool_use):
+                match _replay.replay(turn, _PROVIDER, _KIND, _tool_use):
                     case Err(reason):
                         return Err(InvalidReplay(index, reason))
                     case Ok(None):
                         blocks: list[Value] = [_text(turn.text)] if turn.text else []
-                        blocks.extend(tool_use(call) for call in turn.calls)
+                        blocks.extend(_tool_use(call) for call in turn.calls)
                     case Ok(replayed):
                         blocks = list(replayed or ())
                 if blocks:
@@ -234,11 +202,11 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                     block["is_error"] = True
                 results.append(block)
             case _:
-                not_a("Message", f"messages[{index}]", message)
+                _replay.not_a("Message", f"messages[{index}]", message)
     if results:
         messages.append({"role": "user", "content": results})
     body: dict[str, Value] = {"model": out.model, "max_tokens": out.max_tokens}
-    system = system_texts(out.messages)
+    system = _replay.system_texts(out.messages)
     if system:
         body["system"] = "\n\n".join(system)
     body["messages"] = messages
@@ -288,7 +256,7 @@ def _choice(out: Outgoing) -> dict[str, Value] | None:
         case UseTool(name=name):
             choice = {"type": "tool", "name": name}
         case _:
-            not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is False:
         choice["disable_parallel_tool_use"] = True
     return choice
@@ -327,29 +295,29 @@ _DELTAS = {
 
 
 def _error(
-    error: Value, status: int | None, headers: Headers | None, request_id: Value = None
+    error: Value, status: int | None, headers: _Headers | None, request_id: Value = None
 ) -> ProviderError:
-    kind_name = member(error, "type")
-    message = member(error, "message")
+    kind_name = _reduce.member(error, "type")
+    message = _reduce.member(error, "message")
     code = kind_name if isinstance(kind_name, str) else None
     kind = _KINDS.get(code or "")
     text = message if isinstance(message, str) else None
     request = request_id if isinstance(request_id, str) else None
-    return provider_error(status, headers, kind, code, text, request_id=request)
+    return _http_errors.provider_error(status, headers, kind, code, text, request_id=request)
 
 
-def decode_error(status: int, body: bytes | str | Value, headers: Headers | None = None) -> ProviderError:
+def _decode_error(status: int, body: bytes | str | Value, headers: _Headers | None = None) -> ProviderError:
     """
     An HTTP error response as a ``ProviderError`` with retry advice; an unreadable body still gives one.
     """
-    parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
-    return _error(member(parsed, "error"), status, headers, member(parsed, "request_id"))
+    parsed = _http_errors.lenient(body, _DEFAULT_LIMITS.response_body_bytes)
+    return _error(_reduce.member(parsed, "error"), status, headers, _reduce.member(parsed, "request_id"))
 
 
 class _Block:
     __slots__ = ("call", "done", "kind", "parts", "signature", "start")
 
-    def __init__(self, kind: str, start: dict[str, Value], call: Call | None) -> None:
+    def __init__(self, kind: str, start: dict[str, Value], call: _reduce.Call | None) -> None:
         self.kind = kind
         self.start = start
         self.call = call
@@ -375,13 +343,13 @@ def _str(value: Value) -> str:
     return value if isinstance(value, str) else ""
 
 
-class AnthropicDecoder(Reducer):
+class _AnthropicDecoder(_reduce.Reducer):
     """Decodes one Messages API stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.ANTHROPIC
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         super().__init__(limits, taken_ids=taken_ids)
         self._blocks: dict[object, _Block] = {}
@@ -391,60 +359,65 @@ class AnthropicDecoder(Reducer):
     def _event(self, name: str | None, data: Value) -> None:
         self._not_ended()
         if not isinstance(data, dict):
-            protocol("an event is not an object")
-        kind = string(data, "type", "an event type") or name
+            _reduce.protocol("an event is not an object")
+        kind = _reduce.string(data, "type", "an event type") or name
         if not kind:
-            protocol("an event has no type")
+            _reduce.protocol("an event has no type")
         if kind == "message_start":
-            message = obj(data, "message", "a message")
+            message = _reduce.obj(data, "message", "a message")
             if message is None:
-                protocol("message_start has no message")
+                _reduce.protocol("message_start has no message")
             self._message(message)
         elif not self._started and kind not in ("ping", "error"):
-            protocol("an event arrived before message_start")
+            _reduce.protocol("an event arrived before message_start")
         elif kind == "content_block_start":
-            block = obj(data, "content_block", "a content block")
+            block = _reduce.obj(data, "content_block", "a content block")
             if block is None:
-                protocol("content_block_start has no content block")
-            self._start(index_member(data, "index", "a content block index"), block)
+                _reduce.protocol("content_block_start has no content block")
+            self._start(_reduce.index_member(data, "index", "a content block index"), block)
         elif kind == "content_block_delta":
-            self._delta(self._open(data), obj(data, "delta", "a delta"))
+            self._delta(self._open(data), _reduce.obj(data, "delta", "a delta"))
         elif kind == "content_block_stop":
             self._close(self._open(data))
         elif kind == "message_delta":
-            self._stop = string(obj(data, "delta", "a delta"), "stop_reason", "a stop reason") or self._stop
-            self._usage(obj(data, "usage", "usage"))
+            self._stop = (
+                _reduce.string(_reduce.obj(data, "delta", "a delta"), "stop_reason", "a stop reason")
+                or self._stop
+            )
+            self._usage(_reduce.obj(data, "usage", "usage"))
         elif kind == "message_stop":
             self._end()
         elif kind == "error":
-            raise Fail(_error(member(data, "error"), None, None))
+            raise _reduce.Fail(_error(_reduce.member(data, "error"), None, None))
 
     def _body(self, body: Value) -> None:
-        if member(body, "type") == "error":
-            raise Fail(_error(member(body, "error"), None, None, member(body, "request_id")))
+        if _reduce.member(body, "type") == "error":
+            raise _reduce.Fail(
+                _error(_reduce.member(body, "error"), None, None, _reduce.member(body, "request_id"))
+            )
         if not isinstance(body, dict):
-            protocol("the body is not an object")
+            _reduce.protocol("the body is not an object")
         self._message(body)
         self._end()
 
     def _message(self, message: dict[str, Value]) -> None:
         if self._started:
-            protocol("a second message_start arrived")
+            _reduce.protocol("a second message_start arrived")
         self._started = True
-        self._b.response_id = string(message, "id", "a message id")
-        self._stop = string(message, "stop_reason", "a stop reason")
-        self._usage(obj(message, "usage", "usage"))
-        for block in array(message, "content", "content"):
+        self._b.response_id = _reduce.string(message, "id", "a message id")
+        self._stop = _reduce.string(message, "stop_reason", "a stop reason")
+        self._usage(_reduce.obj(message, "usage", "usage"))
+        for block in _reduce.array(message, "content", "content"):
             if not isinstance(block, dict):
-                protocol("a content block is not an object")
+                _reduce.protocol("a content block is not an object")
             self._close(self._start(("whole", len(self._blocks)), block))
 
     def _usage(self, usage: dict[str, Value] | None) -> None:
         if usage is None:
             return
         before = self._b.usage or Usage()
-        input_tokens = integer(usage, "input_tokens")
-        output_tokens = integer(usage, "output_tokens")
+        input_tokens = _reduce.integer(usage, "input_tokens")
+        output_tokens = _reduce.integer(usage, "output_tokens")
         self._b.usage = Usage(
             before.input_tokens if input_tokens is None else input_tokens,
             before.output_tokens if output_tokens is None else output_tokens,
@@ -454,50 +427,50 @@ class AnthropicDecoder(Reducer):
 
     def _start(self, key: object, block: dict[str, Value]) -> _Block:
         if key is None:
-            protocol("a content block has no index")
+            _reduce.protocol("a content block has no index")
         if key in self._blocks:
-            protocol("two content blocks share one index")
+            _reduce.protocol("two content blocks share one index")
         self._b.block()
-        kind = string(block, "type", "a block type") or ""
+        kind = _reduce.string(block, "type", "a block type") or ""
         call = None
         if kind == "tool_use":
             if not isinstance(block.get("input", {}), dict):
-                protocol("a tool_use input must be an object")
+                _reduce.protocol("a tool_use input must be an object")
             call = self._b.open_call(
-                key, string(block, "id", "a tool_use id"), string(block, "name", "a name")
+                key, _reduce.string(block, "id", "a tool_use id"), _reduce.string(block, "name", "a name")
             )
         elif kind == "text":
-            self._b.text(string(block, "text", "text") or "")
+            self._b.text(_reduce.string(block, "text", "text") or "")
         found = self._blocks[key] = _Block(kind, block, call)
         return found
 
     def _open(self, data: Value) -> _Block:
-        found = self._blocks.get(index_member(data, "index", "a content block index"))
+        found = self._blocks.get(_reduce.index_member(data, "index", "a content block index"))
         if found is None:
-            protocol("an event names a content block that was never started")
+            _reduce.protocol("an event names a content block that was never started")
         if found.done:
-            protocol("an event names a content block that already stopped")
+            _reduce.protocol("an event names a content block that already stopped")
         return found
 
     def _delta(self, block: _Block, delta: dict[str, Value] | None) -> None:
-        kind = string(delta, "type", "a delta type")
+        kind = _reduce.string(delta, "type", "a delta type")
         if not kind:
-            protocol("a delta has no type")
+            _reduce.protocol("a delta has no type")
         if kind not in _DELTAS:
             return
         key, block_kind = _DELTAS[kind]
-        piece = string(delta, key, kind) or ""
+        piece = _reduce.string(delta, key, kind) or ""
         if block_kind is None:
             if block.call is not None:
                 self._b.append(block.call, piece)
             elif block.kind.endswith("tool_use"):
                 block.parts.append(piece)
             else:
-                protocol("input_json_delta arrived for a block that takes no input")
+                _reduce.protocol("input_json_delta arrived for a block that takes no input")
         elif block.kind != block_kind and not (
             block_kind == "thinking" and block.kind == "redacted_thinking"
         ):
-            protocol("a delta's type does not match its content block")
+            _reduce.protocol("a delta's type does not match its content block")
         elif key == "signature":
             block.signature.append(piece)
         else:
@@ -509,19 +482,23 @@ class AnthropicDecoder(Reducer):
         block.done = True
         if block.call is not None:
             if not block.call.parts:
-                self._b.settle(block.call, json_text(block.start.get("input", {}), "a tool_use input"))
+                self._b.settle(
+                    block.call, _reduce.json_text(block.start.get("input", {}), "a tool_use input")
+                )
             block.call.done = True
         return block
 
     def _complete(self) -> Terminal:
         finish = _FINISH.get(self._stop or "")
         if finish is None:
-            raise Fail(
-                provider_error(None, None, ErrorKind.RESPONSE_FAILED, self._stop or "no_stop_reason", None)
+            raise _reduce.Fail(
+                _http_errors.provider_error(
+                    None, None, ErrorKind.RESPONSE_FAILED, self._stop or "no_stop_reason", None
+                )
             )
         blocks = list(self._blocks.values())
         if finish in (FinishReason.STOP, FinishReason.TOOL_CALLS) and not all(block.done for block in blocks):
-            protocol("a content block was still open when the message stopped")
+            _reduce.protocol("a content block was still open when the message stopped")
         self._b.replay = any(block.kind not in _PLAIN for block in blocks)
         self._b.items = [block.value() for block in blocks if block.done]
         return self._b.terminal(finish, self._stop)
@@ -534,7 +511,8 @@ class AnthropicDecoder(Reducer):
 def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
     blocks: list[Value] = [{"type": "text", "text": text}] if text else []
     blocks += [
-        {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments(c.arguments_json)} for c in calls
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": _speech.arguments(c.arguments_json)}
+        for c in calls
     ]
     return {
         "id": "msg_fake",
@@ -561,14 +539,14 @@ def _speak_events(
     index = 0
     if text:
         emit("content_block_start", index=index, content_block={"type": "text", "text": ""})
-        for word in words(text):
+        for word in _speech.words(text):
             emit("content_block_delta", index=index, delta={"type": "text_delta", "text": word})
         emit("content_block_stop", index=index)
         index += 1
     for call in calls:
         block: Value = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
         emit("content_block_start", index=index, content_block=block)
-        for part in pieces(call.arguments_json, piece):
+        for part in _speech.pieces(call.arguments_json, piece):
             emit("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": part})
         emit("content_block_stop", index=index)
         index += 1
@@ -591,10 +569,12 @@ def _speak_error(status: int, message: str) -> Value:
     return {"type": "error", "error": {"type": _SPOKEN.get(status, "api_error"), "message": message}}
 
 
-SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=_speak_error)
+_SPEECH = Speech(
+    route=re.compile(re.escape(_PATH)), body=_speak_body, events=_speak_events, error=_speak_error
+)
 
 #: The API's origin, its key header and variables, and the API version every request names.
-HTTP = Http(
+_HTTP = Http(
     base_url="https://api.anthropic.com",
     key_header="x-api-key",
     key_prefix="",
@@ -603,16 +583,29 @@ HTTP = Http(
 )
 
 WIRE = Wire(
-    provider=PROVIDER,
-    loose=LOOSE,
-    strict=STRICT,
-    encode=encode,
-    path=path,
-    decoder=AnthropicDecoder,
-    decode_error=decode_error,
-    over_budget=over_budget,
-    speech=SPEECH,
-    default_max_tokens=DEFAULT_MAX_TOKENS,
-    http=HTTP,
+    provider=_PROVIDER,
+    loose=_LOOSE,
+    strict=_STRICT,
+    encode=_encode,
+    path=_path,
+    decoder=_AnthropicDecoder,
+    decode_error=_decode_error,
+    over_budget=_over_budget,
+    speech=_SPEECH,
+    default_max_tokens=_DEFAULT_MAX_TOKENS,
+    http=_HTTP,
 )
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+PROVIDER = _PROVIDER
+DEFAULT_MAX_TOKENS = _DEFAULT_MAX_TOKENS
+LOOSE = _LOOSE
+STRICT = _STRICT
+SPEECH = _SPEECH
+HTTP = _HTTP
+AnthropicDecoder = _AnthropicDecoder
+encode = _encode
+decode_error = _decode_error
+over_budget = _over_budget
+path = _path
 decode_body = WIRE.decode_body

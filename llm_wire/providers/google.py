@@ -32,36 +32,7 @@ from decimal import Decimal
 from attrs import evolve
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers._http_errors import lenient, provider_error, seconds
-from llm_wire.providers._reduce import (
-    Call,
-    Fail,
-    Reducer,
-    array,
-    flag,
-    integer,
-    json_text,
-    member,
-    obj,
-    over,
-    protocol,
-    string,
-)
-from llm_wire.providers._replay import Kind, arguments_object, not_a, replay, system_texts
-from llm_wire.providers._speech import arguments, words
-from llm_wire.providers.projection import Profile, Refs, Values
-from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
-    ErrorKind,
-    FinishReason,
-    Headers,
-    ProviderError,
-    ResponseLimits,
-    RetryAdvice,
-    Terminal,
-    Usage,
-)
-from llm_wire.providers.wire import (
+from llm_wire.providers import (
     EncodeError,
     Http,
     InvalidReplay,
@@ -71,40 +42,39 @@ from llm_wire.providers.wire import (
     UnsupportedSetting,
     UseTool,
     Wire,
+    _http_errors,
+    _reduce,
+    _replay,
+    _speech,
+)
+from llm_wire.providers.projection import Profile, Refs, Values
+from llm_wire.providers.response import (
+    _DEFAULT_LIMITS,
+    ErrorKind,
+    FinishReason,
+    ProviderError,
+    ResponseLimits,
+    RetryAdvice,
+    Terminal,
+    Usage,
+    _Headers,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, render
 
-__all__ = [
-    "HTTP",
-    "GENERATED_PREFIX",
-    "JSON",
-    "KIND",
-    "OPENAPI",
-    "PROVIDER",
-    "SPEECH",
-    "VALIDATED",
-    "WIRE",
-    "GoogleDecoder",
-    "GoogleSchema",
-    "decode_body",
-    "decode_error",
-    "encode",
-    "function_call",
-    "path",
-]
+__all__ = ["WIRE", "GoogleSchema"]
 
-PROVIDER = Provider.GOOGLE
+_PROVIDER = Provider.GOOGLE
 #: Gemini's rule for a function name (Vertex AI also wants a letter or ``_`` first).
 _NAME_RULE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}")
 #: The prefix of the ids the decoder gives calls that came without one (``llm_wire_call_0``...).
-GENERATED_PREFIX = "llm_wire_call_"
+_GENERATED_PREFIX = "llm_wire_call_"
 
 #: ``parametersJsonSchema``: nearly all of JSON Schema; a ``$ref`` node may carry only description/default.
-JSON = Profile(name="google", ref_siblings=frozenset({"description", "default"}))
+_JSON = Profile(name="google", ref_siblings=frozenset({"description", "default"}))
 
 #: ``parametersJsonSchema`` under the ``VALIDATED`` mode: the subset Gemini enforces.
-VALIDATED = Profile(
+_VALIDATED = Profile(
     name="google-validated",
     keep=frozenset(
         {
@@ -134,7 +104,7 @@ VALIDATED = Profile(
 )
 
 #: Legacy ``parameters``: the OpenAPI 3.0 subset of Gemini's ``Schema`` (python_ecosystem.md §3.3).
-OPENAPI = Profile(
+_OPENAPI = Profile(
     name="google-openapi",
     keep=frozenset(
         {
@@ -182,7 +152,7 @@ class GoogleSchema(enum.Enum):
     OPENAPI = "parameters"
 
 
-def path(model: str, stream: bool) -> str:
+def _endpoint(model: str, stream: bool) -> str:
     """The endpoint path: the model is part of it, and streaming is another method."""
     method = "streamGenerateContent?alt=sse" if stream else "generateContent"
     return f"/v1beta/models/{model}:{method}"
@@ -195,14 +165,14 @@ def _wire_id(call: ToolCall) -> str | None:
     """
     if call.provider_id is not None:
         return call.provider_id
-    return None if call.id.startswith(GENERATED_PREFIX) else call.id
+    return None if call.id.startswith(_GENERATED_PREFIX) else call.id
 
 
-def function_call(call: ToolCall) -> dict[str, Value]:
+def _function_call(call: ToolCall) -> dict[str, Value]:
     """A ``functionCall`` part (with its id when Gemini gave it one) and the call's thought signature."""
     wire_id = _wire_id(call)
     function: dict[str, Value] = {} if wire_id is None else {"id": wire_id}
-    function.update(name=call.name, args=arguments_object(call.arguments_json))
+    function.update(name=call.name, args=_replay.arguments_object(call.arguments_json))
     part: dict[str, Value] = {"functionCall": function}
     state = call.provider_state
     if isinstance(state, str):
@@ -217,7 +187,7 @@ def _call_name(part: dict[str, Value]) -> object:
     return call.get("name") if isinstance(call, dict) else None
 
 
-KIND = Kind(
+_KIND = _replay.Kind(
     is_call=lambda part: "functionCall" in part,
     is_text=lambda part: "text" in part and not part.get("thought"),
     matches=lambda part, call: _call_name(part) == call.name,
@@ -225,10 +195,10 @@ KIND = Kind(
 )
 
 
-def encode(out: Outgoing) -> Result[Value, EncodeError]:
+def _encode(out: Outgoing) -> Result[Value, EncodeError]:
     """The request body for ``out``; ``Err`` for a setting or replay data Gemini cannot take."""
     if out.parallel is False:
-        return Err(UnsupportedSetting("parallel_tool_calls", PROVIDER, "Gemini has no switch for it"))
+        return Err(UnsupportedSetting("parallel_tool_calls", _PROVIDER, "Gemini has no switch for it"))
     contents: list[Value] = []
     results: list[Value] = []
     ids: dict[str, str | None] = {}
@@ -243,12 +213,12 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
                 contents.append({"role": "user", "parts": [{"text": text}]})
             case AssistantTurn() as turn:
                 ids.update((call.id, _wire_id(call)) for call in turn.calls)
-                match replay(turn, PROVIDER, KIND, function_call):
+                match _replay.replay(turn, _PROVIDER, _KIND, _function_call):
                     case Err(reason):
                         return Err(InvalidReplay(index, reason))
                     case Ok(None):
                         parts: list[Value] = [{"text": turn.text}] if turn.text else []
-                        parts.extend(function_call(call) for call in turn.calls)
+                        parts.extend(_function_call(call) for call in turn.calls)
                     case Ok(replayed):
                         parts = list(replayed or ())
                 if parts:
@@ -256,11 +226,11 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             case ToolResult() as result:
                 results.append(_function_response(result, ids))
             case _:
-                not_a("Message", f"messages[{index}]", message)
+                _replay.not_a("Message", f"messages[{index}]", message)
     if results:
         contents.append({"role": "user", "parts": results})
     body: dict[str, Value] = {"contents": contents}
-    system = system_texts(out.messages)
+    system = _replay.system_texts(out.messages)
     if system:
         body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
     if out.tools:
@@ -314,7 +284,7 @@ def _calling(out: Outgoing) -> dict[str, Value] | None:
         case UseTool(name=name):
             return {"mode": "ANY", "allowedFunctionNames": [name]}
         case _:
-            not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -350,46 +320,46 @@ _SEGMENT = re.compile(r"\.([^.\[\]'\"]+)|\[(\d{1,9})\]|\['((?:[^'\\]|\\.)*)'\]|\
 _ESCAPE = re.compile(r"\\(.)")
 
 
-def _error(error: Value, status: int | None, headers: Headers | None) -> ProviderError:
-    code = member(error, "status")
-    message = member(error, "message")
+def _error(error: Value, status: int | None, headers: _Headers | None) -> ProviderError:
+    code = _reduce.member(error, "status")
+    message = _reduce.member(error, "message")
     code = code if isinstance(code, str) else None
     kind = _KINDS.get(code or "")
     delay = None
-    details = member(error, "details")
+    details = _reduce.member(error, "details")
     for detail in details if isinstance(details, list) else []:
-        retry_delay = member(detail, "retryDelay")
+        retry_delay = _reduce.member(detail, "retryDelay")
         if isinstance(retry_delay, str):
-            delay = seconds(retry_delay)
+            delay = _http_errors.seconds(retry_delay)
     text = message if isinstance(message, str) else None
-    return provider_error(status, headers, kind, code, text, delay=delay)
+    return _http_errors.provider_error(status, headers, kind, code, text, delay=delay)
 
 
-def decode_error(status: int, body: bytes | str | Value, headers: Headers | None = None) -> ProviderError:
+def _decode_error(status: int, body: bytes | str | Value, headers: _Headers | None = None) -> ProviderError:
     """
     An HTTP error response as a ``ProviderError`` with retry advice; an unreadable body still gives one.
     """
-    parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
+    parsed = _http_errors.lenient(body, _DEFAULT_LIMITS.response_body_bytes)
     if isinstance(parsed, list) and len(parsed) == 1:  # streamed endpoints wrap the error in an array
         parsed = parsed[0]
-    return _error(member(parsed, "error"), status, headers)
+    return _error(_reduce.member(parsed, "error"), status, headers)
 
 
 def _path(text: str | None) -> tuple[str | int, ...]:
     if text is None or not text.startswith("$"):
-        protocol("a partial argument has no JSON path")
+        _reduce.protocol("a partial argument has no JSON path")
     segments: list[str | int] = []
     position = 1
     while position < len(text):
         match = _SEGMENT.match(text, position)
         if match is None or len(segments) >= 64:
-            protocol("a partial argument's JSON path is not supported")
+            _reduce.protocol("a partial argument's JSON path is not supported")
         name, index, single, double = match.groups()
         quoted = single if single is not None else double
         segments.append(int(index) if index is not None else name or _ESCAPE.sub(r"\1", quoted or ""))
         position = match.end()
     if not segments:
-        protocol("a partial argument's JSON path names no member")
+        _reduce.protocol("a partial argument's JSON path names no member")
     return tuple(segments)
 
 
@@ -398,7 +368,7 @@ class _Streaming:
 
     __slots__ = ("args", "call", "continuing", "signature", "size", "source")
 
-    def __init__(self, call: Call, source: dict[str, Value], signature: str | None) -> None:
+    def __init__(self, call: _reduce.Call, source: dict[str, Value], signature: str | None) -> None:
         self.call = call
         self.source = source
         self.signature = signature
@@ -424,16 +394,16 @@ class _Streaming:
                     node[segment] = f"{previous}{value}" if extend and isinstance(previous, str) else fresh
                 node = node[segment]
             else:
-                protocol("a partial argument's JSON path does not fit the arguments so far")
+                _reduce.protocol("a partial argument's JSON path does not fit the arguments so far")
 
 
-class GoogleDecoder(Reducer):
+class _GoogleDecoder(_reduce.Reducer):
     """Decodes one GenerateContent stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.GOOGLE
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         super().__init__(limits, taken_ids=taken_ids)
         self._streaming: _Streaming | None = None
@@ -444,34 +414,36 @@ class GoogleDecoder(Reducer):
         # The JSON-array form of a stream holds chunks, one level deep.
         for chunk in data if isinstance(data, list) else [data]:
             if not isinstance(chunk, dict):
-                protocol("a chunk is not an object")
+                _reduce.protocol("a chunk is not an object")
             self._chunk(chunk)
 
     def _chunk(self, data: dict[str, Value]) -> None:
-        if member(data, "error") is not None:
-            raise Fail(_error(data["error"], None, None))
-        self._b.response_id = string(data, "responseId", "a response id") or self._b.response_id
-        usage = obj(data, "usageMetadata", "usage")
+        if _reduce.member(data, "error") is not None:
+            raise _reduce.Fail(_error(data["error"], None, None))
+        self._b.response_id = _reduce.string(data, "responseId", "a response id") or self._b.response_id
+        usage = _reduce.obj(data, "usageMetadata", "usage")
         if usage is not None:
-            prompt = integer(usage, "promptTokenCount")
-            output = integer(usage, "candidatesTokenCount")
-            self._b.usage = Usage(prompt, output, integer(usage, "totalTokenCount"), usage)
-        blocked = string(obj(data, "promptFeedback", "prompt feedback"), "blockReason", "a block reason")
-        candidates = array(data, "candidates", "candidates")
+            prompt = _reduce.integer(usage, "promptTokenCount")
+            output = _reduce.integer(usage, "candidatesTokenCount")
+            self._b.usage = Usage(prompt, output, _reduce.integer(usage, "totalTokenCount"), usage)
+        blocked = _reduce.string(
+            _reduce.obj(data, "promptFeedback", "prompt feedback"), "blockReason", "a block reason"
+        )
+        candidates = _reduce.array(data, "candidates", "candidates")
         if blocked is not None and not candidates:
             self._finish = f"PROMPT_{blocked}"
             self._end()
         candidate = candidates[0] if candidates else None
         if candidate is not None and not isinstance(candidate, dict):
-            protocol("a candidate is not an object")
-        parts = array(obj(candidate, "content", "content"), "parts", "parts")
+            _reduce.protocol("a candidate is not an object")
+        parts = _reduce.array(_reduce.obj(candidate, "content", "content"), "parts", "parts")
         if self._finish is not None and parts:
-            protocol("content arrived after the finish reason")
+            _reduce.protocol("content arrived after the finish reason")
         for part in parts:
             if not isinstance(part, dict):
-                protocol("a part is not an object")
+                _reduce.protocol("a part is not an object")
             self._part(part)
-        finish = string(candidate, "finishReason", "a finish reason")
+        finish = _reduce.string(candidate, "finishReason", "a finish reason")
         if finish is not None and self._finish is None:
             self._finish = finish
             self._end()
@@ -480,32 +452,32 @@ class GoogleDecoder(Reducer):
         self._event(None, body)
 
     def _part(self, part: dict[str, Value]) -> None:
-        signature = string(part, "thoughtSignature", "a thought signature")
+        signature = _reduce.string(part, "thoughtSignature", "a thought signature")
         if "functionCall" in part:
-            call = obj(part, "functionCall", "a functionCall")
+            call = _reduce.obj(part, "functionCall", "a functionCall")
             if call is None:
-                protocol("a functionCall must be an object")
+                _reduce.protocol("a functionCall must be an object")
             self._function_call(part, call, signature)
             return
-        thought = flag(part, "thought")
+        thought = _reduce.flag(part, "thought")
         if signature is not None or thought or not set(part) <= _TEXT_PART:
             self._b.replay = True
-        text = string(part, "text", "text")
+        text = _reduce.string(part, "text", "text")
         if text is not None and not thought:
             self._b.text(text)
         self._keep(part)
 
     def _function_call(self, part: dict[str, Value], call: dict[str, Value], signature: str | None) -> None:
-        name = string(call, "name", "a function name")
-        partial = array(call, "partialArgs", "partial arguments")
-        going = flag(call, "willContinue")
+        name = _reduce.string(call, "name", "a function name")
+        partial = _reduce.array(call, "partialArgs", "partial arguments")
+        going = _reduce.flag(call, "willContinue")
         streaming = self._streaming
         if streaming is None:
             if not name:
-                protocol("function call arguments arrived with no call open")
+                _reduce.protocol("function call arguments arrived with no call open")
             self._b.block()
             self._calls += 1
-            given = string(call, "id", "a call id")
+            given = _reduce.string(call, "id", "a call id")
             call_id = given or self._generated()
             opened = self._b.open_call(
                 len(self._b.calls), call_id, name, provider_id=given or None, state=signature
@@ -513,12 +485,12 @@ class GoogleDecoder(Reducer):
             if not going:
                 args = call.get("args", {})
                 if not isinstance(args, dict):
-                    protocol("function call args must be an object")
+                    _reduce.protocol("function call args must be an object")
                 self._close(opened, args, part)
                 return
             streaming = self._streaming = _Streaming(opened, call, signature)
         elif name:
-            protocol("a function call started while another was still streaming")
+            _reduce.protocol("a function call started while another was still streaming")
         for piece in partial:
             self._partial(streaming, piece)
         if not going:
@@ -537,36 +509,38 @@ class GoogleDecoder(Reducer):
         this response or in the request's history (so ids stay unique over a run, and stable on replay).
         """
         taken = self._taken_ids
-        while (call_id := f"{GENERATED_PREFIX}{self._calls - 1}") in self._b.ids or call_id in taken:
+        while (call_id := f"{_GENERATED_PREFIX}{self._calls - 1}") in self._b.ids or call_id in taken:
             self._calls += 1
         return call_id
 
     def _partial(self, streaming: _Streaming, piece: Value) -> None:
         if not isinstance(piece, dict):
-            protocol("a partial argument is not an object")
-        path = _path(string(piece, "jsonPath", "a JSON path"))
+            _reduce.protocol("a partial argument is not an object")
+        path = _path(_reduce.string(piece, "jsonPath", "a JSON path"))
         if "stringValue" in piece:
-            value: Value = string(piece, "stringValue", "a string value")
+            value: Value = _reduce.string(piece, "stringValue", "a string value")
         elif "numberValue" in piece:
-            value = member(piece, "numberValue")
+            value = _reduce.member(piece, "numberValue")
             if isinstance(value, bool) or not isinstance(value, int | Decimal):
-                protocol("a partial argument's number is not a number")
+                _reduce.protocol("a partial argument's number is not a number")
         elif "boolValue" in piece:
-            value = member(piece, "boolValue")
+            value = _reduce.member(piece, "boolValue")
             if not isinstance(value, bool):
-                protocol("a partial argument's boolean is not a boolean")
+                _reduce.protocol("a partial argument's boolean is not a boolean")
         elif "nullValue" in piece:
             value = None
         else:
-            protocol("a partial argument has no value")
+            _reduce.protocol("a partial argument has no value")
         streaming.put(path, value, extend=streaming.continuing == path and isinstance(value, str))
-        streaming.continuing = path if isinstance(value, str) and flag(piece, "willContinue") else None
-        streaming.size += len(json_text(value, "a partial argument")) + len(path) * 2
+        streaming.continuing = (
+            path if isinstance(value, str) and _reduce.flag(piece, "willContinue") else None
+        )
+        streaming.size += len(_reduce.json_text(value, "a partial argument")) + len(path) * 2
         if streaming.size > self._limits.argument_bytes_per_call:
-            raise Fail(over(self._limits, "argument_bytes_per_call", streaming.size))
+            raise _reduce.Fail(_reduce.over(self._limits, "argument_bytes_per_call", streaming.size))
 
-    def _close(self, call: Call, args: Value, part: dict[str, Value]) -> None:
-        self._b.settle(call, json_text(args, "function call arguments"))
+    def _close(self, call: _reduce.Call, args: Value, part: dict[str, Value]) -> None:
+        self._b.settle(call, _reduce.json_text(args, "function call arguments"))
         call.done = True
         if call.state is not None:
             self._b.replay = True
@@ -600,12 +574,12 @@ class GoogleDecoder(Reducer):
         elif reason in _FILTERED or reason.startswith("PROMPT_"):
             finish = FinishReason.CONTENT_FILTER
         else:
-            error = provider_error(None, None, ErrorKind.RESPONSE_FAILED, reason, None)
+            error = _http_errors.provider_error(None, None, ErrorKind.RESPONSE_FAILED, reason, None)
             if reason == "MALFORMED_FUNCTION_CALL":  # the model may well get it right next time
                 error = evolve(error, retry=RetryAdvice(True))
-            raise Fail(error)
+            raise _reduce.Fail(error)
         if self._streaming is not None and finish is not FinishReason.LENGTH:
-            protocol("a function call was still streaming when the response finished")
+            _reduce.protocol("a function call was still streaming when the response finished")
         return self._b.terminal(finish, reason)
 
 
@@ -616,7 +590,8 @@ class GoogleDecoder(Reducer):
 def _speak_parts(text: str, calls: Sequence[ToolCall]) -> list[Value]:
     parts: list[Value] = [{"text": text}] if text else []
     parts += [
-        {"functionCall": {"id": c.id, "name": c.name, "args": arguments(c.arguments_json)}} for c in calls
+        {"functionCall": {"id": c.id, "name": c.name, "args": _speech.arguments(c.arguments_json)}}
+        for c in calls
     ]
     return parts
 
@@ -636,7 +611,7 @@ def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
 def _speak_events(
     text: str, calls: Sequence[ToolCall], piece: int, model: str
 ) -> list[tuple[str | None, str]]:
-    chunks: list[list[Value]] = [[{"text": word}] for word in words(text)]
+    chunks: list[list[Value]] = [[{"text": word}] for word in _speech.words(text)]
     chunks += [[part] for part in _speak_parts("", calls)]
     chunks = chunks or [[]]
     return [
@@ -657,7 +632,7 @@ def _streams(path: str, body: Value) -> bool:
     return ":streamGenerateContent" in path
 
 
-SPEECH = Speech(
+_SPEECH = Speech(
     route=re.compile(r"/v1beta/models/.*:(?:generateContent|streamGenerateContent)", re.DOTALL),
     body=_speak_body,
     events=_speak_events,
@@ -666,7 +641,7 @@ SPEECH = Speech(
 )
 
 #: The API's origin, its key header and variables.
-HTTP = Http(
+_HTTP = Http(
     base_url="https://generativelanguage.googleapis.com",
     key_header="x-goog-api-key",
     key_prefix="",
@@ -675,17 +650,29 @@ HTTP = Http(
 )
 
 WIRE = Wire(
-    provider=PROVIDER,
-    loose=JSON,
-    strict=VALIDATED,
-    legacy=OPENAPI,
-    encode=encode,
-    path=path,
-    decoder=GoogleDecoder,
-    decode_error=decode_error,
-    speech=SPEECH,
-    http=HTTP,
+    provider=_PROVIDER,
+    loose=_JSON,
+    strict=_VALIDATED,
+    legacy=_OPENAPI,
+    encode=_encode,
+    path=_endpoint,
+    decoder=_GoogleDecoder,
+    decode_error=_decode_error,
+    speech=_SPEECH,
+    http=_HTTP,
     name_rule=_NAME_RULE,
     aliases=("gemini",),
 )
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+PROVIDER = _PROVIDER
+JSON = _JSON
+VALIDATED = _VALIDATED
+OPENAPI = _OPENAPI
+SPEECH = _SPEECH
+HTTP = _HTTP
+GoogleDecoder = _GoogleDecoder
+encode = _encode
+decode_error = _decode_error
+path = _endpoint
 decode_body = WIRE.decode_body

@@ -19,58 +19,43 @@ import re
 from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers._http_errors import provider_error
-from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error, speak_error
-from llm_wire.providers._reduce import (
-    Fail,
-    Reducer,
-    array,
-    index_member,
-    integer,
-    member,
-    obj,
-    protocol,
-    string,
+from llm_wire.providers import (
+    EncodeError,
+    Http,
+    Outgoing,
+    Speech,
+    ToolChoice,
+    UseTool,
+    Wire,
+    _http_errors,
+    _openai,
+    _reduce,
+    _replay,
+    _speech,
 )
-from llm_wire.providers._replay import not_a
-from llm_wire.providers._speech import pieces, words
 from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
+    _DEFAULT_LIMITS,
     ErrorKind,
     FinishReason,
     ResponseLimits,
     Terminal,
     Usage,
 )
-from llm_wire.providers.wire import EncodeError, Http, Outgoing, Speech, ToolChoice, UseTool, Wire
 from llm_wire.result import Ok, Result
 from llm_wire.value import Value, render
 
-__all__ = [
-    "HTTP",
-    "LOOSE",
-    "PATH",
-    "PROVIDER",
-    "SPEECH",
-    "STRICT",
-    "WIRE",
-    "ChatDecoder",
-    "decode_body",
-    "decode_error",
-    "encode",
-    "path",
-]
+__all__ = ["WIRE"]
 
-PROVIDER = Provider.OPENAI_CHAT
-PATH = "/v1/chat/completions"
+_PROVIDER = Provider.OPENAI_CHAT
+_PATH = "/v1/chat/completions"
 
 
-def path(model: str, stream: bool) -> str:
+def _path(model: str, stream: bool) -> str:
     """The endpoint path (the model goes in the body)."""
-    return PATH
+    return _PATH
 
 
-def encode(out: Outgoing) -> Result[Value, EncodeError]:
+def _encode(out: Outgoing) -> Result[Value, EncodeError]:
     """The request body for ``out``; every setting has a Chat Completions field, so it never fails."""
     messages: list[Value] = []
     for index, message in enumerate(out.messages):
@@ -97,7 +82,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             case ToolResult(call_id=call_id, content=content):
                 messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
             case _:
-                not_a("Message", f"messages[{index}]", message)
+                _replay.not_a("Message", f"messages[{index}]", message)
     body: dict[str, Value] = {"model": out.model, "messages": messages}
     if out.tools:
         tools: list[Value] = []
@@ -119,7 +104,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
         case None:
             pass
         case _:
-            not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is not None:
         body["parallel_tool_calls"] = out.parallel
     if out.output is not None:
@@ -157,13 +142,13 @@ _FINISH = {
 }
 
 
-class ChatDecoder(Reducer):
+class _ChatDecoder(_reduce.Reducer):
     """Decodes one Chat Completions stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.OPENAI_CHAT
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         super().__init__(limits, taken_ids=taken_ids)
         self._finish: str | None = None
@@ -174,82 +159,87 @@ class ChatDecoder(Reducer):
 
     def _event(self, name: str | None, data: Value) -> None:
         if self._done:
-            protocol("an event arrived after [DONE]")
+            _reduce.protocol("an event arrived after [DONE]")
         if data == "[DONE]":
             if self._finish is None:
-                protocol("[DONE] arrived before a finish reason")
+                _reduce.protocol("[DONE] arrived before a finish reason")
             self._done = True
             return
-        error = member(data, "error")
+        error = _reduce.member(data, "error")
         if error is not None:
-            raise Fail(openai_error(error, None, None))
+            raise _reduce.Fail(_openai.openai_error(error, None, None))
         if not isinstance(data, dict):
-            protocol("a chunk is not an object")
+            _reduce.protocol("a chunk is not an object")
         self._chunk(data, "delta")
 
     def _body(self, body: Value) -> None:
         if not isinstance(body, dict):
-            protocol("the body is not an object")
+            _reduce.protocol("the body is not an object")
         if isinstance(body.get("error"), dict) and "choices" not in body:
-            raise Fail(openai_error(body["error"], None, None))
+            raise _reduce.Fail(_openai.openai_error(body["error"], None, None))
         self._chunk(body, "message")
         if self._finish is None:
-            protocol("the first choice has no finish reason")
+            _reduce.protocol("the first choice has no finish reason")
 
     def _chunk(self, chunk: dict[str, Value], key: str) -> None:
-        self._b.response_id = string(chunk, "id", "a completion id") or self._b.response_id
-        usage = obj(chunk, "usage", "usage")
+        self._b.response_id = _reduce.string(chunk, "id", "a completion id") or self._b.response_id
+        usage = _reduce.obj(chunk, "usage", "usage")
         if usage is not None:
-            prompt = integer(usage, "prompt_tokens")
+            prompt = _reduce.integer(usage, "prompt_tokens")
             self._b.usage = Usage(
-                prompt, integer(usage, "completion_tokens"), integer(usage, "total_tokens"), usage
+                prompt,
+                _reduce.integer(usage, "completion_tokens"),
+                _reduce.integer(usage, "total_tokens"),
+                usage,
             )
-        for choice in array(chunk, "choices", "choices"):
+        for choice in _reduce.array(chunk, "choices", "choices"):
             if not isinstance(choice, dict):
-                protocol("a choice is not an object")
-            if index_member(choice, "index", "a choice index") not in (0, None):
+                _reduce.protocol("a choice is not an object")
+            if _reduce.index_member(choice, "index", "a choice index") not in (0, None):
                 continue
-            delta = obj(choice, key, key)
+            delta = _reduce.obj(choice, key, key)
             if self._finish is not None:
-                if any(member(delta, field) for field in ("content", "refusal", "tool_calls")):
-                    protocol("the first choice continued after its finish reason")
+                if any(_reduce.member(delta, field) for field in ("content", "refusal", "tool_calls")):
+                    _reduce.protocol("the first choice continued after its finish reason")
                 continue
             self._delta(delta, streamed=key == "delta")
-            self._finish = string(choice, "finish_reason", "a finish reason")
+            self._finish = _reduce.string(choice, "finish_reason", "a finish reason")
             if self._finish is not None:
                 self._end()
                 for call in self._b.calls.values():
                     call.done = self._finish != "length"
 
     def _delta(self, delta: dict[str, Value] | None, *, streamed: bool) -> None:
-        content = member(delta, "content")
+        content = _reduce.member(delta, "content")
         if isinstance(content, list):  # OpenAI-compatible servers may send content parts
             for part in content:
-                self._b.text(string(part, "text", "text") or "")
+                self._b.text(_reduce.string(part, "text", "text") or "")
         elif content is not None:
-            self._b.text(string(delta, "content", "content") or "")
-        self._b.text(string(delta, "refusal", "a refusal") or "", refusal=True)
-        for position, raw in enumerate(array(delta, "tool_calls", "tool calls")):
-            key = index_member(raw, "index", "a tool call index") if streamed else position
+            self._b.text(_reduce.string(delta, "content", "content") or "")
+        self._b.text(_reduce.string(delta, "refusal", "a refusal") or "", refusal=True)
+        for position, raw in enumerate(_reduce.array(delta, "tool_calls", "tool calls")):
+            key = _reduce.index_member(raw, "index", "a tool call index") if streamed else position
             if key is None:
-                protocol("a streamed tool call has no index")
-            function = obj(raw, "function", "a function")
-            call_id = string(raw, "id", "a call id")
-            name = string(function, "name", "a function name")
+                _reduce.protocol("a streamed tool call has no index")
+            function = _reduce.obj(raw, "function", "a function")
+            call_id = _reduce.string(raw, "id", "a call id")
+            name = _reduce.string(function, "name", "a function name")
             known = self._b.calls.get(key)
             if known is None:
-                if string(raw, "type", "a call type") not in (None, "function"):
-                    protocol("only function tool calls are supported")
+                if _reduce.string(raw, "type", "a call type") not in (None, "function"):
+                    _reduce.protocol("only function tool calls are supported")
                 self._b.block()
                 known = self._b.open_call(key, call_id, name)
             elif call_id not in (None, "", known.id) or name not in (None, "", known.name):
-                protocol("a streamed tool call changed its id or name")
-            self._b.append(known, string(function, "arguments", "arguments") or "")
+                _reduce.protocol("a streamed tool call changed its id or name")
+            self._b.append(known, _reduce.string(function, "arguments", "arguments") or "")
 
     def _complete(self) -> Terminal:
         finish = _FINISH.get(self._finish or "")
         if finish is None:
-            raise Fail(provider_error(None, None, ErrorKind.RESPONSE_FAILED, self._finish, None))
+            raise _reduce.Fail(
+                _http_errors.provider_error(None, None, ErrorKind.RESPONSE_FAILED, self._finish, None)
+            )
         return self._b.terminal(finish, self._finish)
 
 
@@ -284,7 +274,7 @@ def _speak_events(
         )
 
     events: list[tuple[str | None, str]] = [chunk({"role": "assistant", "content": ""})]
-    events += [chunk({"content": word}) for word in words(text)]
+    events += [chunk({"content": word}) for word in _speech.words(text)]
     for n, call in enumerate(calls):
         head: Value = {
             "index": n,
@@ -295,7 +285,7 @@ def _speak_events(
         events.append(chunk({"tool_calls": [head]}))
         events += [
             chunk({"tool_calls": [{"index": n, "function": {"arguments": part}}]})
-            for part in pieces(call.arguments_json, piece)
+            for part in _speech.pieces(call.arguments_json, piece)
         ]
     events.append(chunk({}, "tool_calls" if calls else "stop"))
     usage: Value = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
@@ -305,10 +295,12 @@ def _speak_events(
     return events
 
 
-SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=speak_error)
+_SPEECH = Speech(
+    route=re.compile(re.escape(_PATH)), body=_speak_body, events=_speak_events, error=_openai.speak_error
+)
 
 #: The API's origin, its key header and variables.
-HTTP = Http(
+_HTTP = Http(
     base_url="https://api.openai.com",
     key_header="authorization",
     key_prefix="Bearer ",
@@ -317,15 +309,26 @@ HTTP = Http(
 )
 
 WIRE = Wire(
-    provider=PROVIDER,
-    loose=LOOSE,
-    strict=STRICT,
-    encode=encode,
-    path=path,
-    decoder=ChatDecoder,
-    decode_error=decode_error,
-    speech=SPEECH,
+    provider=_PROVIDER,
+    loose=_openai.LOOSE,
+    strict=_openai.STRICT,
+    encode=_encode,
+    path=_path,
+    decoder=_ChatDecoder,
+    decode_error=_openai.decode_error,
+    speech=_SPEECH,
     loose_output=True,
-    http=HTTP,
+    http=_HTTP,
 )
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+PROVIDER = _PROVIDER
+LOOSE = WIRE.loose
+STRICT = WIRE.strict
+SPEECH = _SPEECH
+HTTP = _HTTP
+ChatDecoder = _ChatDecoder
+encode = _encode
+decode_error = WIRE.decode_error
+path = _path
 decode_body = WIRE.decode_body

@@ -23,30 +23,7 @@ import re
 from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers._http_errors import provider_error
-from llm_wire.providers._openai import LOOSE, STRICT, decode_error, openai_error, speak_error
-from llm_wire.providers._reduce import (
-    Call,
-    Fail,
-    Reducer,
-    array,
-    index_member,
-    integer,
-    obj,
-    protocol,
-    string,
-)
-from llm_wire.providers._replay import Kind, not_a, replay
-from llm_wire.providers._speech import pieces, words
-from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
-    ErrorKind,
-    FinishReason,
-    ResponseLimits,
-    Terminal,
-    Usage,
-)
-from llm_wire.providers.wire import (
+from llm_wire.providers import (
     EncodeError,
     Http,
     InvalidReplay,
@@ -56,34 +33,32 @@ from llm_wire.providers.wire import (
     UnsupportedSetting,
     UseTool,
     Wire,
+    _http_errors,
+    _openai,
+    _reduce,
+    _replay,
+    _speech,
+)
+from llm_wire.providers.response import (
+    _DEFAULT_LIMITS,
+    ErrorKind,
+    FinishReason,
+    ResponseLimits,
+    Terminal,
+    Usage,
 )
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, render
 
-__all__ = [
-    "HTTP",
-    "KIND",
-    "LOOSE",
-    "PATH",
-    "PROVIDER",
-    "SPEECH",
-    "STRICT",
-    "WIRE",
-    "ResponsesDecoder",
-    "decode_body",
-    "decode_error",
-    "encode",
-    "function_call",
-    "path",
-]
+__all__ = ["WIRE"]
 
-PROVIDER = Provider.OPENAI_RESPONSES
-PATH = "/v1/responses"
+_PROVIDER = Provider.OPENAI_RESPONSES
+_PATH = "/v1/responses"
 
 
-def path(model: str, stream: bool) -> str:
+def _path(model: str, stream: bool) -> str:
     """The endpoint path (the model goes in the body)."""
-    return PATH
+    return _PATH
 
 
 def _is_call(item: dict[str, Value]) -> bool:
@@ -102,15 +77,15 @@ def _text(text: str) -> dict[str, Value]:
     return {"role": "assistant", "content": text}
 
 
-KIND = Kind(is_call=_is_call, is_text=_is_text, matches=_matches, text=_text)
+_KIND = _replay.Kind(is_call=_is_call, is_text=_is_text, matches=_matches, text=_text)
 
 
-def function_call(call: ToolCall) -> dict[str, Value]:
+def _function_call(call: ToolCall) -> dict[str, Value]:
     """A ``function_call`` input item; ``arguments`` is the model's text, unchanged."""
     return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments_json}
 
 
-def encode(out: Outgoing) -> Result[Value, EncodeError]:
+def _encode(out: Outgoing) -> Result[Value, EncodeError]:
     """The request body for ``out``; ``Err`` for a setting or replay data this API cannot take."""
     items: list[Value] = []
     for index, message in enumerate(out.messages):
@@ -120,19 +95,19 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             case UserMessage(text=text):
                 items.append({"role": "user", "content": text})
             case AssistantTurn() as turn:
-                match replay(turn, PROVIDER, KIND, _replayed_call):
+                match _replay.replay(turn, _PROVIDER, _KIND, _replayed_call):
                     case Err(reason):
                         return Err(InvalidReplay(index, reason))
                     case Ok(None):
                         if turn.text or not turn.calls:
                             items.append(_text(turn.text))
-                        items.extend(function_call(call) for call in turn.calls)
+                        items.extend(_function_call(call) for call in turn.calls)
                     case Ok(replayed):
                         items.extend(replayed or ())
             case ToolResult(call_id=call_id, content=content):
                 items.append({"type": "function_call_output", "call_id": call_id, "output": content})
             case _:
-                not_a("Message", f"messages[{index}]", message)
+                _replay.not_a("Message", f"messages[{index}]", message)
     body: dict[str, Value] = {"model": out.model, "input": items}
     if out.tools:
         body["tools"] = [
@@ -153,7 +128,7 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
         case None:
             pass
         case _:
-            not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
     if out.parallel is not None:
         body["parallel_tool_calls"] = out.parallel
     if out.output is not None:
@@ -172,14 +147,14 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
     if out.top_p is not None:
         body["top_p"] = out.top_p
     if out.stop:
-        return Err(UnsupportedSetting("stop", PROVIDER, "the Responses API takes no stop sequences"))
+        return Err(UnsupportedSetting("stop", _PROVIDER, "the Responses API takes no stop sequences"))
     if out.stream:
         body["stream"] = True
     return Ok(body)
 
 
 def _replayed_call(call: ToolCall) -> dict[str, Value]:
-    item = function_call(call)
+    item = _function_call(call)
     if call.provider_id is not None:
         item["id"] = call.provider_id
     return item
@@ -194,7 +169,7 @@ _PLAIN = frozenset({"message", "function_call"})
 class _OutputItem:
     __slots__ = ("call", "done", "final", "kind", "text_seen")
 
-    def __init__(self, kind: str, call: Call | None) -> None:
+    def __init__(self, kind: str, call: _reduce.Call | None) -> None:
         self.kind = kind
         self.call = call
         self.done = False
@@ -202,13 +177,13 @@ class _OutputItem:
         self.text_seen = False
 
 
-class ResponsesDecoder(Reducer):
+class _ResponsesDecoder(_reduce.Reducer):
     """Decodes one Responses API stream (or, through ``decode_body``, one body)."""
 
     provider = Provider.OPENAI_RESPONSES
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         super().__init__(limits, taken_ids=taken_ids)
         self._items: dict[int, _OutputItem] = {}
@@ -218,152 +193,162 @@ class ResponsesDecoder(Reducer):
     def _event(self, name: str | None, data: Value) -> None:
         self._not_ended()
         if not isinstance(data, dict):
-            protocol("an event is not an object")
+            _reduce.protocol("an event is not an object")
         kind = data.get("type")
         if not kind or not isinstance(kind, str):
-            kind = string(data, "type", "an event type") or name
+            kind = _reduce.string(data, "type", "an event type") or name
             if not kind:
-                protocol("an event has no type")
+                _reduce.protocol("an event has no type")
         if kind == "response.function_call_arguments.delta":  # the hot event: its readers inline
             self._argument_delta(data)
         elif kind in ("response.created", "response.in_progress", "response.queued"):
-            self._b.response_id = string(obj(data, "response", "response"), "id", "a response id")
+            self._b.response_id = _reduce.string(
+                _reduce.obj(data, "response", "response"), "id", "a response id"
+            )
         elif kind == "response.output_item.added":
             self._added(data)
         elif kind == "response.output_item.done":
             self._done(data)
         elif kind == "response.function_call_arguments.done":
             call = self._call(data)
-            whole = string(data, "arguments", "arguments")
+            whole = _reduce.string(data, "arguments", "arguments")
             if whole is not None:
                 self._b.settle(call, whole)
             call.done = True
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
             item = self._route(data)
             item.text_seen = True
-            self._b.text(string(data, "delta", "a delta") or "", refusal=kind == "response.refusal.delta")
+            self._b.text(
+                _reduce.string(data, "delta", "a delta") or "", refusal=kind == "response.refusal.delta"
+            )
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            response = obj(data, "response", "response")
+            response = _reduce.obj(data, "response", "response")
             if response is None:
-                protocol("a final event has no response")
+                _reduce.protocol("a final event has no response")
             self._finished(response)
         elif kind == "error":
-            raise Fail(openai_error(obj(data, "error", "error") or data, None, None))
+            raise _reduce.Fail(_openai.openai_error(_reduce.obj(data, "error", "error") or data, None, None))
 
     def _argument_delta(self, data: dict[str, Value]) -> None:
         """``append(_call(data), string(data, "delta", "a delta") or "")``, its readers inline."""
         position = data.get("output_index")
         if position is not None and (not isinstance(position, int) or isinstance(position, bool)):
-            protocol("an output_index is not an integer")
+            _reduce.protocol("an output_index is not an integer")
         item_id = data.get("item_id")
         if item_id is not None and not isinstance(item_id, str):
-            protocol("an item id must be a string")
+            _reduce.protocol("an item id must be a string")
         call = self._find(position, item_id).call
         if call is None:
-            protocol("argument text arrived for an item that is not a function call")
+            _reduce.protocol("argument text arrived for an item that is not a function call")
         delta = data.get("delta")
         if delta is not None and not isinstance(delta, str):
-            protocol("a delta must be a string")
+            _reduce.protocol("a delta must be a string")
         self._b.append(call, delta or "")
 
     def _body(self, body: Value) -> None:
         if not isinstance(body, dict):
-            protocol("the body is not an object")
+            _reduce.protocol("the body is not an object")
         if "output" not in body and isinstance(body.get("error"), dict):
-            raise Fail(openai_error(body["error"], None, None))
-        for index, item in enumerate(array(body, "output", "output")):
+            raise _reduce.Fail(_openai.openai_error(body["error"], None, None))
+        for index, item in enumerate(_reduce.array(body, "output", "output")):
             event = {"output_index": index, "item": item}
             self._added(event)
             self._done(event)
         self._finished(body)
 
     def _added(self, data: Value) -> None:
-        item = obj(data, "item", "an output item")
-        position = index_member(data, "output_index", "an output_index")
+        item = _reduce.obj(data, "item", "an output item")
+        position = _reduce.index_member(data, "output_index", "an output_index")
         if item is None:
-            protocol("an output item event has no item")
+            _reduce.protocol("an output item event has no item")
         position = len(self._items) if position is None else position
-        item_id = string(item, "id", "an item id")
-        kind = string(item, "type", "an item type") or ""
+        item_id = _reduce.string(item, "id", "an item id")
+        kind = _reduce.string(item, "type", "an item type") or ""
         if position in self._items or (item_id is not None and item_id in self._by_id):
-            protocol("two output items share one output_index or item id")
+            _reduce.protocol("two output items share one output_index or item id")
         self._b.block()
         call = None
         if kind == "function_call":
-            call_id = string(item, "call_id", "a call_id")
-            name = string(item, "name", "a function name")
+            call_id = _reduce.string(item, "call_id", "a call_id")
+            name = _reduce.string(item, "name", "a function name")
             call = self._b.open_call(position, call_id, name, provider_id=item_id)
-            self._b.append(call, string(item, "arguments", "arguments") or "")
+            self._b.append(call, _reduce.string(item, "arguments", "arguments") or "")
         self._items[position] = _OutputItem(kind, call)
         if item_id is not None:
             self._by_id[item_id] = position
 
     def _done(self, data: Value) -> None:
-        item = obj(data, "item", "an output item")
+        item = _reduce.obj(data, "item", "an output item")
         if item is None:
-            protocol("an output item event has no item")
-        item_id = string(item, "id", "an item id")
-        found = self._find(index_member(data, "output_index", "an output_index"), item_id)
+            _reduce.protocol("an output item event has no item")
+        item_id = _reduce.string(item, "id", "an item id")
+        found = self._find(_reduce.index_member(data, "output_index", "an output_index"), item_id)
         found.done = True
         found.final = item
         if found.call is not None:
             call = found.call
-            if string(item, "call_id", "a call_id") not in (None, call.id):
-                protocol("an output item changed its call_id")
-            if string(item, "name", "a function name") not in (None, call.name):
-                protocol("an output item changed its call's name")
-            whole = string(item, "arguments", "arguments")
+            if _reduce.string(item, "call_id", "a call_id") not in (None, call.id):
+                _reduce.protocol("an output item changed its call_id")
+            if _reduce.string(item, "name", "a function name") not in (None, call.name):
+                _reduce.protocol("an output item changed its call's name")
+            whole = _reduce.string(item, "arguments", "arguments")
             if whole is not None:
                 self._b.settle(call, whole)
             call.done = True
         elif found.kind == "message" and not found.text_seen:
-            for part in array(item, "content", "message content"):
-                part_kind = string(part, "type", "a content type")
+            for part in _reduce.array(item, "content", "message content"):
+                part_kind = _reduce.string(part, "type", "a content type")
                 if part_kind == "output_text":
-                    self._b.text(string(part, "text", "text") or "")
+                    self._b.text(_reduce.string(part, "text", "text") or "")
                 elif part_kind == "refusal":
-                    self._b.text(string(part, "refusal", "a refusal") or "", refusal=True)
+                    self._b.text(_reduce.string(part, "refusal", "a refusal") or "", refusal=True)
 
     def _find(self, position: int | None, item_id: str | None) -> _OutputItem:
         by_id = self._by_id.get(item_id) if item_id is not None else None
         if item_id is not None and by_id is None:
-            protocol("an event names an output item that was never added")
+            _reduce.protocol("an event names an output item that was never added")
         if position is not None and by_id is not None and position != by_id:
-            protocol("an event's item_id and output_index disagree")
+            _reduce.protocol("an event's item_id and output_index disagree")
         key = by_id if by_id is not None else position
         found = self._items.get(key) if key is not None else None
         if found is None:
-            protocol("an event names an output item that was never added")
+            _reduce.protocol("an event names an output item that was never added")
         return found
 
     def _route(self, data: Value) -> _OutputItem:
         return self._find(
-            index_member(data, "output_index", "an output_index"), string(data, "item_id", "an item id")
+            _reduce.index_member(data, "output_index", "an output_index"),
+            _reduce.string(data, "item_id", "an item id"),
         )
 
-    def _call(self, data: Value) -> Call:
+    def _call(self, data: Value) -> _reduce.Call:
         found = self._route(data)
         if found.call is None:
-            protocol("argument text arrived for an item that is not a function call")
+            _reduce.protocol("argument text arrived for an item that is not a function call")
         return found.call
 
     def _finished(self, response: dict[str, Value]) -> None:
         self._response = response
-        self._b.response_id = string(response, "id", "a response id") or self._b.response_id
-        usage = obj(response, "usage", "usage")
+        self._b.response_id = _reduce.string(response, "id", "a response id") or self._b.response_id
+        usage = _reduce.obj(response, "usage", "usage")
         if usage is not None:
-            input_tokens = integer(usage, "input_tokens")
+            input_tokens = _reduce.integer(usage, "input_tokens")
             self._b.usage = Usage(
-                input_tokens, integer(usage, "output_tokens"), integer(usage, "total_tokens"), usage
+                input_tokens,
+                _reduce.integer(usage, "output_tokens"),
+                _reduce.integer(usage, "total_tokens"),
+                usage,
             )
         self._end()
-        if string(response, "status", "a status") == "failed":
-            raise Fail(openai_error(obj(response, "error", "error"), None, None))
+        if _reduce.string(response, "status", "a status") == "failed":
+            raise _reduce.Fail(_openai.openai_error(_reduce.obj(response, "error", "error"), None, None))
 
     def _complete(self) -> Terminal:
         response = self._response or {}
-        status = string(response, "status", "a status")
-        detail = string(obj(response, "incomplete_details", "incomplete details"), "reason", "a reason")
+        status = _reduce.string(response, "status", "a status")
+        detail = _reduce.string(
+            _reduce.obj(response, "incomplete_details", "incomplete details"), "reason", "a reason"
+        )
         if status == "completed":
             finish, detail = FinishReason.STOP, status
         elif status == "incomplete" and detail in (None, "max_output_tokens"):
@@ -371,7 +356,9 @@ class ResponsesDecoder(Reducer):
         elif status == "incomplete" and detail == "content_filter":
             finish = FinishReason.CONTENT_FILTER
         else:
-            raise Fail(provider_error(None, None, ErrorKind.RESPONSE_FAILED, detail or status, None))
+            raise _reduce.Fail(
+                _http_errors.provider_error(None, None, ErrorKind.RESPONSE_FAILED, detail or status, None)
+            )
         items = [self._items[index] for index in sorted(self._items)]
         self._b.items = [item.final for item in items if item.done]
         self._b.replay = any(item.kind not in _PLAIN for item in items)
@@ -445,7 +432,7 @@ def _speak_events(
                 output_index=index,
                 item={**item, "content": [], "status": "in_progress"},
             )
-            for word in words(text):
+            for word in _speech.words(text):
                 emit(
                     "response.output_text.delta",
                     output_index=index,
@@ -461,7 +448,7 @@ def _speak_events(
             )
             arguments = item["arguments"]
             assert isinstance(arguments, str)
-            for part in pieces(arguments, piece):
+            for part in _speech.pieces(arguments, piece):
                 emit(
                     "response.function_call_arguments.delta",
                     output_index=index,
@@ -473,10 +460,12 @@ def _speak_events(
     return events
 
 
-SPEECH = Speech(route=re.compile(re.escape(PATH)), body=_speak_body, events=_speak_events, error=speak_error)
+_SPEECH = Speech(
+    route=re.compile(re.escape(_PATH)), body=_speak_body, events=_speak_events, error=_openai.speak_error
+)
 
 #: The API's origin, its key header and variables.
-HTTP = Http(
+_HTTP = Http(
     base_url="https://api.openai.com",
     key_header="authorization",
     key_prefix="Bearer ",
@@ -485,16 +474,27 @@ HTTP = Http(
 )
 
 WIRE = Wire(
-    provider=PROVIDER,
-    loose=LOOSE,
-    strict=STRICT,
-    encode=encode,
-    path=path,
-    decoder=ResponsesDecoder,
-    decode_error=decode_error,
-    speech=SPEECH,
+    provider=_PROVIDER,
+    loose=_openai.LOOSE,
+    strict=_openai.STRICT,
+    encode=_encode,
+    path=_path,
+    decoder=_ResponsesDecoder,
+    decode_error=_openai.decode_error,
+    speech=_SPEECH,
     loose_output=True,
-    http=HTTP,
+    http=_HTTP,
     aliases=("openai",),
 )
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+PROVIDER = _PROVIDER
+LOOSE = WIRE.loose
+STRICT = WIRE.strict
+SPEECH = _SPEECH
+HTTP = _HTTP
+ResponsesDecoder = _ResponsesDecoder
+encode = _encode
+decode_error = WIRE.decode_error
+path = _path
 decode_body = WIRE.decode_body

@@ -29,8 +29,9 @@ from typing import Annotated, Protocol, TypeAlias, runtime_checkable
 from attrs import field, frozen
 
 from llm_wire import codec
-from llm_wire._checks import positive_int
-from llm_wire._fast import Lean
+from llm_wire._checks import positive_int as _positive_int
+from llm_wire._described import Described as _Described
+from llm_wire._fast import Lean as _Lean
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.result import Result
@@ -38,11 +39,9 @@ from llm_wire.sse import Event
 from llm_wire.value import Value
 
 __all__ = [
-    "DEFAULT_LIMITS",
     "ArgumentsDelta",
     "ErrorKind",
     "FinishReason",
-    "Headers",
     "PartialCall",
     "Progress",
     "ProviderError",
@@ -51,25 +50,23 @@ __all__ = [
     "RetryAdvice",
     "StreamDecoder",
     "Terminal",
-    "TOKEN_CHARS",
     "TextDelta",
     "ToolCallStarted",
     "Usage",
-    "token",
 ]
 
 #: The longest provider code, type or reason a text echoes (the typed field keeps it whole).
-TOKEN_CHARS = 64
+_TOKEN_CHARS = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
 
 
-def token(text: str) -> str:
+def _token(text: str) -> str:
     """
     A provider's code, type or finish reason as it may appear in a text: each run of characters outside
-    ``[A-Za-z0-9_.:-]`` becomes ``_``, and the result is cut to ``TOKEN_CHARS`` (marked ``...``).
+    ``[A-Za-z0-9_.:-]`` becomes ``_``, and the result is cut to ``_TOKEN_CHARS`` (marked ``...``).
     """
     safe = _UNSAFE.sub("_", text)
-    return safe if len(safe) <= TOKEN_CHARS else f"{safe[: TOKEN_CHARS - 3]}..."
+    return safe if len(safe) <= _TOKEN_CHARS else f"{safe[: _TOKEN_CHARS - 3]}..."
 
 
 class FinishReason(enum.Enum):
@@ -83,7 +80,7 @@ class FinishReason(enum.Enum):
 
 
 @frozen
-class Usage(Lean):
+class Usage(_Lean):
     """
     Token counts as the provider reported them; ``raw`` keeps the provider's whole usage object.
     """
@@ -95,7 +92,7 @@ class Usage(Lean):
 
 
 @frozen
-class PartialCall(Lean):
+class PartialCall(_Lean):
     """
     A call that never finished (a stream cut mid-arguments, a call still open at the end). Never callable.
     """
@@ -116,7 +113,7 @@ def _persisted_provider() -> codec.Codec[Provider]:
 
 
 @frozen
-class Terminal(Lean):
+class Terminal(_Lean):
     """
     A finished response from any provider, before admission.
     """
@@ -143,14 +140,14 @@ class Terminal(Lean):
 
 
 @frozen
-class TextDelta(Lean):
+class TextDelta(_Lean):
     """A piece of answer text."""
 
     text: str
 
 
 @frozen
-class ToolCallStarted(Lean):
+class ToolCallStarted(_Lean):
     """The model started a call; arguments follow as ``ArgumentsDelta``."""
 
     call_id: str
@@ -158,7 +155,7 @@ class ToolCallStarted(Lean):
 
 
 @frozen
-class ArgumentsDelta(Lean):
+class ArgumentsDelta(_Lean):
     """A piece of a call's argument text, keyed by the call id. Progress only: never a callable call."""
 
     call_id: str
@@ -168,14 +165,14 @@ class ArgumentsDelta(Lean):
 Progress: TypeAlias = TextDelta | ToolCallStarted | ArgumentsDelta
 
 
-_positive = positive_int()
+_positive = _positive_int()
 
 
 _MIB = 1024 * 1024
 
 
 @frozen
-class ResponseLimits(Lean):
+class ResponseLimits(_Lean):
     """
     Bounds on one response. Each field is also the stable ``limit`` name of the ``LimitExceeded`` it raises.
     """
@@ -200,7 +197,7 @@ class ResponseLimits(Lean):
         return self.settings.get(limit) or f"ResponseLimits({limit}=)"
 
 
-DEFAULT_LIMITS = ResponseLimits()
+_DEFAULT_LIMITS = ResponseLimits()
 
 
 class ErrorKind(enum.Enum):
@@ -221,7 +218,7 @@ class ErrorKind(enum.Enum):
 
 
 @frozen
-class RetryAdvice(Lean):
+class RetryAdvice(_Lean):
     """
     Whether sending the same request again may succeed, and when the provider asked to be tried again.
     """
@@ -234,7 +231,7 @@ class RetryAdvice(Lean):
 
 
 @frozen
-class ProviderError(Lean):
+class ProviderError(_Described):
     """
     The provider refused the request or failed the response: an HTTP error body or an error event.
 
@@ -261,7 +258,7 @@ class ProviderError(Lean):
         if self.status is not None:
             parts.append(f"HTTP {self.status}")
         if self.code:
-            parts.append(token(self.code))
+            parts.append(_token(self.code))
         advice = "retryable" if self.retry.retryable else "not retryable"
         if self.retry.delay is not None:
             advice += f" after {self.retry.delay.total_seconds():g}s"
@@ -269,14 +266,11 @@ class ProviderError(Lean):
             advice += f" at {self.retry.at.isoformat()}"
         return f"{', '.join(parts)} ({advice})"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 ResponseError: TypeAlias = ProtocolError | LimitExceeded | ProviderError
 
 #: Response headers: a mapping (any key case) or name/value pairs.
-Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
+_Headers: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
 
 
 @runtime_checkable

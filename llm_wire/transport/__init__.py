@@ -16,31 +16,43 @@ Needs the ``http`` extra (httpx).
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
-from llm_wire.outcome import TransportError, TransportProblem
-from llm_wire.providers.response import ArgumentsDelta, Progress, TextDelta, ToolCallStarted
+from llm_wire import _deprecated, _public
+from llm_wire import outcome as _outcome
+from llm_wire.providers import response as _response
 from llm_wire.transport._async import AsyncClient
-from llm_wire.transport._core import Attempt, Attempts, retryable
-from llm_wire.transport._settings import NO_LIMIT, Bound, NoLimit, RetryPolicy, Timeouts
+from llm_wire.transport._core import Attempt, Attempts
+from llm_wire.transport._settings import (
+    NO_LIMIT,
+    Bound,  # noqa: F401 - resolves the records' annotations here
+    NoLimit,
+    RetryPolicy,
+    Timeouts,
+)
 from llm_wire.transport._sync import Client
 
 __all__ = [
     "NO_LIMIT",
-    "ArgumentsDelta",
+    "NoLimit",
     "AsyncClient",
+    "Client",
     "Attempt",
     "Attempts",
-    "Bound",
-    "Client",
-    "NoLimit",
-    "Progress",
     "RetryPolicy",
-    "TextDelta",
     "Timeouts",
-    "ToolCallStarted",
-    "TransportError",
-    "TransportProblem",
-    "retryable",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())
+
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+def _retryable(outcome: _outcome.Outcome) -> bool:
+    return isinstance(outcome, _outcome.Failure) and outcome.retryable
+
+
+retryable = _deprecated.renamed(_retryable, "llm_wire.transport.retryable")
+ArgumentsDelta = _response.ArgumentsDelta
+Progress = _response.Progress
+TextDelta = _response.TextDelta
+ToolCallStarted = _response.ToolCallStarted
+TransportError = _outcome.TransportError
+TransportProblem = _outcome.TransportProblem

@@ -417,7 +417,8 @@ class RetryPlan:
         """Record an attempt; the seconds to wait before the next, or ``None`` to stop here."""
         self._attempts.append(Attempt(len(self._attempts) + 1, outcome, self._waited))
         policy = self._policy
-        if policy is None or len(self._attempts) >= policy.attempts or not retryable(outcome):
+        retry = isinstance(outcome, Failure) and outcome.retryable
+        if policy is None or len(self._attempts) >= policy.attempts or not retry:
             return None
         assert isinstance(outcome, Failure)
         base = _backoff(policy, len(self._attempts) - 1)
@@ -449,26 +450,6 @@ def _advised(error: ProviderError, wall: datetime | None) -> float | None:
         return None
     at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
     return (at - (wall or datetime.now(UTC))).total_seconds()
-
-
-#: Failures that sent nothing but that no retry can mend.
-_NEVER_RETRIED = frozenset({TransportProblem.NO_API_KEY, TransportProblem.INVALID_ENDPOINT})
-
-
-def retryable(outcome: Outcome) -> bool:
-    """
-    Whether a retry is safe: a provider error its provider marks retryable, or any other failure that sent
-    nothing (a missing key or a malformed endpoint aside: no retry mends them); never once progress reached
-    the caller.
-    """
-    if not isinstance(outcome, Failure) or outcome.partial_output:
-        return False
-    error = outcome.error
-    if isinstance(error, ProviderError):
-        return error.retry.retryable
-    if isinstance(error, TransportError) and error.problem in _NEVER_RETRIED:
-        return False
-    return outcome.sent is Sent.NOT_SENT
 
 
 def _backoff(policy: RetryPolicy, retry: int) -> float:

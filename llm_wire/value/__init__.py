@@ -18,9 +18,9 @@ engine), ``_exact`` (the exact engine) and ``_render`` (rendering and paths).
 
 from __future__ import annotations
 
-from llm_wire._public import rehome
-from llm_wire.error import LimitExceeded
-from llm_wire.value._parse import parse, parse_value
+from llm_wire import _public
+from llm_wire import error as _error
+from llm_wire.value._parse import parse
 from llm_wire.value._records import (
     DEFAULT,
     DuplicateKey,
@@ -39,7 +39,6 @@ from llm_wire.value._render import NotJson, UnrepresentableNumber, pointer, rend
 __all__ = [
     "DEFAULT",
     "DuplicateKey",
-    "LimitExceeded",
     "Limits",
     "Location",
     "NotJson",
@@ -52,11 +51,13 @@ __all__ = [
     "Value",
     "is_limit_exceeded",
     "parse",
-    "parse_value",
     "pointer",
     "render",
     "render_path",
     "to_plain",
 ]
 
-rehome(__name__, __all__, globals())
+_public.rehome(__name__, __all__, globals())
+
+# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
+LimitExceeded = _error.LimitExceeded

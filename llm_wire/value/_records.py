@@ -12,6 +12,7 @@ from typing import TypeAlias
 from attrs import evolve, frozen
 
 from llm_wire._checks import positive as _positive
+from llm_wire._described import Described
 from llm_wire._fast import Lean
 from llm_wire.error import LimitExceeded
 
@@ -122,19 +123,14 @@ class Syntax(enum.Enum):
 
 
 @frozen
-class DuplicateKey(Lean):
+class DuplicateKey(Described):
     """
     An object names the same member twice (compared after unescaping). ``key`` never reaches the text.
     """
 
     key: str
 
-    def describe(self) -> str:
-        """The reason as text."""
-        return "duplicate object key"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "duplicate object key"
 
 
 _LIMIT_TEXT = {
@@ -167,7 +163,7 @@ class Location(Lean):
 
 
 @frozen
-class ParseError(Lean):
+class ParseError(Described):
     """
     A document that ``parse`` refused: where and why. Its text never contains input.
     """
@@ -179,9 +175,6 @@ class ParseError(Lean):
         """``invalid JSON at line L, column C: reason``."""
         loc = self.location
         return f"invalid JSON at line {loc.line}, column {loc.column}: {self.reason.describe()}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 def is_limit_exceeded(error: ParseError) -> bool:

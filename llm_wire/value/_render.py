@@ -6,16 +6,25 @@ Rendering of ``llm_wire.value``: compact exact JSON text (``render``), plain Pyt
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from decimal import Decimal
 from typing import Any, TypeAlias
 
 from attrs import frozen
 
-from llm_wire._fast import Lean
+from llm_wire._described import Described
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value._records import Path, PlainValue, Value
 
-__all__ = ["NotJson", "UnrepresentableNumber", "pointer", "render", "render_path", "to_plain"]
+__all__ = [
+    "NotJson",
+    "UnrepresentableNumber",
+    "pointer",
+    "render",
+    "render_path",
+    "render_redacted",
+    "to_plain",
+]
 
 
 class NotJson(TypeError):
@@ -121,7 +130,7 @@ def _render_str(s: str, link: _Link) -> str:
 
 
 @frozen
-class UnrepresentableNumber(Lean):
+class UnrepresentableNumber(Described):
     """
     A number that no Python ``float`` holds (beyond about 1.8e308, or so small it would become 0); ``path``
     says where. The text shows neither the number nor the path, whose keys may come from the input.
@@ -129,12 +138,7 @@ class UnrepresentableNumber(Lean):
 
     path: Path
 
-    def describe(self) -> str:
-        """``a number is outside the range of a float``."""
-        return "a number is outside the range of a float"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "a number is outside the range of a float"
 
 
 def to_plain(value: Value) -> Result[PlainValue, UnrepresentableNumber]:
@@ -178,6 +182,18 @@ def render_path(path: Path) -> str:
     """
     return "$" + "".join(
         f"[{segment}]" if isinstance(segment, int) else f"[{_dump_str(segment)}]" for segment in path
+    )
+
+
+def render_redacted(path: Path, hidden: Collection[int]) -> str:
+    """
+    ``$["tags"][*]``: the path as text, with the segments at the ``hidden`` positions (taken from the input
+    and not declared by a codec or schema) shown as ``[*]``. The one redaction rule of every error text.
+    """
+    if not hidden:
+        return render_path(path)
+    return "$" + "".join(
+        "[*]" if n in hidden else render_path((segment,))[1:] for n, segment in enumerate(path)
     )
 
 

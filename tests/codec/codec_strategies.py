@@ -212,7 +212,7 @@ CATALOG: dict[str, Entry] = {
     ),
     "decimal": Entry(c.decimal(), _small_decimals),
     "decimal range": Entry(
-        c.number(minimum=Decimal("-1.5"), exclusive_maximum=Decimal("2.25"), multiple_of=Decimal("0.25")),
+        c.decimal(minimum=Decimal("-1.5"), exclusive_maximum=Decimal("2.25"), multiple_of=Decimal("0.25")),
         st.integers(-6, 8).map(lambda k: Decimal(k) * Decimal("0.25")),
     ),
     "floating": Entry(c.floating(), st.floats(allow_nan=False, allow_infinity=False)),

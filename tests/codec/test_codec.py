@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 from llm_wire import codec as c
 from llm_wire import reasons
 from llm_wire.codec._scalars import is_multiple
+from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     BelowMinimum,
     InvalidJson,
@@ -33,8 +34,8 @@ from llm_wire.reasons import (
     WrongType,
 )
 from llm_wire.result import Err, Ok
-from llm_wire.schema import make
-from llm_wire.value import DEFAULT, LimitExceeded, Limits, ParseError, Syntax
+from llm_wire.schema import DefinitionError, make
+from llm_wire.value import DEFAULT, Limits, ParseError, Syntax
 
 D = Decimal
 
@@ -118,7 +119,7 @@ class TestString:
     )
     def test_definition_errors(self, kwargs: dict[str, Any], message: str) -> None:
         """Bad settings raise when the codec is built."""
-        with pytest.raises(c.DefinitionError, match=message.replace("(", r"\(")):
+        with pytest.raises(DefinitionError, match=message.replace("(", r"\(")):
             c.string(**kwargs)
 
 
@@ -216,7 +217,7 @@ class TestInteger:
     )
     def test_definition_errors(self, kwargs: dict[str, Any], message: str) -> None:
         """Bounds that admit no integer, or are not numbers, raise when the codec is built."""
-        with pytest.raises(c.DefinitionError, match=message):
+        with pytest.raises(DefinitionError, match=message):
             c.integer(**kwargs)
 
 
@@ -232,7 +233,7 @@ class TestDecimal:
 
     def test_bounds_and_multiple_are_exact(self) -> None:
         """0.3 is a multiple of 0.1 and 0.1 is not below 0.1, exactly (binary floats would say otherwise)."""
-        codec = c.number(minimum=D("0.1"), multiple_of=D("0.1"))
+        codec = c.decimal(minimum=D("0.1"), multiple_of=D("0.1"))
         assert codec.decode(D("0.3")) == Ok(D("0.3"))
         assert codec.decode(D("0.1")) == Ok(D("0.1"))
         assert text(codec, D("0.35")) == "$: expected a multiple of 0.1"
@@ -386,7 +387,7 @@ class TestEnum:
     )
     def test_definition_errors(self, source: Any, message: str) -> None:
         """Empty enums and ambiguous values raise when built."""
-        with pytest.raises(c.DefinitionError, match=message):
+        with pytest.raises(DefinitionError, match=message):
             c.enum_of(source)
 
 
@@ -419,11 +420,11 @@ class TestLiteral:
 
     def test_definition_errors(self) -> None:
         """No values, repeated values or non-scalars raise."""
-        with pytest.raises(c.DefinitionError, match="has no values"):
+        with pytest.raises(DefinitionError, match="has no values"):
             c.literal()
-        with pytest.raises(c.DefinitionError, match="appears twice"):
+        with pytest.raises(DefinitionError, match="appears twice"):
             c.literal("a", "a")
-        with pytest.raises(c.DefinitionError, match="float is not"):
+        with pytest.raises(DefinitionError, match="float is not"):
             c.literal(1.5)  # type: ignore[call-overload]
 
 
@@ -463,7 +464,7 @@ class TestList:
 
     def test_definition_errors(self) -> None:
         """Reversed counts raise."""
-        with pytest.raises(c.DefinitionError, match="min_items 3 is greater than max_items 1"):
+        with pytest.raises(DefinitionError, match="min_items 3 is greater than max_items 1"):
             c.list_of(c.string(), min_items=3, max_items=1)
 
 
@@ -672,12 +673,12 @@ class TestRecord:
     )
     def test_definition_errors(self, fields: list[Any], message: str) -> None:
         """Duplicate names raise when built, naming the record."""
-        with pytest.raises(c.DefinitionError, match=f"record dict: .*{message}"):
+        with pytest.raises(DefinitionError, match=f"record dict: .*{message}"):
             c.record(dict, *fields)
 
     def test_default_and_factory_exclude_each_other(self) -> None:
         """An optional field takes one of default and factory."""
-        with pytest.raises(c.DefinitionError, match="not both"):
+        with pytest.raises(DefinitionError, match="not both"):
             c.optional("a", c.string(), default="x", factory=str)
 
 
@@ -765,15 +766,15 @@ class TestUnion:
     def test_definition_errors(self) -> None:
         """Repeated tags, no variants, one name for both members, a variant without a class."""
         circle = c.record(Circle, c.required("radius", c.decimal()))
-        with pytest.raises(c.DefinitionError, match='tag "a" appears twice'):
+        with pytest.raises(DefinitionError, match='tag "a" appears twice'):
             c.union(c.variant("a", circle), c.unit("a", None))
-        with pytest.raises(c.DefinitionError, match="has no variants"):
+        with pytest.raises(DefinitionError, match="has no variants"):
             c.union()
-        with pytest.raises(c.DefinitionError, match="different names"):
+        with pytest.raises(DefinitionError, match="different names"):
             c.union(c.variant("a", circle), tag="x", value="x")
-        with pytest.raises(c.DefinitionError, match="give cls="):
+        with pytest.raises(DefinitionError, match="give cls="):
             c.variant("a", c.string())
-        with pytest.raises(c.DefinitionError, match="both encode Circle"):
+        with pytest.raises(DefinitionError, match="both encode Circle"):
             c.union(c.variant("a", circle), c.variant("b", circle))
 
 
@@ -823,9 +824,9 @@ class TestInternalUnion:
 
     def test_definition_errors(self) -> None:
         """The payload must be a record without a member named like the tag."""
-        with pytest.raises(c.DefinitionError, match="must be a record"):
+        with pytest.raises(DefinitionError, match="must be a record"):
             c.internal_union(c.variant("s", c.string(), cls=str))
-        with pytest.raises(c.DefinitionError, match='has a field named "radius"'):
+        with pytest.raises(DefinitionError, match='has a field named "radius"'):
             c.internal_union(
                 c.variant("c", c.record(Circle, c.required("radius", c.decimal()))), tag="radius"
             )
@@ -929,7 +930,7 @@ class TestLazy:
 
     def test_bad_function(self) -> None:
         """A lazy function returning something other than a codec is a definition error."""
-        with pytest.raises(c.DefinitionError, match="not a Codec"):
+        with pytest.raises(DefinitionError, match="not a Codec"):
             _ = c.lazy(lambda: "x").schema  # type: ignore[arg-type, return-value]
 
 
@@ -1037,12 +1038,12 @@ class TestCustom:
     def test_root_ref_cannot_be_nested(self) -> None:
         """A schema referring to its own root cannot be nested in another codec."""
         rooted = c.custom(Ok, Ok, make(("items", make(("$ref", "#")))))
-        with pytest.raises(c.DefinitionError, match="cannot be nested"):
+        with pytest.raises(DefinitionError, match="cannot be nested"):
             c.list_of(rooted)
 
     def test_definition_error(self) -> None:
         """The schema must be a Schema."""
-        with pytest.raises(c.DefinitionError, match="must be a Schema"):
+        with pytest.raises(DefinitionError, match="must be a Schema"):
             c.custom(Ok, Ok, {"type": "string"})  # type: ignore[arg-type]
 
 
@@ -1056,7 +1057,7 @@ class TestDescribe:
 
     def test_definition_error(self) -> None:
         """A description must be text."""
-        with pytest.raises(c.DefinitionError, match="must be a str"):
+        with pytest.raises(DefinitionError, match="must be a str"):
             c.string().with_description(5)  # type: ignore[arg-type]
 
 
@@ -1300,7 +1301,7 @@ class TestUntagged:
     )
     def test_definition_errors(self, members: tuple[c.Codec[Any], ...], message: str) -> None:
         """Members that cannot be told apart by JSON type are refused when the codec is built."""
-        with pytest.raises(c.DefinitionError, match=message):
+        with pytest.raises(DefinitionError, match=message):
             c.untagged(*members)
 
 

@@ -23,6 +23,7 @@ from strategies import json_values
 from llm_wire import codec as c
 from llm_wire import contract
 from llm_wire.result import Err, Ok
+from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
 
 D = Decimal
@@ -424,9 +425,9 @@ class TestOverridesAndRequireAll:
         """A field's ``codec=`` beats an override; constraints on an overridden hint are refused."""
         when = c.derive(Overridden, codecs={str: c.string(max_length=1)})
         assert when.decode({"when": 42}) == Ok(Overridden("42"))
-        with pytest.raises(c.DefinitionError, match="minimum, maximum does not apply to float"):
+        with pytest.raises(DefinitionError, match="minimum, maximum does not apply to float"):
             c.derive(Location, codecs={float: c.floating()})
-        with pytest.raises(c.DefinitionError, match="not a Codec"):
+        with pytest.raises(DefinitionError, match="not a Codec"):
             c.derive(Entry, codecs={str: "string"})  # type: ignore[dict-item]
 
     def test_require_all_reads_only_whole_documents(self) -> None:
@@ -862,12 +863,12 @@ class TestDefinitionErrors:
     )
     def test_raised_when_derived(self, cls: type, message: str) -> None:
         """Each mistake raises DefinitionError naming the class and field."""
-        with pytest.raises(c.DefinitionError, match=message):
+        with pytest.raises(DefinitionError, match=message):
             c.derive(cls)
 
     def test_unknown_setting(self) -> None:
         """field() refuses settings meta() does not know."""
-        with pytest.raises(c.DefinitionError, match="unknown settings colour"):
+        with pytest.raises(DefinitionError, match="unknown settings colour"):
             c.field(colour="red")  # type: ignore[call-overload]  # mypy catches it too
 
 

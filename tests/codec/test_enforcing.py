@@ -33,7 +33,7 @@ def _tool(entry: c.Codec[Any]) -> tool.Tool:
 def _outcome(made: tool.Tool, arguments: Value) -> tuple[Any, ...]:
     """What admission makes of one call, with the tool left out (the two tools differ by identity)."""
     call = ToolCall(id="c1", name="probe", arguments_json=render(arguments))
-    result = admission.admit([call], [made], admission.ToolCallChecks.REPORT)
+    result = admission.admit([call], [made], tool.ToolCallChecks.REPORT)
     assert isinstance(result, Ok), result
     done = result.value
     return done.calls, done.issues, [(a.call, a.arguments, a.decoded) for a in done.admitted]

@@ -71,7 +71,7 @@ _PERSON = c.record(
     c.optional("scores", c.list_of(c.decimal(exclusive_minimum=0, maximum=1), min_items=1, max_items=2)),
     c.optional("unit", c.enum_of({"celsius": "C", "fahrenheit": "F"})),
     c.optional("pair", c.tuple_of(c.integer(), c.boolean())),
-    c.optional("step", c.number(multiple_of=Decimal("0.5"))),
+    c.optional("step", c.decimal(multiple_of=Decimal("0.5"))),
     c.optional("nick", c.nullable(c.string())),
     c.optional("kind", c.literal("a", "b")),
 )

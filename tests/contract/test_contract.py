@@ -52,7 +52,9 @@ from llm_wire.contract import (
     _load,
 )
 from llm_wire.contract._fastload import quick_plan
+from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
+from llm_wire.error import LimitExceeded
 from llm_wire.reasons import (
     AboveMaximum,
     BelowMinimum,
@@ -70,7 +72,7 @@ from llm_wire.reasons import (
 )
 from llm_wire.result import Err, Ok
 from llm_wire.schema import make
-from llm_wire.value import LimitExceeded, Value
+from llm_wire.value import Value
 
 URI_2020 = "https://json-schema.org/draft/2020-12/schema"
 URI_07 = "http://json-schema.org/draft-07/schema#"
@@ -433,7 +435,7 @@ def _quick(document: Value, **options: Any) -> object:
         "supported": frozenset(KEYWORDS),
         "annotations": frozenset(),
         "assert_formats": False,
-        "formats": contract.FORMATS,
+        "formats": FORMATS,
         "max_nodes": 10_000,
         "max_depth": 128,
         "max_pattern_cost": MAX_PATTERN_COST,

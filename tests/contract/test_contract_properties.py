@@ -24,6 +24,7 @@ from llm_wire import contract
 from llm_wire._regex import MAX_PATTERN_COST, _options, _searcher, compile_pattern, linear_python, translate
 from llm_wire.contract._checks import Budget
 from llm_wire.contract._compile import compile_plan
+from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
 from llm_wire.contract._load import Plan, Rules, _prepare_exactly, prepare_document
 from llm_wire.result import Err, Ok
@@ -223,7 +224,7 @@ class TestOracle:
 # The quick load path --------------------------------------------------------------------------------------
 
 _DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-_PREPARE: dict[str, Any] = {"supported": frozenset(KEYWORDS), "formats": contract.FORMATS}
+_PREPARE: dict[str, Any] = {"supported": frozenset(KEYWORDS), "formats": FORMATS}
 
 
 def _tree(node: Schema) -> Any:

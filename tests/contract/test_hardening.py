@@ -12,6 +12,7 @@ import pytest
 
 from llm_wire import contract
 from llm_wire.contract import InvalidShape, LoadError, NotJsonValue, UnsupportedPattern
+from llm_wire.contract._contract import first_failure
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok
 from llm_wire.value import Value
@@ -123,7 +124,7 @@ class TestWrongPythonTypes:
 
     def test_contract_parameter(self) -> None:
         """``validate(dict, ...)`` names the parameter."""
-        for function in (contract.validate, contract.first_failure, contract.validate_all):
+        for function in (contract.validate, first_failure, contract.validate_all):
             with pytest.raises(TypeError, match=r"^contract must be a Contract, not dict$"):
                 function({}, 1)
 

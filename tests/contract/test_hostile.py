@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from llm_wire import contract
+from llm_wire.contract._contract import first_failure
 from llm_wire.error import LimitExceeded
 from llm_wire.result import Err, Ok
 
@@ -30,7 +31,7 @@ def _work(document: Any, value: Any) -> tuple[bool, int]:
     c = loaded.value
     before = c._memo.computed
     valid = isinstance(contract.validate(c, value), Ok)
-    assert (contract.first_failure(c, value) is None) == valid
+    assert (first_failure(c, value) is None) == valid
     assert (contract.validate_all(c, value) == ()) == valid
     return valid, c._memo.computed - before
 

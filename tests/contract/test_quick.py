@@ -24,6 +24,7 @@ from test_differential import DRAFT_07, DRAFT_2020_12, _cases
 from llm_wire import contract
 from llm_wire.contract import _quick
 from llm_wire.contract._checks import Budget, Check
+from llm_wire.contract._contract import first_failure
 from llm_wire.result import Ok
 from llm_wire.value import parse
 
@@ -183,10 +184,10 @@ class TestWhatGetsAFastPath:
         assert isinstance(loaded, Ok)
         first = loaded.value._checker.run
         for _ in range(_quick.WARM_UP):
-            assert contract.first_failure(loaded.value, {"a": "x"}) is None
+            assert first_failure(loaded.value, {"a": "x"}) is None
         assert loaded.value._checker.run is not first
-        assert contract.first_failure(loaded.value, {"a": 1}) is not None
-        assert contract.first_failure(loaded.value, {"a": "x"}) is None
+        assert first_failure(loaded.value, {"a": 1}) is not None
+        assert first_failure(loaded.value, {"a": "x"}) is None
 
     def test_a_dropped_contract_with_its_fast_path_leaves_no_garbage(self) -> None:
         """The generated functions hold no reference cycle: dropping the contract frees it, no collector."""
@@ -198,7 +199,7 @@ class TestWhatGetsAFastPath:
             loaded = contract.load(schema)
             assert isinstance(loaded, Ok)
             for _ in range(_quick.WARM_UP + 1):
-                assert contract.first_failure(loaded.value, {"a": []}) is None
+                assert first_failure(loaded.value, {"a": []}) is None
             assert loaded.value._checker.run.__name__ == "check"
             del loaded
             assert gc.collect() == 0
@@ -211,7 +212,7 @@ class TestWhatGetsAFastPath:
 
         def validate(n: int) -> list[bool]:
             start.wait()
-            return [contract.first_failure(compiled, {"n": (n + k) % 12}) is None for k in range(50)]
+            return [first_failure(compiled, {"n": (n + k) % 12}) is None for k in range(50)]
 
         with ThreadPoolExecutor(8) as pool:
             verdicts = list(pool.map(validate, range(8)))

@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 
 from llm_wire import admission, tool
-from llm_wire.admission import InvalidArguments, InvalidJson, SchemaRejected, UnknownTool
+from llm_wire.admission import InvalidArguments, SchemaRejected, UnknownTool
 from llm_wire.message import ToolCall
+from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok
 from llm_wire.schema import Schema
 from llm_wire.tool import ToolCallChecks

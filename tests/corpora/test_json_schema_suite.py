@@ -18,6 +18,7 @@ import attrs
 import pytest
 
 from llm_wire import contract
+from llm_wire.contract._formats import FORMATS
 from llm_wire.result import Err, Ok
 from llm_wire.value import parse
 
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 #: Optional files whose every loaded group must be right: formats this contract asserts, exact numbers.
 OPTIONAL_FILES = [
-    *(f"format/{name}.json" for name in contract.FORMATS),
+    *(f"format/{name}.json" for name in FORMATS),
     "bignum.json",
     "float-overflow.json",
     "non-bmp-regex.json",

@@ -21,6 +21,7 @@ import pytest
 import llm_wire as rq
 from llm_wire.demo.recorded import Recorded, lowercase_types, recorded_tools
 from llm_wire.message import AssistantTurn, Message, Provider, ToolCall, ToolResult
+from llm_wire.providers.google import GoogleSchema
 from llm_wire.providers.projection import Projection
 from llm_wire.result import Err, Ok, unwrap
 from llm_wire.tool import Tool, from_json_schema
@@ -106,7 +107,7 @@ def config_for(api: str, tool: Recorded) -> rq.Config:
     if tool.strict is True:
         config = config.with_strict_tools(True)
     if tool.key == "parameters":
-        config = config.with_google_schema(rq.GoogleSchema.OPENAPI)
+        config = config.with_google_schema(GoogleSchema.OPENAPI)
     return config
 
 

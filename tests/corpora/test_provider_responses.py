@@ -326,7 +326,7 @@ def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> li
     module = MODULES[api]
     status = record.get("http_status")
     if status not in (None, 200):
-        error = module.decode_error(status, _dumps(record["response"]))
+        error = module.WIRE.decode_error(status, _dumps(record["response"]))
         counts["error bodies"] += 1
         body_error = record["response"].get("error") or {}
         code = body_error.get("status") or body_error.get("code") or body_error.get("type")
@@ -400,7 +400,7 @@ def check_exchange(api: str, record: dict[str, Any], counts: Counter[str]) -> li
 
 
 def _decoded_body(module: ModuleType, body: Any) -> tuple[Result[Terminal, Any], StreamDecoder | None]:
-    return module.decode_body(_dumps(body)), None
+    return module.WIRE.decode_body(_dumps(body)), None
 
 
 def _index() -> list[dict[str, Any]]:

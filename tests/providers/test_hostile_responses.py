@@ -38,7 +38,7 @@ class TestNonObjectArguments:
     @pytest.mark.parametrize("given", NOT_OBJECTS, ids=repr)
     def test_anthropic_body_input(self, given: Value) -> None:
         """A ``tool_use`` block whose ``input`` is not an object fails the response."""
-        got = anthropic.decode_body(_anthropic_body(given))
+        got = anthropic.WIRE.decode_body(_anthropic_body(given))
         assert got == Err(ProtocolError("a tool_use input must be an object"))
 
     @pytest.mark.parametrize("given", NOT_OBJECTS, ids=repr)
@@ -57,14 +57,14 @@ class TestNonObjectArguments:
         """A block with no ``input`` member at all (a tool without parameters) still means ``{}``."""
         body: Any = _anthropic_body({})
         del body["content"][0]["input"]
-        got = anthropic.decode_body(body)
+        got = anthropic.WIRE.decode_body(body)
         assert isinstance(got, Ok)
         assert got.value.calls[0].arguments_json == "{}"
 
     @pytest.mark.parametrize("given", NOT_OBJECTS, ids=repr)
     def test_gemini_args(self, given: Value) -> None:
         """A ``functionCall`` whose ``args`` is not an object fails the response."""
-        got = google.decode_body(_gemini_body({"name": "f", "args": given}))
+        got = google.WIRE.decode_body(_gemini_body({"name": "f", "args": given}))
         assert got == Err(ProtocolError("function call args must be an object"))
 
     @pytest.mark.parametrize("module", [openai_responses, openai_chat, anthropic], ids=lambda m: m.__name__)
@@ -136,7 +136,7 @@ class TestGeneratedIds:
 
     def test_a_provider_id_like_a_generated_one(self) -> None:
         """A call without an id and a call whose id looks generated are both admitted, ids distinct."""
-        got = google.decode_body(_gemini_body({"name": "f", "args": {}}, {"name": "g", "id": "call_0"}))
+        got = google.WIRE.decode_body(_gemini_body({"name": "f", "args": {}}, {"name": "g", "id": "call_0"}))
         assert isinstance(got, Ok), got
         ids = [call.id for call in got.value.calls]
         assert ids[1] == "call_0"
@@ -145,10 +145,10 @@ class TestGeneratedIds:
 
     def test_a_generated_id_skips_ids_seen(self) -> None:
         """An earlier provider id equal to the next generated one is skipped."""
-        first = google.decode_body(_gemini_body({"name": "f"}))
+        first = google.WIRE.decode_body(_gemini_body({"name": "f"}))
         assert isinstance(first, Ok)
         taken = first.value.calls[0].id
-        got = google.decode_body(_gemini_body({"name": "g", "id": taken}, {"name": "f"}))
+        got = google.WIRE.decode_body(_gemini_body({"name": "g", "id": taken}, {"name": "f"}))
         assert isinstance(got, Ok), got
         assert len({call.id for call in got.value.calls}) == 2
 
@@ -162,13 +162,13 @@ class TestDeepPayloads:
         deep: Value = {"candidates": []}
         for _ in range(50_000):
             deep = [deep]
-        assert isinstance(module.decode_body(deep), Err)
+        assert isinstance(module.WIRE.decode_body(deep), Err)
         decoder = module.WIRE.decoder(ResponseLimits())
         assert isinstance(decoder.feed_json(deep), Err)
 
     def test_a_nested_array_chunk_is_refused(self) -> None:
         """Gemini's array form holds chunks, never arrays of arrays."""
-        got = google.decode_body([[{"candidates": []}]])
+        got = google.WIRE.decode_body([[{"candidates": []}]])
         assert got == Err(ProtocolError("a chunk is not an object"))
 
 
@@ -238,7 +238,7 @@ class TestEntryTypes:
             decoder.feed_json(object())
         with pytest.raises(TypeError, match=r"^body must be bytes, str or a JSON value, not set$"):
             module.WIRE.decoder(ResponseLimits()).decode_body({1, 2})
-        assert isinstance(module.decode_body(5), Err)
+        assert isinstance(module.WIRE.decode_body(5), Err)
 
 
 class TestBoundedTexts:
@@ -260,7 +260,7 @@ class TestBoundedTexts:
         """A decoded error body's codes come back raw in the record, bounded in its text."""
         hostile = "bad code\u202e\x00" + "z" * 10_000
         body: Value = {"error": {"type": hostile, "code": hostile, "status": hostile, "message": hostile}}
-        error = module.decode_error(400, body)
+        error = module.WIRE.decode_error(400, body, None)
         assert error.code == hostile
         assert "\x00" not in error.describe()
         assert "\u202e" not in error.describe()
@@ -316,7 +316,9 @@ class TestFlags:
 
     def test_thought(self) -> None:
         """A part whose ``thought`` is no boolean is refused, not read as answer text."""
-        got = google.decode_body({"candidates": [{"content": {"parts": [{"text": "t", "thought": "yes"}]}}]})
+        got = google.WIRE.decode_body(
+            {"candidates": [{"content": {"parts": [{"text": "t", "thought": "yes"}]}}]}
+        )
         assert got == Err(ProtocolError("thought must be a boolean"))
 
 
@@ -325,7 +327,9 @@ class TestNothingReadAsAbsent:
 
     def test_a_gemini_candidate(self) -> None:
         """A candidate that is not an object fails the chunk instead of being skipped."""
-        assert google.decode_body({"candidates": [5]}) == Err(ProtocolError("a candidate is not an object"))
+        assert google.WIRE.decode_body({"candidates": [5]}) == Err(
+            ProtocolError("a candidate is not an object")
+        )
 
     def test_a_gemini_null_function_call(self) -> None:
         """``functionCall: null`` does not end a streaming call as an empty ``functionCall`` would."""

@@ -14,27 +14,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import json_values
 
-from llm_wire.providers import anthropic, google, openai_chat, openai_responses, project
+from llm_wire.providers import anthropic, google, openai_chat, openai_responses
 from llm_wire.providers.projection import (
     Action,
     Loss,
     Profile,
     Projection,
     ProjectionError,
-    qualifies,
+    project_schema,
 )
 from llm_wire.result import Err, Ok, Result, unwrap
 from llm_wire.schema import Schema, from_value
 from llm_wire.value import Path, Value, render
 
+#: Gemini's OpenAPI dialect (the wire's legacy profile).
+GOOGLE_OPENAPI = google.WIRE.profile(False, legacy=True)
+
 PROFILES = [
-    openai_responses.LOOSE,
-    openai_responses.STRICT,
-    anthropic.LOOSE,
-    anthropic.STRICT,
-    google.JSON,
-    google.VALIDATED,
-    google.OPENAPI,
+    openai_responses.WIRE.loose,
+    openai_responses.WIRE.strict,
+    anthropic.WIRE.loose,
+    anthropic.WIRE.strict,
+    google.WIRE.loose,
+    google.WIRE.strict,
+    GOOGLE_OPENAPI,
 ]
 
 
@@ -43,7 +46,7 @@ def schema(document: Any) -> Schema:
 
 
 def projected(profile: Profile, document: Any) -> Projection:
-    return unwrap(project(schema(document), profile))
+    return unwrap(project_schema(schema(document), profile))
 
 
 def wire_of(projection: Projection) -> Any:
@@ -52,7 +55,7 @@ def wire_of(projection: Projection) -> Any:
 
 
 def refused(profile: Profile, document: Any) -> ProjectionError:
-    result = project(schema(document), profile)
+    result = project_schema(schema(document), profile)
     assert isinstance(result, Err), render(unwrap(result).wire_schema)
     return result.error
 
@@ -84,7 +87,7 @@ def is_object(node: dict[str, Value]) -> bool:
 
 
 OPENAI_FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-OPENAI_STRICT_KEYWORDS = openai_responses.STRICT.keep or frozenset()
+OPENAI_STRICT_KEYWORDS = openai_responses.WIRE.strict.keep or frozenset()
 
 
 def openai_strict_violations(wire: Value) -> list[str]:
@@ -161,7 +164,7 @@ def anthropic_strict_violations(wire: Value) -> list[str]:
     return found
 
 
-GEMINI_OPENAPI_KEYS = google.OPENAPI.keep or frozenset()
+GEMINI_OPENAPI_KEYS = GOOGLE_OPENAPI.keep or frozenset()
 GEMINI_TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
 
 
@@ -203,14 +206,14 @@ class TestStrictProfiles:
     def test_openai_strict_closes_a_zero_argument_tool(self) -> None:
         """An open object is closed, which narrows it: absent and ``true`` alike (issue 23, item 7)."""
         for open_ in ({"type": "object"}, {"type": "object", "additionalProperties": True}):
-            wire = projected(openai_responses.STRICT, open_)
+            wire = projected(openai_responses.WIRE.strict, open_)
             assert wire.wire_schema == {"type": "object", "additionalProperties": False, "properties": {}}
             assert openai_strict_violations(wire.wire_schema) == []
             assert [loss.action for loss in losses(wire, "additionalProperties")] == [Action.NARROWED]
-            assert not qualifies(wire)
-        closed = projected(openai_responses.STRICT, {"type": "object", "additionalProperties": False})
+            assert not wire.qualifies
+        closed = projected(openai_responses.WIRE.strict, {"type": "object", "additionalProperties": False})
         assert closed.losses == ()
-        assert qualifies(closed)
+        assert closed.qualifies
 
     def test_openai_strict_sends_an_optional_property_as_required_and_nullable(self) -> None:
         document = {
@@ -219,7 +222,7 @@ class TestStrictProfiles:
             "required": ["city"],
             "additionalProperties": False,
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert wire.wire_schema == {
             "type": "object",
             "properties": {"city": {"type": "string"}, "onlyErrors": {"type": ["boolean", "null"]}},
@@ -228,7 +231,7 @@ class TestStrictProfiles:
         }
         assert wire.nullable == {("properties", "onlyErrors")}
         assert openai_strict_violations(wire.wire_schema) == []
-        assert qualifies(wire)
+        assert wire.qualifies
 
     def test_openai_strict_moves_a_ref_with_siblings_into_anyof(self) -> None:
         document = {
@@ -238,13 +241,13 @@ class TestStrictProfiles:
             "additionalProperties": False,
             "$defs": {"Role": {"type": "string", "enum": ["a", "b"]}},
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert wire_of(wire)["properties"]["role"] == {
             "anyOf": [{"$ref": "#/$defs/Role"}],
             "description": "who",
         }
         assert openai_strict_violations(wire.wire_schema) == []
-        assert qualifies(wire)
+        assert wire.qualifies
 
     @pytest.mark.parametrize(
         ("member", "keyword", "action"),
@@ -274,16 +277,16 @@ class TestStrictProfiles:
             "required": ["x"],
             "additionalProperties": False,
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert openai_strict_violations(wire.wire_schema) == []
         assert action in [loss.action for loss in losses(wire, keyword)]
         # "default" and "format" are annotations: dropping them keeps the meaning.
-        assert qualifies(wire) is (action is Action.REWRITTEN or keyword in ("default", "format"))
+        assert wire.qualifies is (action is Action.REWRITTEN or keyword in ("default", "format"))
 
     def test_openai_strict_keeps_supported_keywords(self) -> None:
         member = {"type": "string", "format": "date-time", "pattern": "^[0-9]+$", "description": "when"}
         document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert wire_of(wire)["properties"]["x"] == member
         assert wire.losses == (losses(wire, "additionalProperties")[0],)
 
@@ -297,16 +300,16 @@ class TestStrictProfiles:
     )
     def test_openai_strict_refuses_what_needs_a_type(self, member: Value) -> None:
         document = {"type": "object", "properties": {"x": member}, "required": ["x"]}
-        error = refused(openai_responses.STRICT, document)
+        error = refused(openai_responses.WIRE.strict, document)
         assert error.path[:2] == ("properties", "x")
         assert "type" in error.describe()
 
     def test_openai_strict_drops_a_root_anyof(self) -> None:
         document = {"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert openai_strict_violations(wire.wire_schema) == []
         assert [loss.action for loss in losses(wire, "anyOf")] == [Action.DROPPED]
-        assert not qualifies(wire)
+        assert not wire.qualifies
 
     def test_openai_strict_keeps_recursion_through_defs(self) -> None:
         document = {
@@ -320,16 +323,16 @@ class TestStrictProfiles:
                 }
             },
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert openai_strict_violations(wire.wire_schema) == []
         assert ("$defs", "Node", "properties", "children") in wire.nullable
 
     def test_chat_and_responses_share_the_openai_rules(self) -> None:
         document = {"type": "object", "properties": {"a": {"type": "integer"}}}
         for strict in (False, True):
-            assert openai_chat.WIRE.project(schema(document), strict) == openai_responses.WIRE.project(
+            assert openai_chat.WIRE.project_schema(
                 schema(document), strict
-            )
+            ) == openai_responses.WIRE.project_schema(schema(document), strict)
 
     def test_openai_loose_only_adds_missing_array_items(self) -> None:
         document = {
@@ -337,7 +340,7 @@ class TestStrictProfiles:
             "properties": {"paths": {"type": "array"}, "n": {"type": "integer", "minimum": 1}},
             "additionalProperties": True,
         }
-        wire = projected(openai_responses.LOOSE, document)
+        wire = projected(openai_responses.WIRE.loose, document)
         assert wire_of(wire)["properties"]["paths"] == {"type": "array", "items": {}}
         assert wire_of(wire)["properties"]["n"] == {"type": "integer", "minimum": 1}
         assert [(loss.path, loss.keyword) for loss in wire.losses] == [(("properties", "paths"), "items")]
@@ -351,11 +354,11 @@ class TestStrictProfiles:
             "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
             "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
         }
-        wire = projected(anthropic.LOOSE, document)
+        wire = projected(anthropic.WIRE.loose, document)
         assert "oneOf" not in wire_of(wire)
         assert [loss.action for loss in losses(wire, "oneOf")] == [Action.DROPPED]
         nested = {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
-        assert projected(anthropic.LOOSE, nested).wire_schema == nested
+        assert projected(anthropic.WIRE.loose, nested).wire_schema == nested
 
     def test_anthropic_strict_rules(self) -> None:
         document = {
@@ -371,7 +374,7 @@ class TestStrictProfiles:
             },
             "required": ["n", "s", "xs", "e", "either", "map"],
         }
-        wire = projected(anthropic.STRICT, document)
+        wire = projected(anthropic.WIRE.strict, document)
         assert anthropic_strict_violations(wire.wire_schema) == []
         props = wire_of(wire)["properties"]
         assert props["s"] == {"type": "string", "format": "uri"}
@@ -392,8 +395,8 @@ class TestStrictProfiles:
             "properties": {"tree": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
         }
-        assert "recursive" in refused(anthropic.STRICT, document).describe()
-        assert projected(anthropic.LOOSE, document).wire_schema == document
+        assert "recursive" in refused(anthropic.WIRE.strict, document).describe()
+        assert projected(anthropic.WIRE.loose, document).wire_schema == document
 
     def test_anthropic_strict_drops_allof_with_a_ref(self) -> None:
         document = {
@@ -401,7 +404,7 @@ class TestStrictProfiles:
             "properties": {"a": {"allOf": [{"$ref": "#/$defs/A"}, {"description": "x"}]}},
             "$defs": {"A": {"type": "string"}},
         }
-        wire = projected(anthropic.STRICT, document)
+        wire = projected(anthropic.WIRE.strict, document)
         assert anthropic_strict_violations(wire.wire_schema) == []
         assert losses(wire, "allOf")
 
@@ -418,7 +421,7 @@ class TestStrictProfiles:
             },
             "$defs": {"A": {"type": "string"}},
         }
-        wire = projected(google.JSON, document)
+        wire = projected(google.WIRE.loose, document)
         props = wire_of(wire)["properties"]
         assert props["a"] == {"$ref": "#/$defs/A", "description": "kept"}
         assert props["b"] == {"anyOf": [{"$ref": "#/$defs/A"}], "minLength": 2}
@@ -444,7 +447,7 @@ class TestStrictProfiles:
                 "Place": {"type": "object", "properties": {"city": {"type": "string", "format": "uri"}}}
             },
         }
-        wire = projected(google.OPENAPI, document)
+        wire = projected(GOOGLE_OPENAPI, document)
         assert gemini_openapi_violations(wire.wire_schema) == []
         props = wire_of(wire)["properties"]
         assert props["maybe"] == {"type": "STRING", "description": "s", "nullable": True}
@@ -470,21 +473,21 @@ class TestStrictProfiles:
             "properties": {"tree": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
         }
-        error = refused(google.OPENAPI, recursive)
+        error = refused(GOOGLE_OPENAPI, recursive)
         assert error.keyword == "$ref"
         assert "recursive" in error.reason
-        assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {}}}).path == (
+        assert refused(GOOGLE_OPENAPI, {"type": "object", "properties": {"x": {}}}).path == (
             "properties",
             "x",
         )
-        assert refused(google.OPENAPI, {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}})
+        assert refused(GOOGLE_OPENAPI, {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}})
 
     def test_gemini_validated_subset(self) -> None:
         document = {
             "type": "object",
             "properties": {"x": {"type": "string", "minLength": 1}, "y": {"oneOf": [{"type": "integer"}]}},
         }
-        wire = projected(google.VALIDATED, document)
+        wire = projected(google.WIRE.strict, document)
         assert wire_of(wire)["properties"] == {"x": {"type": "string"}, "y": {"anyOf": [{"type": "integer"}]}}
 
     # --------------------------------------------------------------------------------------------------------
@@ -509,7 +512,7 @@ class TestStrictProfiles:
             },
             "$defs": {"Item": {"type": "object", "properties": {"d": {"type": "string"}}}},
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         sent: Value = {
             "a": None,
             "b": None,
@@ -520,12 +523,14 @@ class TestStrictProfiles:
         assert wire.restore(sent) == {"b": None, "inner": {}, "items": [{}, {"d": "x"}], "maybe": {}}
         assert isinstance(sent, dict)
         assert sent["a"] is None  # the input is not changed
-        loose = projected(openai_responses.LOOSE, document)
+        loose = projected(openai_responses.WIRE.loose, document)
         assert loose.restore(sent) is sent
 
     @given(json_values())
     def test_restore_never_raises(self, value: Value) -> None:
-        wire = projected(openai_responses.STRICT, {"type": "object", "properties": {"a": {"type": "string"}}})
+        wire = projected(
+            openai_responses.WIRE.strict, {"type": "object", "properties": {"a": {"type": "string"}}}
+        )
         wire.restore(value)
 
 
@@ -639,7 +644,7 @@ def spell_defaults(value: Value) -> Value:
 def verdict(result: Result[Projection, ProjectionError]) -> str:
     if isinstance(result, Err):
         return "refused"
-    return "keeps meaning" if qualifies(result.value) else "changes meaning"
+    return "keeps meaning" if result.value.qualifies else "changes meaning"
 
 
 class TestProjectionProperties:
@@ -653,17 +658,17 @@ class TestProjectionProperties:
             case Err():
                 return
         for profile in PROFILES:
-            result = project(node, profile)
+            result = project_schema(node, profile)
             if isinstance(result, Ok):
                 render(result.value.wire_schema)
                 result.value.restore({"a": None, "b": [None], "c": {"a": None}})
-        match project(node, openai_responses.STRICT):
+        match project_schema(node, openai_responses.WIRE.strict):
             case Ok(wire):
                 assert openai_strict_violations(wire.wire_schema) == []
-        match project(node, anthropic.STRICT):
+        match project_schema(node, anthropic.WIRE.strict):
             case Ok(wire):
                 assert anthropic_strict_violations(wire.wire_schema) == []
-        match project(node, google.OPENAPI):
+        match project_schema(node, GOOGLE_OPENAPI):
             case Ok(wire):
                 assert gemini_openapi_violations(wire.wire_schema) == []
 
@@ -672,13 +677,13 @@ class TestProjectionProperties:
         parsed: Result[Schema, object] = from_value(document)
         if isinstance(parsed, Ok):
             for profile in PROFILES:
-                project(parsed.value, profile)
+                project_schema(parsed.value, profile)
 
     def test_a_deep_inlining_is_refused_not_raised(self) -> None:
         defs: dict[str, Value] = {f"d{n}": {"$ref": f"#/$defs/d{n + 1}"} for n in range(400)}
         defs["d400"] = {"type": "string"}
         document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}
-        assert "deeper" in refused(google.OPENAPI, document).reason
+        assert "deeper" in refused(GOOGLE_OPENAPI, document).reason
         wide: dict[str, Value] = {
             f"d{n}": {
                 "type": "object",
@@ -688,7 +693,7 @@ class TestProjectionProperties:
         }
         wide["d30"] = {"type": "string"}
         document = {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": wide}
-        assert "nodes" in refused(google.OPENAPI, document).reason
+        assert "nodes" in refused(GOOGLE_OPENAPI, document).reason
 
     @given(_moving_schemas)
     def test_reported_paths_resolve_in_the_original(self, document: Value) -> None:
@@ -702,7 +707,7 @@ class TestProjectionProperties:
             case Err():
                 return
         for profile in PROFILES:
-            match project(node, profile):
+            match project_schema(node, profile):
                 case Ok(wire):
                     paths = [loss.path for loss in wire.losses]
                 case Err(error):
@@ -724,7 +729,9 @@ class TestProjectionProperties:
             case _:
                 return
         for profile in PROFILES:
-            assert verdict(project(plain, profile)) == verdict(project(spelled, profile)), profile.name
+            assert verdict(project_schema(plain, profile)) == verdict(project_schema(spelled, profile)), (
+                profile.name
+            )
 
     def test_a_loss_under_oneof_names_oneof(self) -> None:
         """OpenAI strict sends oneOf as anyOf; a loss inside a branch still names the user's oneOf."""
@@ -734,24 +741,24 @@ class TestProjectionProperties:
             "properties": {"x": {"oneOf": branches}},
             "additionalProperties": False,
         }
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         assert losses(wire, "minLength")[0].path == ("properties", "x", "oneOf", 2)
         referring: dict[str, Value] = {
             "type": "object",
             "properties": {"y": {"$ref": "#/$defs/X"}},
             "$defs": {"X": {"allOf": [document]}},
         }
-        inlined = projected(google.OPENAPI, referring)
+        inlined = projected(GOOGLE_OPENAPI, referring)
         assert inlined.losses
         assert all(resolves(referring, loss.path) for loss in inlined.losses), inlined.losses
 
     def test_loss_texts_carry_paths_not_values(self) -> None:
         document = {"type": "object", "properties": {"x": {"type": "string", "default": "SECRET-VALUE"}}}
-        wire = projected(openai_responses.STRICT, document)
+        wire = projected(openai_responses.WIRE.strict, document)
         texts = [loss.describe() for loss in wire.losses]
         assert any(text.startswith('$["properties"]["x"]: "default" dropped') for text in texts)
         assert not any("SECRET-VALUE" in text for text in texts)
         numbers = projected(
-            openai_responses.LOOSE, {"type": "object", "properties": {"n": {"maximum": Decimal("0.1")}}}
+            openai_responses.WIRE.loose, {"type": "object", "properties": {"n": {"maximum": Decimal("0.1")}}}
         )
         assert render(numbers.wire_schema) == '{"type":"object","properties":{"n":{"maximum":0.1}}}'

@@ -200,7 +200,7 @@ class TestOpenAIResponses:
 
     def test_cut_stream(self) -> None:
         """A stream that stops before its final event fails, and may have cost a response."""
-        decoder = RESPONSES.ResponsesDecoder()
+        decoder = RESPONSES.WIRE.decoder()
         decoder.feed_bytes(sse(RESPONSES_STREAM[:-1]))
         assert decoder.finish() == Err(ProtocolError("the stream ended before the response finished"))
         assert not decoder.completed
@@ -227,7 +227,7 @@ class TestOpenAIResponses:
             },
         ]
         body = render({"id": "resp_9", "status": "completed", "output": output})
-        terminal = ok(RESPONSES.decode_body(body))
+        terminal = ok(RESPONSES.WIRE.decode_body(body))
         assert calls(terminal) == [("c1", "f", '{"a": [1, 2.50]}')]
         assert terminal.turn.provider_data == output
         assert terminal.turn.provider is Provider.OPENAI_RESPONSES
@@ -237,7 +237,7 @@ class TestOpenAIResponses:
         """Message text is read from the body; a refusal part makes a REFUSAL with its text."""
         content: Value = [{"type": "refusal", "refusal": "No."}]
         body: Value = {"status": "completed", "output": [{"type": "message", "id": "m", "content": content}]}
-        terminal = ok(RESPONSES.decode_body(body))
+        terminal = ok(RESPONSES.WIRE.decode_body(body))
         assert (terminal.finish, terminal.refusal, terminal.provider_data) == (
             FinishReason.REFUSAL,
             "No.",
@@ -247,7 +247,7 @@ class TestOpenAIResponses:
     def test_failed_response(self) -> None:
         """A failed response is a provider error carrying the provider's code."""
         body: Value = {"status": "failed", "output": [], "error": {"code": "server_error", "message": "oops"}}
-        result = RESPONSES.decode_body(body)
+        result = RESPONSES.WIRE.decode_body(body)
         assert isinstance(result, Err)
         assert isinstance(result.error, ProviderError)
         assert (result.error.kind, result.error.code) == (ErrorKind.SERVER, "server_error")
@@ -335,11 +335,11 @@ class TestOpenAIChat:
             "id": "x",
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
         }
-        assert calls(ok(CHAT.decode_body(body))) == [("c", "f", "{}")]
+        assert calls(ok(CHAT.WIRE.decode_body(body))) == [("c", "f", "{}")]
         filtered: Value = {
             "choices": [{"index": 0, "message": {"content": ""}, "finish_reason": "content_filter"}]
         }
-        assert ok(CHAT.decode_body(filtered)).finish is FinishReason.CONTENT_FILTER
+        assert ok(CHAT.WIRE.decode_body(filtered)).finish is FinishReason.CONTENT_FILTER
 
     def test_refusal(self) -> None:
         """A refusal message is REFUSAL with its text, not answer text."""
@@ -348,7 +348,7 @@ class TestOpenAIChat:
                 {"index": 0, "message": {"content": None, "refusal": "I can't."}, "finish_reason": "stop"}
             ]
         }
-        terminal = ok(CHAT.decode_body(body))
+        terminal = ok(CHAT.WIRE.decode_body(body))
         assert (terminal.finish, terminal.refusal, terminal.text) == (FinishReason.REFUSAL, "I can't.", "")
 
 
@@ -501,7 +501,7 @@ class TestAnthropic:
 
     def test_overloaded_mid_stream(self) -> None:
         """An overloaded error event is retryable, and the response may have cost tokens."""
-        decoder = ANTHROPIC.AnthropicDecoder()
+        decoder = ANTHROPIC.WIRE.decoder()
         event: Value = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         got = decoder.feed_bytes(sse([message_start(), event]))
         assert isinstance(got, Err)
@@ -519,7 +519,7 @@ class TestAnthropic:
             "content": [tool_use("t", "f", {"b": 1, "a": [True, None]})],
             "stop_reason": "tool_use",
         }
-        assert calls(ok(ANTHROPIC.decode_body(body))) == [("t", "f", '{"b":1,"a":[true,null]}')]
+        assert calls(ok(ANTHROPIC.WIRE.decode_body(body))) == [("t", "f", '{"b":1,"a":[true,null]}')]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -550,7 +550,7 @@ class TestGoogle:
             '{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"b":1.10,"a":[1e2,-0.0]}},'
             '"thoughtSignature":"sig"},{"functionCall":{"name":"g","id":"given"}}]},"finishReason":"STOP"}]}'
         )
-        terminal = ok(GOOGLE.decode_body(body))
+        terminal = ok(GOOGLE.WIRE.decode_body(body))
         first = ("llm_wire_call_0", "f", '{"b":1.10,"a":[1E+2,-0.0]}')
         assert calls(terminal) == [first, ("given", "g", "{}")]
         assert [(c.provider_id, c.provider_state) for c in terminal.calls] == [(None, "sig"), ("given", None)]
@@ -621,15 +621,16 @@ class TestGoogle:
 
     def test_finish_reasons(self) -> None:
         """SAFETY filters; a blocked prompt filters; MALFORMED_FUNCTION_CALL is a retryable failure."""
-        assert ok(GOOGLE.decode_body(candidate([], "SAFETY"))).finish is FinishReason.CONTENT_FILTER
-        blocked = ok(GOOGLE.decode_body({"promptFeedback": {"blockReason": "OTHER"}}))
+        assert ok(GOOGLE.WIRE.decode_body(candidate([], "SAFETY"))).finish is FinishReason.CONTENT_FILTER
+        blocked = ok(GOOGLE.WIRE.decode_body({"promptFeedback": {"blockReason": "OTHER"}}))
         assert (blocked.finish, blocked.finish_detail) == (FinishReason.CONTENT_FILTER, "PROMPT_OTHER")
-        malformed = GOOGLE.decode_body(candidate([], "MALFORMED_FUNCTION_CALL"))
+        malformed = GOOGLE.WIRE.decode_body(candidate([], "MALFORMED_FUNCTION_CALL"))
         assert isinstance(malformed, Err)
         assert isinstance(malformed.error, ProviderError)
         assert malformed.error.retry.retryable
         assert (
-            ok(GOOGLE.decode_body(candidate([fcall(name="f")], "MAX_TOKENS"))).finish is FinishReason.LENGTH
+            ok(GOOGLE.WIRE.decode_body(candidate([fcall(name="f")], "MAX_TOKENS"))).finish
+            is FinishReason.LENGTH
         )
 
     def test_content_after_finish(self) -> None:
@@ -682,7 +683,7 @@ class TestResponseBounds:
         """One event, one line and a whole body are bounded."""
         big = render({"type": "response.created", "response": {"id": "x" * 100}})
         assert isinstance(run(RESPONSES, [big], event_bytes=50)[1], Err)
-        assert RESPONSES.decode_body(big, ResponseLimits(response_body_bytes=50)) == Err(
+        assert RESPONSES.WIRE.decode_body(big, ResponseLimits(response_body_bytes=50)) == Err(
             LimitExceeded("ResponseLimits(response_body_bytes=)", 50, len(big))
         )
 
@@ -710,7 +711,7 @@ class TestDecodeError:
         body = (
             '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}'
         )
-        error = ANTHROPIC.decode_error(529, body, {"Retry-After": "20"})
+        error = ANTHROPIC.WIRE.decode_error(529, body, {"Retry-After": "20"})
         assert (error.kind, error.code, error.retry.retryable) == (
             ErrorKind.OVERLOADED,
             "overloaded_error",
@@ -721,14 +722,14 @@ class TestDecodeError:
     def test_openai_rate_limit_and_quota(self) -> None:
         """A rate limit is retryable (``retry-after-ms`` wins); an exhausted quota is not."""
         body: Value = {"error": {"message": "x", "type": "requests", "code": "rate_limit_exceeded"}}
-        error = RESPONSES.decode_error(429, body, [("retry-after-ms", "1500"), ("retry-after", "9")])
+        error = RESPONSES.WIRE.decode_error(429, body, [("retry-after-ms", "1500"), ("retry-after", "9")])
         assert (error.kind, error.retry.retryable, error.retry.delay) == (
             ErrorKind.RATE_LIMITED,
             True,
             timedelta(milliseconds=1500),
         )
         quota: Value = {"error": {"message": "x", "type": "insufficient_quota", "code": "insufficient_quota"}}
-        assert not CHAT.decode_error(429, quota).retry.retryable
+        assert not CHAT.WIRE.decode_error(429, quota, None).retry.retryable
 
     def test_google_retry_info(self) -> None:
         """Gemini's RetryInfo delay is read from the error details."""
@@ -736,7 +737,7 @@ class TestDecodeError:
         body: Value = [
             {"error": {"code": 429, "message": "Quota", "status": "RESOURCE_EXHAUSTED", "details": details}}
         ]
-        error = GOOGLE.decode_error(429, render(body))
+        error = GOOGLE.WIRE.decode_error(429, render(body), None)
         assert (error.kind, error.code, error.retry.delay) == (
             ErrorKind.RATE_LIMITED,
             "RESOURCE_EXHAUSTED",
@@ -745,17 +746,17 @@ class TestDecodeError:
 
     def test_http_date_and_should_retry(self) -> None:
         """An HTTP-date Retry-After gives a time; ``x-should-retry`` overrides the kind's default."""
-        error = CHAT.decode_error(503, "<html>", {"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"})
+        error = CHAT.WIRE.decode_error(503, "<html>", {"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"})
         assert (error.kind, error.retry.retryable) == (ErrorKind.OVERLOADED, True)
         assert error.retry.at is not None
         assert error.retry.at.year == 2026
-        assert not CHAT.decode_error(500, b"", {"x-should-retry": "false"}).retry.retryable
-        assert CHAT.decode_error(400, b"", {"x-should-retry": "true"}).retry.retryable
+        assert not CHAT.WIRE.decode_error(500, b"", {"x-should-retry": "false"}).retry.retryable
+        assert CHAT.WIRE.decode_error(400, b"", {"x-should-retry": "true"}).retry.retryable
 
     def test_describe_leaves_the_message_out(self) -> None:
         """The text names kind, status, code and advice, never the provider's message."""
         body: Value = {"error": {"type": "invalid_request_error", "message": "secret-token in messages.0"}}
-        error = ANTHROPIC.decode_error(400, body, {"retry-after": "nonsense"})
+        error = ANTHROPIC.WIRE.decode_error(400, body, {"retry-after": "nonsense"})
         assert error.message == "secret-token in messages.0"
         assert (
             error.describe()
@@ -766,7 +767,7 @@ class TestDecodeError:
     @given(body=arbitrary_bytes(), status=st.integers(100, 999), retry=st.text(max_size=30))
     def test_any_body_gives_an_error(self, module: ModuleType, body: bytes, status: int, retry: str) -> None:
         """Any body and any Retry-After give a ``ProviderError``, never an exception."""
-        error = module.decode_error(status, body, {"retry-after": retry, "retry-after-ms": retry})
+        error = module.WIRE.decode_error(status, body, {"retry-after": retry, "retry-after-ms": retry})
         assert isinstance(error, ProviderError)
         assert error.describe()
 
@@ -946,14 +947,14 @@ class TestHostileBodies:
     def test_a_cut_body_never_raises(self, module: ModuleType, cut: int) -> None:
         """A body cut anywhere is refused with a value; only the whole body decodes."""
         body = BODIES[module]
-        assert isinstance(module.decode_body(body), Ok)
-        got = module.decode_body(body[:cut])
+        assert isinstance(module.WIRE.decode_body(body), Ok)
+        got = module.WIRE.decode_body(body[:cut])
         assert isinstance(got, Err) or cut >= len(body)
 
     @given(_modules, arbitrary_bytes())
     def test_arbitrary_bytes_never_raise(self, module: ModuleType, body: bytes) -> None:
         """Any bytes as a body, or as a stream, decode to a value."""
-        assert isinstance(module.decode_body(body), Ok | Err)
+        assert isinstance(module.WIRE.decode_body(body), Ok | Err)
         decoder = module.WIRE.decoder(ResponseLimits())
         decoder.feed_bytes(body)
         assert isinstance(decoder.finish(), Ok | Err)
@@ -961,7 +962,7 @@ class TestHostileBodies:
     @given(_modules, json_values())
     def test_arbitrary_values_never_raise(self, module: ModuleType, body: Value) -> None:
         """Any JSON value as a body or as an event decodes to a value."""
-        assert isinstance(module.decode_body(body), Ok | Err)
+        assert isinstance(module.WIRE.decode_body(body), Ok | Err)
         decoder = module.WIRE.decoder(ResponseLimits())
         decoder.feed_json(body)
         assert isinstance(decoder.finish(), Ok | Err)
@@ -973,7 +974,9 @@ class TestHostileBodies:
                 {"content": {"parts": [{"functionCall": {"name": "f", "args": {"x": float("nan")}}}]}}
             ]
         }
-        assert GOOGLE.decode_body(body) == Err(ProtocolError("function call arguments is not a JSON value"))
+        assert GOOGLE.WIRE.decode_body(body) == Err(
+            ProtocolError("function call arguments is not a JSON value")
+        )
 
     def test_python_floats_in_a_parsed_body_are_read_exactly(self) -> None:
         """A body parsed by ``json.loads`` or an SDK holds floats: each is written as its shortest repr."""
@@ -985,6 +988,6 @@ class TestHostileBodies:
                 }
             ]
         }
-        decoded = GOOGLE.decode_body(body)
+        decoded = GOOGLE.WIRE.decode_body(body)
         assert isinstance(decoded, Ok)
         assert [call.arguments_json for call in decoded.value.calls] == ['{"x":0.5,"y":1e-07}']

@@ -11,9 +11,10 @@ import llm_wire as rq
 from llm_wire import tool
 from llm_wire.demo.providers import RESPONSES
 from llm_wire.message import Provider
-from llm_wire.names import NAME_RULES
+from llm_wire.names import _NAME_RULES as NAME_RULES
 from llm_wire.providers import WIRES, Wire, anthropic, google, openai_chat, openai_responses
-from llm_wire.providers.response import DEFAULT_LIMITS, FinishReason, StreamDecoder
+from llm_wire.providers.google import GoogleSchema
+from llm_wire.providers.response import _DEFAULT_LIMITS, FinishReason, StreamDecoder
 from llm_wire.result import Ok, unwrap
 
 WEATHER = unwrap(
@@ -59,7 +60,7 @@ class TestLoadedOnUse:
         statement = "from llm_wire.providers import WIRES; from llm_wire.message import Provider"
         loaded = _loaded_by(f"{statement}; WIRES[Provider.ANTHROPIC]")
         assert loaded & WIRE_MODULES == {"llm_wire.providers.anthropic"}
-        assert "llm_wire.providers.wire" in _loaded_by("from llm_wire.providers import UseTool")
+        assert "llm_wire.providers._wire" in _loaded_by("from llm_wire.providers import UseTool")
 
     def test_the_registry_reads_as_a_mapping(self) -> None:
         """``WIRES`` is a read-only mapping in provider order that refuses an unknown key."""
@@ -84,19 +85,19 @@ class TestRegistry:
     def test_the_modules_wires_are_registered(self) -> None:
         """Each API module's ``WIRE`` is the registered one."""
         modules = (openai_responses, openai_chat, anthropic, google)
-        assert [module.WIRE for module in modules] == [WIRES[module.PROVIDER] for module in modules]
+        assert [module.WIRE for module in modules] == [WIRES[module.WIRE.provider] for module in modules]
 
     def test_a_wire_decoder_conforms(self) -> None:
         """A wire makes a fresh decoder for its own provider each time."""
         for wire in WIRES.values():
-            first: StreamDecoder = wire.decoder(DEFAULT_LIMITS)
+            first: StreamDecoder = wire.decoder(_DEFAULT_LIMITS)
             assert first.provider is wire.provider
-            assert first is not wire.decoder(DEFAULT_LIMITS)
+            assert first is not wire.decoder(_DEFAULT_LIMITS)
 
     def test_only_gemini_has_a_legacy_dialect(self) -> None:
         """The legacy dialect is data on the wire; asking for it elsewhere gives the usual profile."""
-        assert WIRES[Provider.GOOGLE].profile(False, legacy=True) is google.OPENAPI
-        assert WIRES[Provider.ANTHROPIC].profile(True, legacy=True) is anthropic.STRICT
+        assert WIRES[Provider.GOOGLE].profile(False, legacy=True) is google.WIRE.legacy
+        assert WIRES[Provider.ANTHROPIC].profile(True, legacy=True) is anthropic.WIRE.strict
 
 
 @pytest.mark.parametrize("provider", list(Provider), ids=lambda p: p.value)
@@ -180,10 +181,9 @@ class TestEachWireHoldsItsFacts:
     """What an API knows is on its wire, and the shared parts read it there."""
 
     def test_decode_body_is_written_once(self) -> None:
-        """Each module's ``decode_body`` is its wire's, the one ``Wire.decode_body``."""
+        """Each module's wire decodes a body with the one ``Wire.decode_body``."""
         for module in (openai_responses, openai_chat, anthropic, google):
-            assert module.decode_body == module.WIRE.decode_body
-            assert module.decode_body.__func__ is Wire.decode_body
+            assert module.WIRE.decode_body.__func__ is Wire.decode_body
 
     def test_the_fake_route_matches_the_path(self) -> None:
         """A wire's ``Speech.route`` takes the paths its ``path`` writes, streamed or not, and no other's."""
@@ -210,8 +210,8 @@ class TestEachWireHoldsItsFacts:
     def test_the_legacy_dialect_is_a_generic_switch(self) -> None:
         """``with_legacy_schema`` is the switch; ``with_google_schema`` says the same in Gemini's words."""
         legacy = rq.config(Provider.GOOGLE).with_legacy_schema(True)
-        assert legacy == rq.config(Provider.GOOGLE).with_google_schema(rq.GoogleSchema.OPENAPI)
-        assert legacy.google_schema is rq.GoogleSchema.OPENAPI
+        assert legacy == rq.config(Provider.GOOGLE).with_google_schema(GoogleSchema.OPENAPI)
+        assert legacy.google_schema is GoogleSchema.OPENAPI
         body = unwrap(rq.prepare(legacy, rq.request("m", [rq.user("x")]).with_tools([WEATHER]))).body
         assert isinstance(body, dict)
         assert body["tools"] == [
@@ -221,7 +221,7 @@ class TestEachWireHoldsItsFacts:
                         "name": "get_weather",
                         "description": "Weather",
                         "parameters": unwrap(
-                            google.WIRE.project(WEATHER.schema, False, legacy=True)
+                            google.WIRE.project_schema(WEATHER.schema, False, legacy=True)
                         ).wire_schema,
                     }
                 ]

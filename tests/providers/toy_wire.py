@@ -23,20 +23,28 @@ import re
 from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
-from llm_wire.providers import Http, Outgoing, Speech, ToolChoice, UnsupportedSetting, UseTool, Wire
+from llm_wire.providers import (
+    EncodeError,
+    Http,
+    Outgoing,
+    Speech,
+    ToolChoice,
+    UnsupportedSetting,
+    UseTool,
+    Wire,
+)
 from llm_wire.providers._http_errors import lenient, provider_error
 from llm_wire.providers._reduce import Fail, Reducer, array, obj, protocol, string
 from llm_wire.providers.projection import Profile
 from llm_wire.providers.response import (
-    DEFAULT_LIMITS,
+    _DEFAULT_LIMITS,
     ErrorKind,
     FinishReason,
-    Headers,
     ProviderError,
     ResponseLimits,
     Terminal,
+    _Headers,
 )
-from llm_wire.providers.wire import EncodeError
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import Value, render
 
@@ -119,7 +127,7 @@ class ToyDecoder(Reducer):
     provider = PROVIDER
 
     def __init__(
-        self, limits: ResponseLimits = DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
+        self, limits: ResponseLimits = _DEFAULT_LIMITS, *, taken_ids: frozenset[str] = frozenset()
     ) -> None:
         super().__init__(limits, taken_ids=taken_ids)
         self._end_word: str | None = None
@@ -181,7 +189,7 @@ class ToyDecoder(Reducer):
 _KINDS = {"busy": ErrorKind.RATE_LIMITED, "bad": ErrorKind.INVALID_REQUEST, "broken": ErrorKind.SERVER}
 
 
-def _trouble(trouble: Value, status: int | None, headers: Headers | None) -> ProviderError:
+def _trouble(trouble: Value, status: int | None, headers: _Headers | None) -> ProviderError:
     kind = trouble.get("kind") if isinstance(trouble, dict) else None
     why = trouble.get("why") if isinstance(trouble, dict) else None
     code = kind if isinstance(kind, str) else None
@@ -190,9 +198,9 @@ def _trouble(trouble: Value, status: int | None, headers: Headers | None) -> Pro
     )
 
 
-def decode_error(status: int, body: bytes | str | Value, headers: Headers | None = None) -> ProviderError:
+def decode_error(status: int, body: bytes | str | Value, headers: _Headers | None = None) -> ProviderError:
     """An HTTP error response as a ``ProviderError`` with retry advice."""
-    parsed = lenient(body, DEFAULT_LIMITS.response_body_bytes)
+    parsed = lenient(body, _DEFAULT_LIMITS.response_body_bytes)
     return _trouble(parsed.get("trouble") if isinstance(parsed, dict) else None, status, headers)
 
 

@@ -36,17 +36,8 @@ from llm_wire.outcome import (
     TransportError,
     TransportProblem,
 )
-from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice
-from llm_wire.transport import (
-    NO_LIMIT,
-    AsyncClient,
-    Attempts,
-    Client,
-    Progress,
-    RetryPolicy,
-    TextDelta,
-    Timeouts,
-)
+from llm_wire.providers.response import ErrorKind, Progress, ProviderError, RetryAdvice, TextDelta
+from llm_wire.transport import NO_LIMIT, AsyncClient, Attempts, Client, RetryPolicy, Timeouts
 from llm_wire.transport.fake import FakeProvider, Reply, answer, error
 
 

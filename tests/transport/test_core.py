@@ -18,7 +18,7 @@ from llm_wire.error import ProtocolError
 from llm_wire.message import Provider
 from llm_wire.outcome import Answer, Failure, Sent, TransportError, TransportProblem
 from llm_wire.providers.response import ErrorKind, ProviderError, RetryAdvice
-from llm_wire.transport import NO_LIMIT, RetryPolicy, Timeouts, retryable
+from llm_wire.transport import NO_LIMIT, RetryPolicy, Timeouts
 from llm_wire.transport._core import FAILURES, HttpCall, RetryPlan, endpoint_headers
 
 LOST = Failure(TransportError(TransportProblem.CONNECTION_LOST), Sent.MAYBE_SENT)
@@ -50,7 +50,7 @@ class TestRetryable:
     )
     def test_safe_failures(self, outcome: Failure, safe: bool) -> None:
         """Unsent, or marked retryable by the provider; never a key problem nor after progress."""
-        assert retryable(outcome) is safe
+        assert (isinstance(outcome, Failure) and outcome.retryable) is safe
 
 
 class TestRetryPlan:

@@ -14,9 +14,10 @@ from llm_wire import Config, config, prepare, request, user
 from llm_wire._request import Prepared
 from llm_wire.message import Provider
 from llm_wire.outcome import Outcome
+from llm_wire.providers.response import Progress
 from llm_wire.result import unwrap
 from llm_wire.tool import Tool, from_json_schema
-from llm_wire.transport import AsyncClient, Attempts, Client, Progress, RetryPolicy, Timeouts
+from llm_wire.transport import AsyncClient, Attempts, Client, RetryPolicy, Timeouts
 from llm_wire.transport.fake import FakeCall, FakeProvider
 
 WEATHER: Tool = unwrap(

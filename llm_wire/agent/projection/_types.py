@@ -8,6 +8,7 @@ import enum
 
 from attrs import field, frozen
 
+from llm_wire._described import Described
 from llm_wire._fast import Lean
 from llm_wire.agent._descriptor import MIN_OUTPUT_BYTES, MIN_OUTPUT_TOKENS
 from llm_wire.result import Err, Ok, Result
@@ -114,7 +115,7 @@ _FAILURE_TEXT = {
 
 
 @frozen
-class OutputProjectionError(Lean):
+class OutputProjectionError(Described):
     """
     Tool output could not be projected within the model-visible limits; ``failure`` says why.
     """
@@ -129,9 +130,6 @@ class OutputProjectionError(Lean):
     def describe(self) -> str:
         """``tool output could not be projected: the token estimator failed or returned a bad count``."""
         return f"tool output could not be projected: {_FAILURE_TEXT[self.failure]}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 class LimitingFactor(enum.Enum):

@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire._described import Described
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent.projection import (
     ProjectionPolicy,
@@ -242,35 +243,25 @@ class Suspended:
 
 
 @frozen
-class RunNotFound:
+class RunNotFound(Described):
     """No run has this id."""
 
     run_id: str
 
-    def describe(self) -> str:
-        """``no run with this id``."""
-        return "no run with this id"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "no run with this id"
 
 
 @frozen
-class RunExists:
+class RunExists(Described):
     """A run with this id was already created."""
 
     run_id: str
 
-    def describe(self) -> str:
-        """``a run with this id already exists``."""
-        return "a run with this id already exists"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "a run with this id already exists"
 
 
 @frozen
-class RevisionConflict:
+class RevisionConflict(Described):
     """The run changed concurrently: the write expected ``expected`` and the run is at ``actual``."""
 
     expected: int
@@ -282,12 +273,9 @@ class RevisionConflict:
             f"run state changed concurrently: expected revision {self.expected}, the run is at {self.actual}"
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class InvalidTransition:
+class InvalidTransition(Described):
     """The run cannot go from ``current`` to ``target`` (or take this write in its current state)."""
 
     current: RunStatus
@@ -299,12 +287,9 @@ class InvalidTransition:
             return f"a run that is {self.current.value} cannot take this write"
         return f"a run that is {self.current.value} cannot become {self.target.value}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class CallRebound:
+class CallRebound(Described):
     """A call id already admitted (or audited) arrived again with a different ``field``."""
 
     call_id: str
@@ -313,9 +298,6 @@ class CallRebound:
     def describe(self) -> str:
         """``a call id must not be rebound to a different idempotency_key``."""
         return f"a call id must not be rebound to a different {self.field}"
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 class WriteProblem(enum.Enum):
@@ -340,7 +322,7 @@ class WriteProblem(enum.Enum):
 
 
 @frozen
-class InvalidWrite:
+class InvalidWrite(Described):
     """The write is malformed; ``problem`` says how."""
 
     problem: WriteProblem
@@ -349,26 +331,18 @@ class InvalidWrite:
         """``invalid run store write: the call id is empty``."""
         return f"invalid run store write: {self.problem.value}"
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class SensitiveMetadata:
+class SensitiveMetadata(Described):
     """Run metadata has a key that looks like a secret (token, secret, password, api_key, cookie)."""
 
     key: str
 
-    def describe(self) -> str:
-        """``run metadata must not hold secrets: a key looks like a token, password or cookie``."""
-        return "run metadata must not hold secrets: a key looks like a token, secret, password or cookie"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "run metadata must not hold secrets: a key looks like a token, secret, password or cookie"
 
 
 @frozen
-class UnreadableRecord:
+class UnreadableRecord(Described):
     """A stored record is corrupt, or of a format version this library does not know (``version``)."""
 
     problem: str
@@ -378,24 +352,16 @@ class UnreadableRecord:
         """``stored run record is unreadable: the format version is not 1 or 2``."""
         return f"stored run record is unreadable: {self.problem}"
 
-    def __str__(self) -> str:
-        return self.describe()
 
-
-@frozen
-class StoreCorrupt:
+class StoreCorrupt(Described):
     """The store's file is not a database of its kind, or is damaged (truncated, overwritten)."""
 
-    def describe(self) -> str:
-        """``the run store's file is not a database or is damaged``."""
-        return "the run store's file is not a database or is damaged"
-
-    def __str__(self) -> str:
-        return self.describe()
+    __slots__ = ()
+    TEXT = "the run store's file is not a database or is damaged"
 
 
 @frozen
-class StoreBusy:
+class StoreBusy(Described):
     """Another writer held the store past the store's ``timeout`` (seconds); nothing was written."""
 
     timeout: float
@@ -407,22 +373,14 @@ class StoreBusy:
             "nothing was written (retry)"
         )
 
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @frozen
-class StoreUnavailable:
+class StoreUnavailable(Described):
     """The store's database failed for another reason (``code``: its engine's error code, for logs)."""
 
     code: int | None = None
 
-    def describe(self) -> str:
-        """``the run store could not be used (its file cannot be opened or written)``."""
-        return "the run store could not be used (its file cannot be opened or written)"
-
-    def __str__(self) -> str:
-        return self.describe()
+    TEXT = "the run store could not be used (its file cannot be opened or written)"
 
 
 StoreError: TypeAlias = (
