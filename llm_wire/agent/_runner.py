@@ -424,7 +424,7 @@ class Runner:
         if not isinstance(taken.request, Request):
             kind = type(taken.request).__name__
             raise TypeError(f"prepare_model_request must return a Request, not {kind}")
-        match prepare(self._config, taken.request):
+        match prepare(step.prepared.config, taken.request):  # the run's checks (REPORT), as steps prepare
             case Err() as error:
                 return error
             case Ok(prepared):
