@@ -49,7 +49,7 @@ from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
 from llm_wire.providers import AllowedTools, ToolChoice, UseTool
-from llm_wire.providers._wire import Choice
+from llm_wire.providers._wire import Choice as _Choice
 from llm_wire.providers.response import (
     ErrorKind,
     FinishReason,
@@ -335,7 +335,7 @@ def resolve_with(
     output: Tool | Codec[Any] | None = None,
     sent: Sent | None = None,
     partial_output: bool = False,
-    choice: Choice | None = None,
+    choice: _Choice | None = None,
 ) -> Outcome:
     """
     The outcome of a decoded response with no ``Prepared`` request: the pieces of admission given here.
@@ -399,7 +399,7 @@ def resolve_stream_with(
     limits: AdmissionLimits = _LIMITS,
     adjust: Mapping[str, Callable[[Value], Value]] | None = None,
     output: Tool | Codec[Any] | None = None,
-    choice: Choice | None = None,
+    choice: _Choice | None = None,
 ) -> Outcome:
     """
     ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
@@ -449,7 +449,7 @@ def _check_stream(stream: object) -> None:
         raise TypeError(msg)
 
 
-def _allowed(choice: Choice) -> tuple[str, ...] | None:
+def _allowed(choice: _Choice) -> tuple[str, ...] | None:
     """The tools a call may name under ``choice``, or ``None`` when it may name any declared tool."""
     match choice:
         case ToolChoice.NONE:
@@ -462,7 +462,7 @@ def _allowed(choice: Choice) -> tuple[str, ...] | None:
             return None
 
 
-def _requires_call(choice: Choice) -> bool:
+def _requires_call(choice: _Choice) -> bool:
     match choice:
         case ToolChoice.REQUIRED | UseTool():
             return True
