@@ -443,3 +443,22 @@ def test_every_response_is_judged_against_its_choice(
         assert not broken_ids
         texts = []
     assert all(SECRET not in text and "other_tool" not in text for text in texts)
+
+
+def test_resolve_admits_against_the_tools_of_the_request_answered() -> None:
+    """
+    The same call, answered to two turns: a tool offered in turn 1 and not in turn 2 is ``UnknownTool`` in
+    turn 2, and its text lists what turn 2 offers.
+    """
+    turn_1 = unwrap(rq.prepare(CONFIGS[Provider.ANTHROPIC], conversation()))
+    later = conversation().with_tools([SEARCH, CLOCK])
+    turn_2 = unwrap(
+        rq.prepare(CONFIGS[Provider.ANTHROPIC].with_tool_call_checks(ToolCallChecks.REPORT), later)
+    )
+    assert isinstance(answered(turn_1, "", fetch("c1")), NeedsTools)
+    got = answered(turn_2, "", fetch("c1"))
+    assert isinstance(got, NeedsTools)
+    assert got.issues == (UnknownTool("c1", "fetch", ("search", "clock")),)
+    assert describe_issue(got.issues[0]) == (
+        "Error: no tool with that name exists. Call one of the declared tools: search, clock."
+    )
