@@ -48,7 +48,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "user",
     ),
     "llm_wire.outcome": ("Answer", "Failure", "NeedsTools", "OutputLimited", "Refused", "resolve"),
-    "llm_wire.providers": ("ToolChoice", "UseTool"),
+    "llm_wire.providers": ("AllowedTools", "ToolChoice", "UseTool"),
     "llm_wire.tool": ("ToolCallChecks",),
 }
 
@@ -96,6 +96,7 @@ if (
     from llm_wire.outcome import OutputLimited as OutputLimited
     from llm_wire.outcome import Refused as Refused
     from llm_wire.outcome import resolve as resolve
+    from llm_wire.providers import AllowedTools as AllowedTools
     from llm_wire.providers import InvalidReplay as InvalidReplay
     from llm_wire.providers import ToolChoice as ToolChoice
     from llm_wire.providers import UnsupportedSetting as UnsupportedSetting

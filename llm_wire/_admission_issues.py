@@ -22,6 +22,7 @@ __all__ = [
     "InvalidToolCall",
     "SchemaRejected",
     "ToolCallIssue",
+    "ToolChoiceViolation",
     "UnknownTool",
     "ValueFailure",
     "describe_issue",
@@ -106,14 +107,48 @@ class InvalidArguments(Described):
         return describe_issue(self)
 
 
-ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments
+@frozen
+class ToolChoiceViolation(Described):
+    """
+    The response breaks the request's tool choice: a call when ``ToolChoice.NONE`` was set, a call to a tool
+    the choice does not allow (``UseTool``, ``AllowedTools``), or no call when one was required
+    (``call_id`` ``None``: it is answered with a user message, as no call awaits a result).
+    """
+
+    #: The call that breaks the choice, or ``None`` when the choice required a call and none was made.
+    call_id: str | None
+    #: The tool the call names (``""`` with no call); never in a text.
+    name: str
+    #: The tools the choice allows in this turn; empty under ``ToolChoice.NONE``.
+    allowed: tuple[str, ...]
+
+    def describe(self) -> str:
+        """The text that answers the call or the missing call (``describe_issue``)."""
+        return describe_issue(self)
+
+    @property
+    def advice(self) -> str:
+        """What was wrong and what to do instead, as one sentence for the model."""
+        if not self.allowed:
+            return "no tool may be called in this turn. Answer without calling a tool."
+        if len(self.allowed) == 1:
+            instead = f"Call the tool {self.allowed[0]}"
+        else:
+            instead = f"Call one of the tools {_listed(self.allowed)}"
+        if self.call_id is None:
+            return f"this turn requires a tool call and none was made. {instead}."
+        return f"that tool may not be called in this turn. {instead} instead."
+
+
+ToolCallIssue: TypeAlias = UnknownTool | InvalidArguments | ToolChoiceViolation
 
 
 @frozen
 class InvalidToolCall(Described):
     """
     Under ``ToolCallChecks.REJECT``: the response fails on its first bad call, whose typed ``issue`` (with its
-    call id) is kept; ``index`` is the call's position in the response, from 0.
+    call id) is kept; ``index`` is the call's position in the response, from 0 (0 for a call the tool choice
+    required and the response did not make).
     """
 
     issue: ToolCallIssue
@@ -139,12 +174,14 @@ def describe_issue(issue: ToolCallIssue) -> str:
     """
     match issue:
         case UnknownTool(declared=declared):
-            listed = ", ".join(declared[:MAX_LISTED_TOOLS])
-            more = len(declared) - MAX_LISTED_TOOLS
-            if more > 0:
-                listed += f" (and {more} more)"
-            tools = f"Call one of the declared tools: {listed}." if declared else "No tools are declared."
+            tools = (
+                f"Call one of the declared tools: {_listed(declared)}."
+                if declared
+                else "No tools are declared."
+            )
             return f"Error: no tool with that name exists. {tools}"
+        case ToolChoiceViolation() as violation:
+            return f"Error: {violation.advice}"
         case InvalidArguments(name=tool_name, failure=failure):
             return (
                 f"Error: the arguments for tool {tool_name} were refused: {failure.describe()}. "
@@ -152,8 +189,18 @@ def describe_issue(issue: ToolCallIssue) -> str:
             )
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    listed = ", ".join(names[:MAX_LISTED_TOOLS])
+    more = len(names) - MAX_LISTED_TOOLS
+    return f"{listed} (and {more} more)" if more > 0 else listed
+
+
 def _rejection(issue: ToolCallIssue, index: int) -> str:
     match issue:
+        case ToolChoiceViolation(call_id=None):
+            return "the response called no tool, and the tool choice requires a call"
+        case ToolChoiceViolation():
+            return f"call {index} breaks the tool choice: {issue.advice}"
         case UnknownTool():
             return f"call {index} names a tool that was not declared"
         case InvalidArguments(name=tool_name, failure=failure):

@@ -16,7 +16,9 @@ the default, with ``InvalidToolCall``) or returns every call with each issue lis
 
     ToolCallIssue                       one call that cannot run
     ├── UnknownTool(call_id, name, declared)
-    └── InvalidArguments(call_id, name, failure)
+    ├── InvalidArguments(call_id, name, failure)
+    └── ToolChoiceViolation(call_id, name, allowed)   the call (or its absence) breaks the tool choice
+                                                      (checked by ``outcome.resolve``, which knows it)
 
     AdmissionError                      a batch that fails as a whole
     ├── ProtocolError, LimitExceeded       (``llm_wire.error``)
@@ -41,6 +43,7 @@ from llm_wire._admission_issues import (
     InvalidToolCall,
     SchemaRejected,
     ToolCallIssue,
+    ToolChoiceViolation,
     UnknownTool,
     ValueFailure,
     describe_issue,
@@ -77,6 +80,7 @@ __all__ = [
     "InvalidToolCall",
     "SchemaRejected",
     "ToolCallIssue",
+    "ToolChoiceViolation",
     "UnknownTool",
     "ValueFailure",
     "admit",

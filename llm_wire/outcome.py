@@ -41,12 +41,15 @@ from llm_wire.admission import (
     InvalidArguments,
     InvalidToolCall,
     ToolCallIssue,
+    ToolChoiceViolation,
     ValueFailure,
     admit,
 )
 from llm_wire.codec import Codec
 from llm_wire.error import LimitExceeded, ProtocolError
 from llm_wire.message import AssistantTurn, Provider, ToolCall
+from llm_wire.providers import AllowedTools, ToolChoice, UseTool
+from llm_wire.providers._wire import Choice as _Choice
 from llm_wire.providers.response import (
     ErrorKind,
     FinishReason,
@@ -105,7 +108,9 @@ class Answer(_Lean):
 class NeedsTools(_Lean):
     """
     The model called tools. ``turn.calls`` holds every call in provider order, admitted or not; ``issues``
-    lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``).
+    lists the failing ones (``REPORT`` only), each still owed a result (``admission.describe_issue``). Under
+    ``REPORT``, a response that made no call though the tool choice required one is a ``NeedsTools`` with no
+    call and one ``ToolChoiceViolation`` (``call_id`` ``None``), answered with a user message.
     """
 
     turn: AssistantTurn
@@ -301,6 +306,7 @@ def resolve(
         output=prepared.output_tool,
         sent=sent,
         partial_output=partial_output,
+        choice=prepared.request.tool_choice,
     )
 
 
@@ -315,6 +321,7 @@ def resolve_stream(stream: StreamDecoder, prepared: Prepared) -> Outcome:
         limits=prepared.admission_limits,
         adjust=prepared.adjust,
         output=prepared.output_tool,
+        choice=prepared.request.tool_choice,
     )
 
 
@@ -328,6 +335,7 @@ def resolve_with(
     output: Tool | Codec[Any] | None = None,
     sent: Sent | None = None,
     partial_output: bool = False,
+    choice: _Choice | None = None,
 ) -> Outcome:
     """
     The outcome of a decoded response with no ``Prepared`` request: the pieces of admission given here.
@@ -338,6 +346,10 @@ def resolve_with(
     output codec (``tool.new(name, description, codec)``; ``adjust`` applies under its name), or a bare
     codec, declared on the spot under the name ``output``. A decode error is a
     ``Failure`` whose ``sent`` is ``sent`` when given, else ``_sent_for(error)``.
+
+    The response is checked against the request's tool ``choice`` too: a call to a tool the choice does not
+    allow (any call under ``ToolChoice.NONE``), or an answer with no call when the choice requires one, is a
+    ``ToolChoiceViolation``, failing the response under ``REJECT`` and listed under ``REPORT`` like any issue.
     """
 
     _check_decoded(decoded)
@@ -349,6 +361,11 @@ def resolve_with(
     turn = terminal.turn
     match terminal.finish:
         case FinishReason.TOOL_CALLS:
+            allowed = None if choice is None else _allowed(choice)
+            if allowed is not None:
+                broken = _calls_outside(terminal.calls, allowed)
+                if broken:
+                    return _broken(terminal, broken, tools, checks, limits, adjust, partial_output)
             match admit(terminal.calls, tools, checks, limits, adjust):
                 case Err(admission):
                     return _failed(terminal, admission, partial_output)
@@ -360,6 +377,11 @@ def resolve_with(
             refusal = terminal.refusal
             return Refused(terminal.finish, refusal, terminal.text, terminal.usage, terminal.finish_detail)
         case FinishReason.STOP:
+            if choice is not None and _requires_call(choice):
+                missing = ToolChoiceViolation(None, "", _allowed(choice) or _names(tools))
+                if checks is ToolCallChecks.REJECT:
+                    return _failed(terminal, InvalidToolCall(missing, 0), partial_output)
+                return NeedsTools(turn, (missing,), terminal.usage)
             if output is None:
                 return Answer(terminal.text, None, terminal.usage, turn)
             match _decode_output(terminal.text, output, limits, adjust):
@@ -377,6 +399,7 @@ def resolve_stream_with(
     limits: AdmissionLimits = _LIMITS,
     adjust: Mapping[str, Callable[[Value], Value]] | None = None,
     output: Tool | Codec[Any] | None = None,
+    choice: _Choice | None = None,
 ) -> Outcome:
     """
     ``resolve_with`` for a stream fed to its end (or to its first error): finishes it, and a failure records
@@ -396,6 +419,7 @@ def resolve_stream_with(
         output=output,
         sent=sent,
         partial_output=stream.partial_output,
+        choice=choice,
     )
     if isinstance(got, Failure) and isinstance(decoded, Err):
         return Failure(got.error, got.sent, got.partial_output, stream.provider, stream.usage, stream.text)
@@ -423,6 +447,73 @@ def _check_stream(stream: object) -> None:
     if not isinstance(stream, StreamDecoder):
         msg = f"stream must be a StreamDecoder, not {type(stream).__name__}"
         raise TypeError(msg)
+
+
+def _allowed(choice: _Choice) -> tuple[str, ...] | None:
+    """The tools a call may name under ``choice``, or ``None`` when it may name any declared tool."""
+    match choice:
+        case ToolChoice.NONE:
+            return ()
+        case UseTool(name=name):
+            return (name,)
+        case AllowedTools(names=names):
+            return names
+        case _:
+            return None
+
+
+def _requires_call(choice: _Choice) -> bool:
+    match choice:
+        case ToolChoice.REQUIRED | UseTool():
+            return True
+        case AllowedTools(mode=mode):
+            return mode is ToolChoice.REQUIRED
+        case _:
+            return False
+
+
+def _names(tools: Iterable[Tool] | Mapping[str, Tool]) -> tuple[str, ...]:
+    return tuple(tools) if isinstance(tools, Mapping) else tuple(tool.name for tool in tools)
+
+
+def _calls_outside(calls: tuple[ToolCall, ...], allowed: tuple[str, ...]) -> dict[str, ToolChoiceViolation]:
+    """The calls naming a tool the choice does not allow (declared or not), by call id."""
+    return {
+        call.id: ToolChoiceViolation(call.id, call.name, allowed)
+        for call in calls
+        if call.name not in allowed
+    }
+
+
+def _broken(
+    terminal: Terminal,
+    broken: Mapping[str, ToolChoiceViolation],
+    tools: Iterable[Tool] | Mapping[str, Tool],
+    checks: ToolCallChecks,
+    limits: AdmissionLimits,
+    adjust: Mapping[str, Callable[[Value], Value]] | None,
+    partial: bool,
+) -> Outcome:
+    """
+    A response some of whose calls break the tool choice: every call admitted (batch errors stay fatal),
+    then each call's issue in provider order, a violation before any other; ``REJECT`` fails on the first.
+    """
+    match admit(terminal.calls, tools, ToolCallChecks.REPORT, limits, adjust):
+        case Err(error):
+            return _failed(terminal, error, partial)
+        case Ok(admitted):
+            pass
+    found = {issue.call_id: issue for issue in admitted.issues}
+    issues: list[ToolCallIssue] = []
+    for index, call in enumerate(terminal.calls):
+        issue = broken.get(call.id) or found.get(call.id)
+        if issue is None:
+            continue
+        if checks is ToolCallChecks.REJECT:
+            return _failed(terminal, InvalidToolCall(issue, index), partial)
+        issues.append(issue)
+    kept = tuple(passed for passed in admitted.admitted if passed.call.id not in broken)
+    return NeedsTools(terminal.turn, tuple(issues), terminal.usage, kept)
 
 
 def _failed(terminal: Terminal, error: FailureError, partial: bool) -> Failure:

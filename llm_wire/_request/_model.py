@@ -58,7 +58,10 @@ class Request(Lean):
         return evolve(self, tools=tuple(tools))
 
     def with_tool_choice(self, choice: Choice) -> Request:
-        """A copy with a tool choice: ``ToolChoice.AUTO``/``NONE``/``REQUIRED`` or ``UseTool(name)``."""
+        """
+        A copy with a tool choice: ``ToolChoice.AUTO``/``NONE``/``REQUIRED``, ``UseTool(name)``, or
+        ``AllowedTools(names, mode)``; the response is checked against it (``ToolChoiceViolation``).
+        """
         return evolve(self, tool_choice=choice)
 
     def with_parallel_tool_calls(self, parallel: bool) -> Request:

@@ -19,6 +19,7 @@ from typing import TypeAlias
 from attrs import evolve, field, frozen
 
 from llm_wire._fast import Lean
+from llm_wire._request._choice import choice_problem, choice_type_problem
 from llm_wire._request._config import Config, Limit, Strictness
 from llm_wire._request._errors import (
     DuplicateCallId,
@@ -31,14 +32,13 @@ from llm_wire._request._errors import (
     OrphanResult,
     PrepareError,
     RequestTooLarge,
-    UnknownToolChoice,
     UnsupportedOutput,
     UnsupportedSchema,
 )
 from llm_wire._request._model import Output, Request
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
-from llm_wire.providers import Declared, Outgoing, OutputSpec, ToolChoice, UseTool, Wire
+from llm_wire.providers import Declared, Outgoing, OutputSpec, Wire
 from llm_wire.providers.projection import Projection, ProjectionError
 from llm_wire.providers.response import ResponseError, ResponseLimits, StreamDecoder, Terminal
 from llm_wire.result import Err, Ok, Result
@@ -232,9 +232,9 @@ def _check_types(config: Config, request: Request) -> None:
             for n, t in enumerate(request.tools)
             if not isinstance(t, Tool)
         ]
-        choice = request.tool_choice
-        if choice is not None and not isinstance(choice, ToolChoice | UseTool):
-            found.append(f"request.tool_choice must be a ToolChoice or UseTool, not {type(choice).__name__}")
+        choice = choice_type_problem(request.tool_choice)
+        if choice is not None:
+            found.append(choice)
         if request.output is not None and not isinstance(request.output, Output):
             found.append(f"request.output must be an Output, not {type(request.output).__name__}")
         problem = found[0] if found else None
@@ -301,11 +301,9 @@ def _declare(
                     case Ok(projection):
                         strict = False
         declared.append(Declared(tool.name, tool.description, projection, strict))
-    choice = request.tool_choice
-    if isinstance(choice, UseTool) and choice.name not in seen:
-        return Err(UnknownToolChoice(choice.name))
-    if choice in (ToolChoice.REQUIRED,) and not seen:
-        return Err(InvalidSetting("tool_choice", "requires a tool but none is declared"))
+    refused = choice_problem(request.tool_choice, seen)
+    if refused is not None:
+        return Err(refused)
     return Ok(tuple(declared))
 
 

@@ -424,7 +424,7 @@ class Runner:
         if not isinstance(taken.request, Request):
             kind = type(taken.request).__name__
             raise TypeError(f"prepare_model_request must return a Request, not {kind}")
-        match prepare(self._config, taken.request):
+        match prepare(step.prepared.config, taken.request):  # the run's checks (REPORT), as steps prepare
             case Err() as error:
                 return error
             case Ok(prepared):
@@ -453,13 +453,13 @@ class Runner:
         if run.deadline is not None and at > run.deadline:  # a model that blocked the loop answered late
             return steps.stop(StopReason.DEADLINE)
         self._emit(ModelCompleted(step.round, outcome))
-        return steps.model_returned(outcome)
+        return steps.model_returned(outcome, prepared)
 
     # -- a round ---------------------------------------------------------------------------------------
 
     async def _round(self, run: RunState, steps: RunSteps, step: RunTools) -> Any:
         try:
-            plan = await self._authorize(run, step.plan)
+            plan = await self._authorize(run, step.plan, step.offered)
             if self._parallel:
                 outcomes = []
                 for stage in stages(plan):
@@ -523,19 +523,24 @@ class Runner:
             )
         return shown
 
-    async def _authorize(self, run: RunState, plan: Sequence[Planned]) -> list[Planned]:
-        """Decide every call of the batch before any runs; a denial is an outcome or the run's end."""
+    async def _authorize(
+        self, run: RunState, plan: Sequence[Planned], offered: Sequence[str]
+    ) -> list[Planned]:
+        """
+        Decide every call of the batch before any runs; a denial is an outcome (listing the other tools
+        ``offered`` in this turn) or the run's end.
+        """
         decided = []
         for planned in plan:
             if planned.preset is not None or planned.descriptor is None:
                 decided.append(planned)
                 continue
-            denial = await self._decide(run, planned, planned.descriptor)
+            denial = await self._decide(run, planned, planned.descriptor, offered)
             decided.append(planned if denial is None else evolve(planned, preset=denial))
         return decided
 
     async def _decide(
-        self, run: RunState, planned: Planned, descriptor: ToolDescriptor
+        self, run: RunState, planned: Planned, descriptor: ToolDescriptor, offered: Sequence[str]
     ) -> ToolOutcome | None:
         call = planned.call
         ask = False
@@ -545,7 +550,10 @@ class Runner:
             )
             if allowed is Verdict.DENY:
                 return self._deny(
-                    call, ErrorCode.DENIED, f"the host did not allow this call to tool {descriptor.name}"
+                    call,
+                    ErrorCode.DENIED,
+                    f"the host did not allow this call to tool {descriptor.name}",
+                    offered,
                 )
             ask = allowed is Verdict.ASK
         contract = descriptor.contract
@@ -570,6 +578,7 @@ class Runner:
                     call,
                     ErrorCode.APPROVAL_DENIED,
                     f"tool {descriptor.name} needs approval and no approver is configured",
+                    offered,
                 )
             self._emit(ApprovalRequested(request))
             verdict = _verdict("approver", await _awaited("approver", self._approver, request))
@@ -577,14 +586,17 @@ class Runner:
                 raise _Stop(StopReason.APPROVAL_REQUIRED, tool_call_id=call.id, tool_name=descriptor.name)
         if verdict is Verdict.DENY:
             return self._deny(
-                call, ErrorCode.APPROVAL_DENIED, f"the call to tool {descriptor.name} was not approved"
+                call,
+                ErrorCode.APPROVAL_DENIED,
+                f"the call to tool {descriptor.name} was not approved",
+                offered,
             )
         return None
 
-    def _deny(self, call: ToolCall, code: ErrorCode, message: str) -> ToolOutcome:
+    def _deny(self, call: ToolCall, code: ErrorCode, message: str, offered: Sequence[str]) -> ToolOutcome:
         if self._denials is Recovery.END:
             raise _Stop(StopReason.TOOL_CALL_DENIED, tool_call_id=call.id)
-        others = [name for name in self._registry if name != call.name][:MAX_LISTED]
+        others = [name for name in offered if name != call.name][:MAX_LISTED]
         listed = f" Other available tools: {', '.join(others)}." if others else ""
         text = f"{message}; do not call it again with these arguments.{listed}"
         details: Value = {"available": list(others)}

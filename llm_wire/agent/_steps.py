@@ -15,11 +15,18 @@ from attrs import evolve, field, frozen
 
 from llm_wire._fast import Lean
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
-from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
+from llm_wire.admission import (
+    AdmittedCall,
+    InvalidArguments,
+    ToolChoiceViolation,
+    UnknownTool,
+    admit,
+    describe_issue,
+)
 from llm_wire.agent._descriptor import SideEffect, ToolDescriptor
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
-from llm_wire.message import AssistantTurn, ToolCall, ToolResult
+from llm_wire.message import AssistantTurn, ToolCall, ToolResult, UserMessage
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent
 from llm_wire.providers.response import Usage
 from llm_wire.result import Err, Ok
@@ -230,6 +237,8 @@ class RunTools(Lean):
     turn: AssistantTurn
     plan: tuple[Planned, ...]
     round: int
+    #: The tools the answered request offered that the runner can run, in order: what a denial lists.
+    offered: tuple[str, ...] = ()
 
 
 @frozen
@@ -269,6 +278,8 @@ class RunSteps:
         self._records: list[CallRecord] = []
         self._usage: list[Usage] = []
         self._last: Outcome | None = None
+        #: The tools offered by the request the model answers now (``model_returned``).
+        self._offered: tuple[str, ...] = tuple(registry)
 
     @property
     def request(self) -> Request:
@@ -300,10 +311,21 @@ class RunSteps:
                 return self._finish(StopReason.PREPARE_FAILED, error=error)
             case Ok(prepared):
                 self._model_calls += 1
+                self._offered = self._runnable(prepared)
                 return CallModel(prepared, self._model_calls - 1)
 
-    def model_returned(self, outcome: Outcome) -> Step:
-        """The next step after a model outcome: finish on an answer or a dead end, else run the batch."""
+    def _runnable(self, prepared: Prepared) -> tuple[str, ...]:
+        """The tools ``prepared`` offers that the registry can run, in the request's order."""
+        return tuple(name for name in prepared.tools if name in self._registry)
+
+    def model_returned(self, outcome: Outcome, answered: Prepared | None = None) -> Step:
+        """
+        The next step after a model outcome: finish on an answer or a dead end, else run the batch.
+        ``answered`` is the request the model answered when a driver sent another than ``CallModel``'s
+        (``prepare_model_request``): a call is admitted only to a tool that request offered.
+        """
+        if answered is not None:
+            self._offered = self._runnable(answered)
         self._last = outcome
         if outcome.usage is not None:
             self._usage.append(outcome.usage)
@@ -322,29 +344,39 @@ class RunSteps:
 
     def _tools(self, outcome: NeedsTools) -> Step:
         calls = outcome.turn.calls
-        last = calls[-1]
         if self._rounds >= self._max_rounds:
+            last = calls[-1] if calls else None
             detail = {
                 "used_tool_rounds": str(self._rounds),
                 "max_tool_rounds": str(self._max_rounds),
-                "last_tool_call": last.name if last.name in self._registry else "",
-                "last_tool_call_id": last.id,
+                "last_tool_call": last.name if last is not None and last.name in self._registry else "",
+                "last_tool_call_id": "" if last is None else last.id,
             }
             return self._finish(StopReason.ROUND_BUDGET, detail=detail)
+        if not calls:
+            # The tool choice required a call and the model answered instead: tell it, and ask again.
+            self._rounds += 1
+            told = [UserMessage(describe_issue(issue)) for issue in outcome.issues]
+            self._request = self._request.with_messages(outcome.turn, *told)
+            return self._next_call()
         reused = [call for call in calls if call.id in self._seen]
         if reused:
             return self._finish(StopReason.INVALID_TOOL_CALL, detail={"tool_call_id": reused[0].id})
         self._rounds += 1
         issues = {issue.call_id: issue for issue in outcome.issues}
+        offered = self._offered
         plan: list[Planned] = []
         for call in calls:
             self._seen.add(call.id)
-            descriptor = self._registry.get(call.name)
             issue = issues.get(call.id)
-            if descriptor is None or isinstance(issue, UnknownTool):
+            # Admitted against this turn's request only: a tool offered in an earlier turn is unknown now.
+            descriptor = self._registry.get(call.name) if call.name in offered else None
+            if isinstance(issue, ToolChoiceViolation):
+                plan.append(Planned(call, descriptor, None, ToolOutcome.choice_violation(issue)))
+            elif descriptor is None or isinstance(issue, UnknownTool):
                 if self._unknown is Recovery.END:
                     return self._finish(StopReason.TOOL_CALL_DENIED, detail={"tool_call_id": call.id})
-                plan.append(Planned(call, None, None, ToolOutcome.unknown_tool(list(self._registry))))
+                plan.append(Planned(call, None, None, ToolOutcome.unknown_tool(offered)))
             elif isinstance(issue, InvalidArguments):
                 plan.append(
                     Planned(
@@ -353,7 +385,7 @@ class RunSteps:
                 )
             else:
                 plan.append(Planned(call, descriptor, outcome.arguments(call.id)))
-        return RunTools(outcome.turn, tuple(plan), self._rounds)
+        return RunTools(outcome.turn, tuple(plan), self._rounds, offered)
 
     def tools_returned(self, turn: AssistantTurn, done: Sequence[tuple[ToolCall, ToolOutcome, str]]) -> Step:
         """Append the turn and one tool message per call (in call order), then call the model again."""

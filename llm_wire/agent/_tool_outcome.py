@@ -25,7 +25,7 @@ from attrs import field, frozen
 from llm_wire import codec as _codec
 from llm_wire._described import Described
 from llm_wire._fast import Lean
-from llm_wire.admission import DecodeRejected, SchemaRejected, ValueFailure
+from llm_wire.admission import DecodeRejected, SchemaRejected, ToolChoiceViolation, ValueFailure
 from llm_wire.codec import Codec
 from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok
@@ -104,6 +104,8 @@ class ErrorCode(enum.StrEnum):
     INVALID_ARGUMENTS = "invalid_arguments"
     UNKNOWN_TOOL = "unknown_tool"
     NOT_ACTIVATED = "not_activated"
+    #: The call breaks the request's tool choice (``admission.ToolChoiceViolation``).
+    TOOL_CHOICE_VIOLATION = "tool_choice_violation"
     DENIED = "denied"
     APPROVAL_DENIED = "approval_denied"
     TIMEOUT = "timeout"
@@ -317,6 +319,21 @@ class ToolOutcome(Lean):
             code, category = ErrorCode.UNKNOWN_TOOL, ErrorCategory.NOT_FOUND
         details: Value = {"available": list(available[:MAX_LISTED])}
         return cls.failed(category, code, message, retryable=False, details=details)
+
+    @classmethod
+    def choice_violation(cls, violation: ToolChoiceViolation) -> ToolOutcome:
+        """
+        The ``permission_denied`` outcome for a call the request's tool choice does not allow: it lists the
+        tools allowed in this turn and never repeats the name the model used.
+        """
+        details: Value = {"allowed": list(violation.allowed[:MAX_LISTED])}
+        return cls.failed(
+            ErrorCategory.PERMISSION_DENIED,
+            ErrorCode.TOOL_CHOICE_VIOLATION,
+            violation.advice,
+            retryable=False,
+            details=details,
+        )
 
     @classmethod
     def unknown(cls, tool: str) -> ToolOutcome:

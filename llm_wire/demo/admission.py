@@ -1,5 +1,6 @@
 """
-Demo: two tools (a derived codec and a real MCP ``inputSchema``) and the admission of a model's calls.
+Demo: two tools (a derived codec and a real MCP ``inputSchema``) and the admission of a model's calls, then
+a response that breaks the request's tool choice.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from typing import Any
 
 import attrs
 
+import llm_wire as rq
 from llm_wire import admission, codec, tool
 from llm_wire.message import ToolCall
-from llm_wire.result import Err, Ok
-from llm_wire.tool import ToolCallChecks
+from llm_wire.result import Err, Ok, unwrap
+from llm_wire.tool import Tool, ToolCallChecks
+from llm_wire.value import Value
 
 _CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "mcp-tools" / "python-time.json"
 
@@ -88,3 +91,55 @@ def run() -> None:
                 for issue in admitted.issues:
                     print(f"  {issue.call_id} {type(issue).__name__}; answer with:")
                     print(f"    {admission.describe_issue(issue)}")
+    _choice_broken(weather, convert)
+
+
+#: An OpenAI Chat response that calls ``convert_time``.
+_CALLS_CONVERT: Value = {
+    "id": "chatcmpl-demo",
+    "choices": [
+        {
+            "index": 0,
+            "message": {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_5",
+                        "type": "function",
+                        "function": {
+                            "name": "convert_time",
+                            "arguments": '{"source_timezone": "UTC", "time": "14:30"}',
+                        },
+                    }
+                ],
+            },
+            "finish_reason": "tool_calls",
+        }
+    ],
+}
+
+
+def _choice_broken(weather: Tool, convert: Tool) -> None:
+    """A request forcing ``get_weather``, answered with a call to ``convert_time``, under both policies."""
+    forced = (
+        rq.request("demo-model", [rq.user("Weather in Paris?")])
+        .with_tools([weather, convert])
+        .with_tool_choice(rq.UseTool("get_weather"))
+    )
+    print("\nthe request forces get_weather (tool_choice), the model calls convert_time:")
+    for checks in ToolCallChecks:
+        prepared = unwrap(rq.prepare(rq.Config.openai_chat().with_tool_call_checks(checks), forced))
+        print(f"  sent tool_choice {json.dumps(_tool_choice(prepared.body))}; resolved under {checks.name}:")
+        match rq.resolve(prepared.decode_body(_CALLS_CONVERT), prepared):
+            case rq.Failure() as failed:
+                print(f"    response failed: {failed.error.name}: {failed.error.describe()}")
+            case rq.NeedsTools(issues=issues):
+                for issue in issues:
+                    print(f"    {issue.call_id} {type(issue).__name__}; answer with:")
+                    print(f"      {admission.describe_issue(issue)}")
+            case other:
+                print(f"    {other!r}")
+
+
+def _tool_choice(body: Value) -> Value:
+    return body.get("tool_choice") if isinstance(body, dict) else None

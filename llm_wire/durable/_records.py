@@ -95,7 +95,9 @@ def _response_of(outcome: Outcome, prepared: Prepared) -> Terminal | None:
         case Answer(turn=turn, usage=usage):
             return _answered(turn, FinishReason.STOP, usage, prepared)
         case NeedsTools(turn=turn, usage=usage):
-            return _answered(turn, FinishReason.TOOL_CALLS, usage, prepared)
+            # No call: an answer the tool choice refused (``ToolChoiceViolation``), resolved so again.
+            finish = FinishReason.TOOL_CALLS if turn.calls else FinishReason.STOP
+            return _answered(turn, finish, usage, prepared)
         case OutputLimited(text=text, calls=calls, incomplete=incomplete, usage=usage):
             return Terminal(prepared.provider, FinishReason.LENGTH, text, calls, incomplete, usage=usage)
         case Refused(reason=reason, refusal=refusal, text=text, usage=usage, detail=detail):

@@ -21,6 +21,7 @@ from __future__ import annotations
 from llm_wire import _deprecated, _public
 from llm_wire.message import Provider
 from llm_wire.providers._wire import (
+    AllowedTools,
     Declared,
     DecoderFactory,
     EncodeError,
@@ -49,6 +50,7 @@ __all__ = [
     "OutputSpec",
     "ToolChoice",
     "UseTool",
+    "AllowedTools",
     "EncodeError",
     "UnsupportedSetting",
     "InvalidReplay",

@@ -22,12 +22,12 @@ import enum
 import importlib
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Protocol, TypeAlias
 
-from attrs import frozen
+from attrs import field, frozen
 
 from llm_wire import _deprecated
 from llm_wire._described import Described
@@ -49,6 +49,7 @@ from llm_wire.schema import Schema
 from llm_wire.value import Value
 
 __all__ = [
+    "AllowedTools",
     "Choice",
     "DecoderFactory",
     "Declared",
@@ -85,7 +86,24 @@ class UseTool(Lean):
     name: str
 
 
-Choice: TypeAlias = ToolChoice | UseTool
+def _names(names: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(names, str):
+        raise TypeError("AllowedTools.names must be a sequence of tool names, not one str")
+    return tuple(names)
+
+
+@frozen
+class AllowedTools(Lean):
+    """
+    The model may call only these declared tools (OpenAI's ``allowed_tools``): with ``mode``
+    ``ToolChoice.AUTO`` it may answer instead, with ``ToolChoice.REQUIRED`` it must call one of them.
+    """
+
+    names: tuple[str, ...] = field(converter=_names)
+    mode: ToolChoice = ToolChoice.AUTO
+
+
+Choice: TypeAlias = ToolChoice | UseTool | AllowedTools
 
 
 @frozen

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
+    AllowedTools,
     EncodeError,
     Http,
     InvalidReplay,
@@ -54,6 +55,10 @@ from llm_wire.value import Value, parse, render
 __all__ = ["WIRE"]
 
 _PROVIDER = Provider.ANTHROPIC
+_NO_SUBSET = (
+    "its tool_choice cannot limit calls to some of the declared tools; declare only those tools, or force one"
+    " with UseTool"
+)
 _PATH = "/v1/messages"
 #: Sent when a request sets no ``max_tokens``: the Messages API requires one.
 _DEFAULT_MAX_TOKENS = 4096
@@ -223,6 +228,8 @@ def _encode(out: Outgoing) -> Result[Value, EncodeError]:
             tools.append(entry)
         body["tools"] = tools
     choice = _choice(out)
+    if isinstance(choice, UnsupportedSetting):
+        return Err(choice)
     if choice is not None:
         body["tool_choice"] = choice
     if out.output is not None:
@@ -240,7 +247,7 @@ def _encode(out: Outgoing) -> Result[Value, EncodeError]:
     return Ok(body)
 
 
-def _choice(out: Outgoing) -> dict[str, Value] | None:
+def _choice(out: Outgoing) -> dict[str, Value] | UnsupportedSetting | None:
     choice: dict[str, Value]
     match out.choice:
         case None:
@@ -255,8 +262,17 @@ def _choice(out: Outgoing) -> dict[str, Value] | None:
             choice = {"type": "any"}
         case UseTool(name=name):
             choice = {"type": "tool", "name": name}
+        case AllowedTools(names=names, mode=mode):
+            # ``tool_choice`` has no subset: only an exact equivalent is sent.
+            required = mode is ToolChoice.REQUIRED
+            if set(names) == {tool.name for tool in out.tools}:
+                choice = {"type": "any" if required else "auto"}
+            elif required and len(names) == 1:
+                choice = {"type": "tool", "name": names[0]}
+            else:
+                return UnsupportedSetting("tool_choice", _PROVIDER, _NO_SUBSET)
         case _:
-            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice, UseTool or AllowedTools", "choice", out.choice)
     if out.parallel is False:
         choice["disable_parallel_tool_use"] = True
     return choice

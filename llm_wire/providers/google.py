@@ -33,6 +33,7 @@ from attrs import evolve
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
+    AllowedTools,
     EncodeError,
     Http,
     InvalidReplay,
@@ -283,8 +284,15 @@ def _calling(out: Outgoing) -> dict[str, Value] | None:
             return {"mode": "ANY"}
         case UseTool(name=name):
             return {"mode": "ANY", "allowedFunctionNames": [name]}
+        case AllowedTools(names=names, mode=mode):
+            # ``allowedFunctionNames`` is read under ANY and VALIDATED only: VALIDATED lets the model answer.
+            allowed: list[Value] = list(names)
+            return {
+                "mode": "ANY" if mode is ToolChoice.REQUIRED else "VALIDATED",
+                "allowedFunctionNames": allowed,
+            }
         case _:
-            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice, UseTool or AllowedTools", "choice", out.choice)
 
 
 # ---------------------------------------------------------------------------------------------------------

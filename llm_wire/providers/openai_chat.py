@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
+    AllowedTools,
     EncodeError,
     Http,
     Outgoing,
@@ -101,10 +102,16 @@ def _encode(out: Outgoing) -> Result[Value, EncodeError]:
             body["tool_choice"] = choice.value
         case UseTool(name=name):
             body["tool_choice"] = {"type": "function", "function": {"name": name}}
+        case AllowedTools(names=names, mode=mode):
+            allowed: list[Value] = [{"type": "function", "function": {"name": name}} for name in names]
+            body["tool_choice"] = {
+                "type": "allowed_tools",
+                "allowed_tools": {"mode": mode.value, "tools": allowed},
+            }
         case None:
             pass
         case _:
-            _replay.not_a("ToolChoice or UseTool", "choice", out.choice)
+            _replay.not_a("ToolChoice, UseTool or AllowedTools", "choice", out.choice)
     if out.parallel is not None:
         body["parallel_tool_calls"] = out.parallel
     if out.output is not None:
