@@ -1,0 +1,274 @@
+"""
+The streamed run behind ``Runner.stream``: the run's own driver (``arun``) on a task of its own, whose events,
+with each model call's progress as ``Client.stream`` yields it, reach the consumer through a bounded feed, and
+``RunCompleted`` last. Stopping the iteration (``aclose``, ``close``) cancels the run as its ``Cancellation``
+would and waits until its driver has ended. ``RunStream`` is the one iterator for ``async for`` and ``for``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import threading
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from types import TracebackType
+from typing import Any
+
+from llm_wire._request import Prepared
+from llm_wire.agent._control import Cancellation, Portal, following
+from llm_wire.agent._steps import RunResult
+from llm_wire.agent._threads import in_thread
+from llm_wire.agent.events import RunCompleted, StreamEvent
+from llm_wire.outcome import Answer, Failure, NeedsTools, OutputLimited, Refused
+from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStarted
+
+__all__ = ["RunStream", "outside_stream", "run_events", "streamed", "to_stream"]
+
+#: Events a run's feed holds before a model's stream waits for the consumer to take some.
+BACKLOG = 256
+
+_PROGRESS = (TextDelta, ToolCallStarted, ArgumentsDelta)
+_OUTCOMES = (Answer, NeedsTools, OutputLimited, Refused, Failure)
+
+
+class _Feed:
+    """The events of one streamed run, in the order they came, until the consumer takes them."""
+
+    def __init__(self) -> None:
+        self._items: deque[StreamEvent] = deque()
+        self._ready = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+
+    def put(self, item: StreamEvent) -> None:
+        self._items.append(item)
+        self._ready.set()
+        if len(self._items) >= BACKLOG:
+            self._room.clear()
+
+    def wake(self, _: object = None) -> None:
+        self._ready.set()
+
+    def take(self) -> StreamEvent | None:
+        """The oldest event, or ``None`` when there is none yet."""
+        if not self._items:
+            self._ready.clear()
+            return None
+        item = self._items.popleft()
+        if len(self._items) < BACKLOG:
+            self._room.set()
+        return item
+
+    async def arrival(self) -> None:
+        await self._ready.wait()
+
+    async def room(self) -> None:
+        await self._room.wait()
+
+
+#: The feed of the streamed run whose driver runs in this context, if any.
+_FEED: contextvars.ContextVar[_Feed | None] = contextvars.ContextVar("llm_wire_stream_feed", default=None)
+
+
+def to_stream(event: StreamEvent) -> None:
+    """Hand ``event`` to the streamed run of this context, if there is one."""
+    feed = _FEED.get()
+    if feed is not None:
+        feed.put(event)
+
+
+def outside_stream(context: contextvars.Context) -> None:
+    """Keep a tool's ``context`` out of the stream: a run the tool starts itself streams nothing here."""
+    context.run(_FEED.set, None)
+
+
+def streamed(model: object, prepared: Prepared) -> Awaitable[object] | None:
+    """
+    The outcome of ``prepared`` read through ``model.stream`` with its progress fed to the streamed run of
+    this context; ``None`` outside a streamed run or for a model without ``stream`` (it completes as in
+    ``run``).
+    """
+    feed = _FEED.get()
+    stream = getattr(model, "stream", None)
+    if feed is None or not callable(stream):
+        return None
+    items = stream(prepared)
+    if isinstance(items, AsyncIterator):
+        return _read(items, feed)
+    if isinstance(items, Iterator):
+        return _read_in_thread(items, feed)
+    raise TypeError(f"model.stream must return an iterator, not {type(items).__name__}")
+
+
+def _last(item: object) -> object:
+    if not isinstance(item, _OUTCOMES):
+        kind = type(item).__name__
+        raise TypeError(f"model.stream must yield progress and end with an Outcome, not {kind}")
+    return item
+
+
+async def _read(items: AsyncIterator[object], feed: _Feed) -> object:
+    """An async stream's outcome; cancelled, it closes the stream (and so the connection)."""
+    try:
+        async for item in items:
+            if not isinstance(item, _PROGRESS):
+                return _last(item)
+            feed.put(item)
+            await feed.room()
+        return _last(None)
+    finally:
+        close = getattr(items, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _read_in_thread(items: Iterator[object], feed: _Feed) -> object:
+    """A blocking stream's outcome, read on a thread of its own that stops at the next item once cancelled."""
+    loop = asyncio.get_running_loop()
+    stop = threading.Event()
+
+    def push(item: StreamEvent) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads this stream any more
+            loop.call_soon_threadsafe(feed.put, item)
+
+    try:
+        return await in_thread(_drain, items, push, stop)
+    finally:
+        stop.set()
+
+
+def _drain(items: Iterator[object], push: Callable[[StreamEvent], None], stop: threading.Event) -> object:
+    try:
+        for item in items:
+            if not isinstance(item, _PROGRESS):
+                return _last(item)
+            if stop.is_set():
+                return None  # abandoned: nobody waits for the outcome
+            push(item)
+        return _last(None)
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
+async def run_events(
+    start: Callable[..., Coroutine[Any, Any, RunResult]], cancel: Cancellation | None
+) -> AsyncGenerator[StreamEvent, None]:
+    """
+    The events of the run ``start(cancel=cancellation)`` drives, then ``RunCompleted``; what the run raises is
+    raised after the events before it. Closed early, the run is cancelled and its driver awaited.
+    """
+    feed = _Feed()
+    with following(cancel) as own:
+        context = contextvars.copy_context()
+        context.run(_FEED.set, feed)
+        task = asyncio.get_running_loop().create_task(start(cancel=own), context=context)
+        task.add_done_callback(feed.wake)
+        try:
+            while True:
+                item = feed.take()
+                if item is not None:
+                    yield item
+                elif task.done():
+                    break
+                else:
+                    await feed.arrival()
+            yield RunCompleted(task.result())
+        finally:
+            if not task.done():
+                own.cancel()
+                await _ended(task)
+
+
+async def _ended(task: asyncio.Task[RunResult]) -> None:
+    """Wait for an abandoned run's driver to end; what it returns or raises is nobody's any more."""
+    try:
+        await asyncio.wait({task})
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not task.cancelled():
+        task.exception()
+
+
+async def _next(events: AsyncGenerator[StreamEvent, None]) -> StreamEvent:
+    return await anext(events)
+
+
+async def _close(events: AsyncGenerator[StreamEvent, None]) -> None:
+    await events.aclose()
+
+
+class RunStream:
+    """
+    The events of one run as they come (``Runner.stream``): ``async for`` them on the caller's loop, or
+    ``for`` them from synchronous code (the run goes on the runner's own loop thread, as ``Runner.run``'s
+    does). The last is ``RunCompleted``. ``aclose`` (``async with``) or ``close`` (``with``) stops the
+    run early: it is cancelled, and they return once its driver has ended. Iterated once, one way.
+    """
+
+    def __init__(self, events: AsyncGenerator[StreamEvent, None], portal: Callable[[], Portal]) -> None:
+        self._events = events
+        self._portal = portal
+        self._loop: Portal | None = None
+        self._way: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<RunStream ({self._way or 'not started'})>"
+
+    def _use(self, way: str) -> None:
+        if self._way is None:
+            self._way = way
+        elif self._way != way:
+            raise RuntimeError(f"this stream is read with {self._way}, not {way}")
+
+    def __aiter__(self) -> RunStream:
+        self._use("async for")
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        self._use("async for")
+        return await anext(self._events)
+
+    async def aclose(self) -> None:
+        """Stop the run (if it still goes) and wait for its driver to end."""
+        self._use("async for")
+        await self._events.aclose()
+
+    async def __aenter__(self) -> RunStream:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def __iter__(self) -> RunStream:
+        self._use("for")
+        return self
+
+    def __next__(self) -> StreamEvent:
+        self._use("for")
+        if self._loop is None:
+            self._loop = self._portal()
+        try:
+            return self._loop.call(_next(self._events))
+        except StopAsyncIteration:
+            raise StopIteration from None
+
+    def close(self) -> None:
+        """``aclose`` for synchronous code."""
+        self._use("for")
+        if self._loop is not None:
+            self._loop.call(_close(self._events))
+
+    def __enter__(self) -> RunStream:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
