@@ -41,6 +41,8 @@ class _Feed:
         self._ready = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
+        #: The tasks that read the run's model calls (one per call).
+        self._reads: list[asyncio.Task[Any]] = []
 
     def put(self, item: StreamEvent) -> None:
         self._items.append(item)
@@ -66,6 +68,19 @@ class _Feed:
 
     async def room(self) -> None:
         await self._room.wait()
+
+    async def reading(self, work: Awaitable[object]) -> object:
+        """``work``'s outcome, its task kept so that ``settled`` can wait for it."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._reads.append(task)
+        return await work
+
+    async def settled(self) -> None:
+        """Wait until every model read has ended (one cancelled at a deadline closes its stream first)."""
+        pending = [task for task in self._reads if not task.done()]
+        if pending:
+            await asyncio.wait(pending)
 
 
 #: The feed of the streamed run whose driver runs in this context, if any.
@@ -96,9 +111,9 @@ def streamed(model: object, prepared: Prepared) -> Awaitable[object] | None:
         return None
     items = stream(prepared)
     if isinstance(items, AsyncIterator):
-        return _read(items, feed)
+        return feed.reading(_read(items, feed))
     if isinstance(items, Iterator):
-        return _read_in_thread(items, feed)
+        return feed.reading(_read_in_thread(items, feed))
     raise TypeError(f"model.stream must return an iterator, not {type(items).__name__}")
 
 
@@ -159,7 +174,8 @@ async def run_events(
 ) -> AsyncGenerator[StreamEvent, None]:
     """
     The events of the run ``start(cancel=cancellation)`` drives, then ``RunCompleted``; what the run raises is
-    raised after the events before it. Closed early, the run is cancelled and its driver awaited.
+    raised after the events before it. Closed early, the run is cancelled; either way the driver and every
+    model read have ended when the generator does.
     """
     feed = _Feed()
     with following(cancel) as own:
@@ -176,11 +192,13 @@ async def run_events(
                     break
                 else:
                     await feed.arrival()
+            await feed.settled()
             yield RunCompleted(task.result())
         finally:
             if not task.done():
                 own.cancel()
                 await _ended(task)
+            await feed.settled()
 
 
 async def _ended(task: asyncio.Task[RunResult]) -> None:

@@ -325,6 +325,23 @@ class TestStopping:
         finally:
             runner.close()
 
+    def test_closed_during_a_streamed_response(self) -> None:
+        stalled = evolve(_turns(Provider.ANTHROPIC)[0], stall_after=4)
+        with FakeProvider([stalled]) as fake:
+
+            async def go() -> None:
+                async with AsyncClient(base_url=fake.url) as client:
+                    runner = Runner(client, config(Provider.ANTHROPIC).with_stream(True), WEATHER)
+                    stream = runner.stream(request("m", [user("go")]))
+                    async for event in stream:
+                        if isinstance(event, TextDelta):
+                            break
+                    await stream.aclose()
+                    assert asyncio.all_tasks() == {asyncio.current_task()}  # the model's read has ended
+
+            asyncio.run(go())
+            assert fake.exchanges[0].disconnected.wait(BOUND)  # and its connection is closed
+
     def test_the_callers_cancellation_stops_the_stream(self) -> None:
         cancel = Cancellation()
 
