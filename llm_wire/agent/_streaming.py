@@ -95,8 +95,9 @@ def to_stream(event: StreamEvent) -> None:
 
 
 def outside_stream(context: contextvars.Context) -> None:
-    """Keep a tool's ``context`` out of the stream: a run the tool starts itself streams nothing here."""
-    context.run(_FEED.set, None)
+    """Keep a tool's ``context`` (copied from this one) out of the stream: its own runs stream nothing."""
+    if _FEED.get() is not None:
+        context.run(_FEED.set, None)
 
 
 def streamed(model: object, prepared: Prepared) -> Awaitable[object] | None:
