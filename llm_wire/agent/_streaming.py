@@ -26,7 +26,8 @@ from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStart
 
 __all__ = ["RunStream", "outside_stream", "run_events", "streamed", "to_stream"]
 
-#: Events a run's feed holds before a model's stream waits for the consumer to take some.
+#: Events a run's feed holds before a model's stream waits for the consumer to take them (the consumer
+#: holds at most as many again, taken but not yet read).
 BACKLOG = 256
 
 _PROGRESS = (TextDelta, ToolCallStarted, ArgumentsDelta)
@@ -53,15 +54,13 @@ class _Feed:
     def wake(self, _: object = None) -> None:
         self._ready.set()
 
-    def take(self) -> StreamEvent | None:
-        """The oldest event, or ``None`` when there is none yet."""
-        if not self._items:
-            self._ready.clear()
-            return None
-        item = self._items.popleft()
-        if len(self._items) < BACKLOG:
-            self._room.set()
-        return item
+    def take(self) -> list[StreamEvent]:
+        """The events that came since the last take, oldest first (none yet: empty)."""
+        items = list(self._items)
+        self._items.clear()
+        self._ready.clear()
+        self._room.set()
+        return items
 
     async def arrival(self) -> None:
         await self._ready.wait()
@@ -172,9 +171,10 @@ def _drain(items: Iterator[object], push: Callable[[StreamEvent], None], stop: t
 
 async def run_events(
     start: Callable[..., Coroutine[Any, Any, RunResult]], cancel: Cancellation | None
-) -> AsyncGenerator[StreamEvent, None]:
+) -> AsyncGenerator[list[StreamEvent], None]:
     """
-    The events of the run ``start(cancel=cancellation)`` drives, then ``RunCompleted``; what the run raises is
+    The events of the run ``start(cancel=cancellation)`` drives, in batches of those that came while the
+    consumer was busy (one thread hop per batch for ``for``), then ``RunCompleted``; what the run raises is
     raised after the events before it. Closed early, the run is cancelled; either way the driver and every
     model read have ended when the generator does.
     """
@@ -186,15 +186,15 @@ async def run_events(
         task.add_done_callback(feed.wake)
         try:
             while True:
-                item = feed.take()
-                if item is not None:
-                    yield item
+                items = feed.take()
+                if items:
+                    yield items
                 elif task.done():
                     break
                 else:
                     await feed.arrival()
             await feed.settled()
-            yield RunCompleted(task.result())
+            yield [RunCompleted(task.result())]
         finally:
             if not task.done():
                 own.cancel()
@@ -213,12 +213,12 @@ async def _ended(task: asyncio.Task[RunResult]) -> None:
         task.exception()
 
 
-async def _next(events: AsyncGenerator[StreamEvent, None]) -> StreamEvent:
-    return await anext(events)
+async def _next(batches: AsyncGenerator[list[StreamEvent], None]) -> list[StreamEvent]:
+    return await anext(batches)
 
 
-async def _close(events: AsyncGenerator[StreamEvent, None]) -> None:
-    await events.aclose()
+async def _close(batches: AsyncGenerator[list[StreamEvent], None]) -> None:
+    await batches.aclose()
 
 
 class RunStream:
@@ -229,8 +229,11 @@ class RunStream:
     run early: it is cancelled, and they return once its driver has ended. Iterated once, one way.
     """
 
-    def __init__(self, events: AsyncGenerator[StreamEvent, None], portal: Callable[[], Portal]) -> None:
-        self._events = events
+    def __init__(
+        self, batches: AsyncGenerator[list[StreamEvent], None], portal: Callable[[], Portal]
+    ) -> None:
+        self._batches = batches
+        self._taken: deque[StreamEvent] = deque()
         self._portal = portal
         self._loop: Portal | None = None
         self._way: str | None = None
@@ -250,12 +253,15 @@ class RunStream:
 
     async def __anext__(self) -> StreamEvent:
         self._use("async for")
-        return await anext(self._events)
+        while not self._taken:
+            self._taken.extend(await anext(self._batches))
+        return self._taken.popleft()
 
     async def aclose(self) -> None:
         """Stop the run (if it still goes) and wait for its driver to end."""
         self._use("async for")
-        await self._events.aclose()
+        self._taken.clear()
+        await self._batches.aclose()
 
     async def __aenter__(self) -> RunStream:
         return self
@@ -273,16 +279,19 @@ class RunStream:
         self._use("for")
         if self._loop is None:
             self._loop = self._portal()
-        try:
-            return self._loop.call(_next(self._events))
-        except StopAsyncIteration:
-            raise StopIteration from None
+        while not self._taken:
+            try:
+                self._taken.extend(self._loop.call(_next(self._batches)))
+            except StopAsyncIteration:
+                raise StopIteration from None
+        return self._taken.popleft()
 
     def close(self) -> None:
         """``aclose`` for synchronous code."""
         self._use("for")
+        self._taken.clear()
         if self._loop is not None:
-            self._loop.call(_close(self._events))
+            self._loop.call(_close(self._batches))
 
     def __enter__(self) -> RunStream:
         return self
