@@ -44,9 +44,13 @@ class _Feed:
         self._room.set()
         #: The tasks that read the run's model calls (one per call).
         self._reads: list[asyncio.Task[Any]] = []
+        #: What to call once the events put with them are taken.
+        self._on_take: list[Callable[[], None]] = []
 
-    def put(self, item: StreamEvent) -> None:
+    def put(self, item: StreamEvent, on_take: Callable[[], None] | None = None) -> None:
         self._items.append(item)
+        if on_take is not None:
+            self._on_take.append(on_take)
         self._ready.set()
         if len(self._items) >= BACKLOG:
             self._room.clear()
@@ -60,6 +64,9 @@ class _Feed:
         self._items.clear()
         self._ready.clear()
         self._room.set()
+        on_take, self._on_take = self._on_take, []
+        for call in on_take:
+            call()
         return items
 
     async def arrival(self) -> None:
@@ -140,25 +147,36 @@ async def _read(items: AsyncIterator[object], feed: _Feed) -> object:
 
 
 async def _read_in_thread(items: Iterator[object], feed: _Feed) -> object:
-    """A blocking stream's outcome, read on a thread of its own that stops at the next item once cancelled."""
+    """
+    A blocking stream's outcome, read on a thread of its own that waits while ``BACKLOG`` of its events are
+    not taken yet, and stops at its next item once cancelled.
+    """
     loop = asyncio.get_running_loop()
     stop = threading.Event()
+    room = threading.Semaphore(BACKLOG)
 
     def push(item: StreamEvent) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads this stream any more
-            loop.call_soon_threadsafe(feed.put, item)
+            loop.call_soon_threadsafe(feed.put, item, room.release)
 
     try:
-        return await in_thread(_drain, items, push, stop)
+        return await in_thread(_drain, items, push, room, stop)
     finally:
         stop.set()
+        room.release()  # a reader waiting for room wakes up, and stops
 
 
-def _drain(items: Iterator[object], push: Callable[[StreamEvent], None], stop: threading.Event) -> object:
+def _drain(
+    items: Iterator[object],
+    push: Callable[[StreamEvent], None],
+    room: threading.Semaphore,
+    stop: threading.Event,
+) -> object:
     try:
         for item in items:
             if not isinstance(item, _PROGRESS):
                 return _last(item)
+            room.acquire()
             if stop.is_set():
                 return None  # abandoned: nobody waits for the outcome
             push(item)

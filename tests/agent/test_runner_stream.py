@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 
 import attrs
 import pytest
@@ -361,7 +361,7 @@ class TestStopping:
 
 
 class _Chatty:
-    """A model whose stream has far more progress than the feed holds; it counts what it yielded."""
+    """An async model whose stream has far more progress than the feed holds; it counts what it yielded."""
 
     def __init__(self, pieces: int) -> None:
         self.pieces = pieces
@@ -378,15 +378,29 @@ class _Chatty:
         yield self.script.answer(prepared)
 
 
+class _SyncChatty(_Chatty):
+    """The same, blocking (read on a thread of its own)."""
+
+    def complete(self, prepared: Prepared) -> Outcome:  # type: ignore[override]
+        return self.script.answer(prepared)
+
+    def stream(self, prepared: Prepared) -> Iterator[TextDelta | Outcome]:  # type: ignore[override]
+        for _ in range(self.pieces):
+            self.yielded += 1
+            yield TextDelta("x")
+        yield self.script.answer(prepared)
+
+
 class TestBounds:
-    def test_a_slow_consumer_holds_the_model_back(self) -> None:
-        model = _Chatty(BACKLOG * 8)
+    @pytest.mark.parametrize("kind", [_Chatty, _SyncChatty], ids=["async", "sync"])
+    def test_a_slow_consumer_holds_the_model_back(self, kind: type[_Chatty]) -> None:
+        model = kind(BACKLOG * 8)
         runner = Runner(model, CONFIG, Programmable())
 
         async def go() -> list[StreamEvent]:
             async with runner.stream(request("m", [user("go")])) as stream:
                 first = await anext(stream)
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.2)
                 assert model.yielded <= 2 * BACKLOG + 1  # the model waits for the consumer
                 return [first, *[event async for event in stream]]
 
