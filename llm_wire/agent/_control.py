@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from typing import Any, Generic, TypeVar, cast
 
 from attrs import frozen
@@ -18,7 +19,7 @@ from attrs import frozen
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.message import ToolCall
 
-__all__ = ["Cancellation", "Portal", "RunState", "settle"]
+__all__ = ["Cancellation", "Portal", "RunState", "following", "settle"]
 
 T = TypeVar("T")
 
@@ -30,6 +31,7 @@ class Cancellation:
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._followers: list[Cancellation] = []
 
     @property
     def cancelled(self) -> bool:
@@ -41,8 +43,11 @@ class Cancellation:
         with self._lock:
             self._event.set()
             waiters, self._waiters = self._waiters, []
+            followers, self._followers = self._followers, []
         for loop, future in waiters:
             loop.call_soon_threadsafe(settle, future)
+        for follower in followers:
+            follower.cancel()
 
     def _watch(self) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
@@ -57,6 +62,28 @@ class Cancellation:
     def _forget(self, future: asyncio.Future[None]) -> None:
         with self._lock:
             self._waiters = [(loop, waiting) for loop, waiting in self._waiters if waiting is not future]
+
+
+@contextlib.contextmanager
+def following(leader: Cancellation | None) -> Iterator[Cancellation]:
+    """
+    A cancellation of its own that ``leader`` also cancels, while the block runs: cancelling it stops one
+    run, never the others that share ``leader``.
+    """
+    own = Cancellation()
+    if leader is None:
+        yield own
+        return
+    with leader._lock:
+        if leader._event.is_set():
+            own._event.set()
+        else:
+            leader._followers.append(own)
+    try:
+        yield own
+    finally:
+        with leader._lock, contextlib.suppress(ValueError):
+            leader._followers.remove(own)
 
 
 def settle(future: asyncio.Future[None]) -> None:

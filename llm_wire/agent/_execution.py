@@ -25,6 +25,7 @@ from llm_wire.agent._control import RunState, settle
 from llm_wire.agent._descriptor import HeartbeatPolicy, ToolDescriptor
 from llm_wire.agent._invocation import Heartbeat, InvocationContext, ToolInvocation
 from llm_wire.agent._providers import CompensatingProvider, ToolProvider
+from llm_wire.agent._streaming import outside_stream
 from llm_wire.agent._threads import CURRENT_SLOT, Slot
 from llm_wire.agent._tool_outcome import ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent.events import RunEvent, ToolCompensated, ToolHeartbeat, ToolRetrying, ToolStarted
@@ -193,6 +194,7 @@ class Executor:
             work = self._guarded(partial(provider.compensate, invocation, compensating), name, "compensate")
         scope = contextvars.copy_context()
         scope.run(CURRENT_SLOT.set, slot)
+        outside_stream(scope)
         task = asyncio.get_running_loop().create_task(work, context=scope)
         task.add_done_callback(slot.drop)
         try:
@@ -349,6 +351,7 @@ class _Beats:
         self.pending: Heartbeat | None = None
         self.lock = threading.Lock()
         self.loop = asyncio.get_running_loop()
+        self.context = contextvars.copy_context()  # the run's: its events reach its stream from any thread
 
     def beat(self, heartbeat: Heartbeat) -> None:
         with self.lock:
@@ -362,7 +365,7 @@ class _Beats:
             self.pending = heartbeat
             self.emitted = self.last
         if first:
-            self.loop.call_soon_threadsafe(self.flush)
+            self.loop.call_soon_threadsafe(self.flush, context=self.context)
 
     def flush(self) -> None:
         with self.lock:

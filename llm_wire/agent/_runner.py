@@ -3,7 +3,8 @@ The runner: drives ``RunSteps`` against a model and a provider. Per round it aut
 before any call runs, has each call run under its contract (``_execution``; with ``parallel``, stage by
 stage as ``stages`` splits the batch at the writes that run alone), then applies
 ``prepare_tool_result``, output validation and projection, and reports events. ``arun`` is the async
-driver; ``run`` is the sync facade (the same driver on the runner's own loop thread, ``_control``).
+driver; ``run`` is the sync facade (the same driver on the runner's own loop thread, ``_control``);
+``stream`` is the same driver again, its events and each model call's progress yielded (``_streaming``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from decimal import Decimal
+from functools import partial
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
@@ -41,6 +43,7 @@ from llm_wire.agent._steps import (
     StopReason,
     stages,
 )
+from llm_wire.agent._streaming import RunStream, run_events, streamed, to_stream
 from llm_wire.agent._threads import in_thread
 from llm_wire.agent._tool_outcome import MAX_LISTED, ErrorCategory, ErrorCode, ToolOutcome
 from llm_wire.agent._usage import Pricing
@@ -183,6 +186,15 @@ def _check_callable(name: str, value: object) -> None:
         raise TypeError(f"{name} must be callable, not {type(value).__name__}")
 
 
+def _check_run(request: object, cancel: object, replay: object) -> None:
+    """A ``TypeError`` naming the first of a run's arguments that has a wrong type."""
+    if not isinstance(request, Request):
+        raise TypeError(f"request must be a Request, not {type(request).__name__}")
+    if cancel is not None and not isinstance(cancel, Cancellation):
+        raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
+    _check_callable("replay", replay)
+
+
 class _Stop(Exception):
     """Internal: a batch ends the run (denied under ``Recovery.END``, rejected result, suspension)."""
 
@@ -320,12 +332,8 @@ class Runner:
         the tool again. ``run_id`` and ``trace_id`` correlate the run (generated when absent); the result
         carries them, the ``pricing`` hook's cost of its whole usage, and every tool gets them.
         """
-        if not isinstance(request, Request):
-            raise TypeError(f"request must be a Request, not {type(request).__name__}")
-        if cancel is not None and not isinstance(cancel, Cancellation):
-            raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
+        _check_run(request, cancel, replay)
         deadline = None if self._deadline is None else time.monotonic() + self._deadline
-        _check_callable("replay", replay)
         run = RunState(
             run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {}
         )
@@ -370,10 +378,6 @@ class Runner:
         ``arun`` for synchronous code: the same driver on the runner's own event loop thread, so an
         abandoned straggler never holds the caller. ``close`` stops that thread.
         """
-        if self._portal is None or not self._portal.alive:
-            if self._portal is not None:
-                self._portal.loop.close()  # its thread is gone: nothing runs on that loop any more
-            self._portal = Portal()
         work = self.arun(
             request,
             cancel=cancel,
@@ -383,7 +387,45 @@ class Runner:
             replay=replay,
             trace_id=trace_id,
         )
-        return self._portal.call(work)
+        return self._loop().call(work)
+
+    def stream(
+        self,
+        request: Request,
+        *,
+        cancel: Cancellation | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        approved: Collection[str] = (),
+        replay: Replay | None = None,
+        trace_id: str | None = None,
+    ) -> RunStream:
+        """
+        ``arun``, its events yielded as they come (``async for``; ``for`` in synchronous code runs it on
+        the runner's loop thread as ``run`` does): each model call's ``TextDelta``, ``ToolCallStarted`` and
+        ``ArgumentsDelta`` as ``model.stream`` yields them (a model without ``stream`` completes as in
+        ``run``), every event ``on_event`` gets, and last ``RunCompleted`` with the ``RunResult``. The run
+        starts at the first event; closing the stream early cancels it.
+        """
+        _check_run(request, cancel, replay)
+        start = partial(
+            self.arun,
+            request,
+            run_id=run_id,
+            metadata=metadata,
+            approved=approved,
+            replay=replay,
+            trace_id=trace_id,
+        )
+        return RunStream(run_events(start, cancel), self._loop)
+
+    def _loop(self) -> Portal:
+        """The loop thread of ``run`` and the synchronous ``stream``, started again if it is gone."""
+        if self._portal is None or not self._portal.alive:
+            if self._portal is not None:
+                self._portal.loop.close()  # its thread is gone: nothing runs on that loop any more
+            self._portal = Portal()
+        return self._portal
 
     def close(self, timeout: float | None = 5.0) -> None:
         """
@@ -435,8 +477,11 @@ class Runner:
         if isinstance(prepared, Err):
             return steps.unprepared(prepared.error)
         self._emit(ModelStarted(step.round))
-        if self._async_model:
-            pending: Awaitable[object] = self._model.complete(prepared)  # type: ignore[assignment]
+        streaming = streamed(self._model, prepared)  # None unless a stream reads this run
+        if streaming is not None:
+            pending: Awaitable[object] = streaming
+        elif self._async_model:
+            pending = self._model.complete(prepared)  # type: ignore[assignment]
         else:
             pending = in_thread(self._model.complete, prepared)
         task = asyncio.ensure_future(_arrival(pending))
@@ -638,6 +683,7 @@ class Runner:
     def _emit(self, event: RunEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
+        to_stream(event)
 
 
 #: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.

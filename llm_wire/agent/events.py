@@ -3,7 +3,10 @@ What a run tells its host, for the code that watches a run or takes part in it t
 hooks: the events ``on_event`` receives as the run goes (each tool attempt, heartbeat, retry and final
 outcome), what ``approver``, ``approval_policy`` and ``allow_tool_call`` are asked and answer
 (``ApprovalRequest``, ``Verdict``), and the ``ModelRequest`` that ``prepare_model_request`` sees before each
-model call. A heartbeat is what a running tool reports (``InvocationContext.heartbeat``).
+model call. A heartbeat is what a running tool reports (``InvocationContext.heartbeat``). ``Runner.stream``
+yields the same events, with each model call's progress (``llm_wire.providers.response``'s ``TextDelta``,
+``ToolCallStarted`` and ``ArgumentsDelta``) between its ``ModelStarted`` and ``ModelCompleted``, and ends with
+``RunCompleted`` (a ``StreamEvent`` is any of them).
 
 ::
 
@@ -14,6 +17,8 @@ model call. A heartbeat is what a running tool reports (``InvocationContext.hear
     ├── ToolStarted(call, attempt)     ├── ToolCompleted(call, outcome, message)
     ├── ToolOutputTruncated(call, report)
     └── ToolOutputProjectionFailed(call, outcome, error)
+
+    StreamEvent = RunEvent | TextDelta | ToolCallStarted | ArgumentsDelta | RunCompleted(result)
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ from llm_wire._fast import Lean as _Lean
 from llm_wire._request import Request
 from llm_wire.agent._descriptor import Capability, Idempotency, SideEffect
 from llm_wire.agent._invocation import Heartbeat
+from llm_wire.agent._steps import RunResult
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent.projection._types import OutputProjectionError, ProjectionReport
 from llm_wire.message import ToolCall
 from llm_wire.outcome import Outcome
+from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStarted
 from llm_wire.value import Value
 
 __all__ = [
@@ -42,7 +49,9 @@ __all__ = [
     "ModelCompleted",
     "ModelRequest",
     "ModelStarted",
+    "RunCompleted",
     "RunEvent",
+    "StreamEvent",
     "ToolCompensated",
     "ToolCompleted",
     "ToolHeartbeat",
@@ -201,6 +210,18 @@ RunEvent: TypeAlias = (
     | ToolOutputTruncated
     | ToolOutputProjectionFailed
 )
+
+
+@frozen
+class RunCompleted(_Lean):
+    """The last event of ``Runner.stream``: the run is over, and ``result`` is what ``run`` would return."""
+
+    result: RunResult = field(repr=False)
+
+
+#: What ``Runner.stream`` yields: the run's events, each model call's progress as it arrives, and at the
+#: end ``RunCompleted``.
+StreamEvent: TypeAlias = RunEvent | TextDelta | ToolCallStarted | ArgumentsDelta | RunCompleted
 
 
 @frozen

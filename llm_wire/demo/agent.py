@@ -1,8 +1,8 @@
 """
 Demo: typed tools under contracts in a runner loop, over real HTTP: a refused argument fed back and fixed
 by the model, a timeout, a safe retry, an approval with a secret redacted, a retry contract refused at
-definition, a parallel batch whose write runs alone between its reads, and tool output bounded by default (a
-240 KB result reaches the model within 64 KiB).
+definition, a parallel batch whose write runs alone between its reads, tool output bounded by default (a
+240 KB result reaches the model within 64 KiB), and a streamed run (``Runner.stream`` over SSE).
 
 The model is ``transport.AsyncClient`` talking to the local fake provider (``transport.fake``) on
 loopback, which serves the model's turns in order as OpenAI Chat Completions responses: no key, no network
@@ -33,10 +33,22 @@ from llm_wire.agent import (
     ToolRetryPolicy,
     reflect,
 )
-from llm_wire.agent.events import ApprovalRequest, RunEvent, ToolCompleted, ToolOutputTruncated, ToolRetrying
+from llm_wire.agent.events import (
+    ApprovalRequest,
+    ModelCompleted,
+    ModelStarted,
+    RunCompleted,
+    RunEvent,
+    StreamEvent,
+    ToolCompleted,
+    ToolOutputTruncated,
+    ToolRetrying,
+    ToolStarted,
+)
 from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, call
 from llm_wire.message import Provider
-from llm_wire.providers.response import Usage
+from llm_wire.outcome import NeedsTools
+from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStarted, Usage
 from llm_wire.schema import DefinitionError
 from llm_wire.transport import AsyncClient, Timeouts
 from llm_wire.transport.fake import FakeCall, FakeProvider, answer
@@ -204,6 +216,52 @@ def _bounded() -> None:
     print(f"  cost (priced once): {result.cost}")
 
 
+def _streamed_line(event: StreamEvent) -> str:
+    """One line for each event of a streamed run."""
+    match event:
+        case ModelStarted(round=number):
+            return f"ModelStarted round {number}"
+        case TextDelta(text=text) | ArgumentsDelta(text=text):
+            return f"{type(event).__name__} {text!r}"
+        case ToolCallStarted(call_id=call_id, name=name):
+            return f"ToolCallStarted {name} ({call_id})"
+        case ModelCompleted(round=number, outcome=NeedsTools(admitted=admitted)):
+            return (
+                f"ModelCompleted round {number}: NeedsTools, {len(admitted)} call admitted (now it may run)"
+            )
+        case ModelCompleted(round=number, outcome=outcome):
+            return f"ModelCompleted round {number}: {type(outcome).__name__}"
+        case ToolStarted(call=started):
+            return f"ToolStarted {started.name}"
+        case ToolCompleted(call=done, message=message):
+            return f"ToolCompleted {done.name} -> model: {message}"
+        case RunCompleted(result=result):
+            return f"RunCompleted: {result.stop.describe()} Answer: {result.text}"
+        case _:
+            return type(event).__name__
+
+
+async def _streamed() -> None:
+    """A run read as it goes: the model's SSE progress, then admission, the tool's result, the answer."""
+    provider = Provider.ANTHROPIC
+    turns = [
+        answer(
+            provider,
+            "Let me look.",
+            [FakeCall("toolu_1", "get_weather", '{"city": "Oslo", "days": 2}')],
+            stream=True,
+            piece=12,
+        ),
+        answer(provider, "Sunny in Oslo for two days.", stream=True),
+    ]
+    with FakeProvider(turns) as fake:
+        async with AsyncClient(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client:
+            runner = Runner(client, config(provider).with_stream(True), reflect(GetWeather))
+            async with runner.stream(request("fake-model", [user("Weather in Oslo?")])) as events:
+                async for event in events:
+                    print(f"  {_streamed_line(event)}")
+
+
 def _show(event: RunEvent) -> None:
     if isinstance(event, ToolCompleted):
         shown = event.message if len(event.message) <= 150 else event.message[:147] + "..."
@@ -257,3 +315,7 @@ def run() -> None:
     _parallel()
     print("\nLong tool outputs are bounded for the model by default (ToolOutputTruncated); usage adds up:")
     _bounded()
+    print(
+        "\nRunner.stream over SSE (Anthropic): progress as it arrives, then admission, the tool, the answer:"
+    )
+    asyncio.run(_streamed())

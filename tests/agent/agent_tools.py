@@ -2,21 +2,81 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import attrs
 
-from llm_wire import codec
+from llm_wire import Request, codec
 from llm_wire.agent import (
     InvocationContext,
     ProviderCapabilities,
+    Runner,
+    RunResult,
     ToolContract,
     ToolDescriptor,
     ToolInvocation,
     ToolOutcome,
 )
+from llm_wire.agent.events import (
+    ApprovalRequested,
+    ModelCompleted,
+    ModelStarted,
+    RunCompleted,
+    StreamEvent,
+    ToolCompleted,
+    ToolStarted,
+)
+from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStarted
 from llm_wire.result import unwrap
+
+#: The ways to run: ``arun``, and ``stream`` read with ``async for`` and with ``for``.
+DRIVERS = ("arun", "stream", "stream_sync")
+
+
+def drive(runner: Runner, request: Request, driver: str, **options: Any) -> RunResult:
+    """Run ``request`` on ``runner`` the way ``driver`` names; a stream's shape is checked on the way."""
+    if driver == "arun":
+        return asyncio.run(runner.arun(request, **options))
+    if driver == "stream":
+
+        async def read() -> list[StreamEvent]:
+            async with runner.stream(request, **options) as stream:
+                return [event async for event in stream]
+
+        return ended(asyncio.run(read()))
+    assert driver == "stream_sync", driver
+    try:
+        with runner.stream(request, **options) as stream:
+            return ended(list(stream))
+    finally:
+        runner.close()
+
+
+def ended(events: Sequence[StreamEvent]) -> RunResult:
+    """
+    The result a whole stream ends with, once its shape holds: ``RunCompleted`` last and only there, a
+    model call's progress between its ``ModelStarted`` and ``ModelCompleted``, and no call authorized, run
+    or answered while a response is still arriving.
+    """
+    *before, last = events
+    assert isinstance(last, RunCompleted), last
+    inside = False
+    for event in before:
+        assert not isinstance(event, RunCompleted)
+        if isinstance(event, ModelStarted):
+            assert not inside
+            inside = True
+        elif isinstance(event, ModelCompleted):
+            assert inside
+            inside = False
+        elif isinstance(event, TextDelta | ToolCallStarted | ArgumentsDelta):
+            assert inside
+        elif isinstance(event, ApprovalRequested | ToolStarted | ToolCompleted):
+            assert not inside
+    return last.result
 
 
 @attrs.frozen

@@ -9,7 +9,8 @@ from llm_wire.demo import agent
 
 class TestAgentDemo:
     """``llm-wire demo agent`` (over HTTP to the fake provider) shows a fixed argument, a timeout, a retry, an
-    approval, a refusal, a parallel batch whose write runs alone, and tool output bounded by default."""
+    approval, a refusal, a parallel batch whose write runs alone, tool output bounded by default, and a
+    streamed run."""
 
     def test_runs(self, capsys: pytest.CaptureFixture[str]) -> None:
         agent.run()
@@ -31,3 +32,15 @@ class TestAgentDemo:
         assert "ToolOutputTruncated dump_table: 240010 bytes cut to 39995 (ceilings 65536 bytes, 10000" in out
         assert "usage over 2 model calls: 2480 tokens, 2048 cached" in out
         assert "cost (priced once): 0.005440" in out
+        streamed = out[out.index("Runner.stream over SSE") :].splitlines()[1:]
+        assert streamed[:4] == [
+            "  ModelStarted round 0",
+            "  TextDelta 'Let '",
+            "  TextDelta 'me '",
+            "  TextDelta 'look.'",
+        ]
+        assert "  ToolCallStarted get_weather (toolu_1)" in streamed
+        admitted = streamed.index("  ModelCompleted round 0: NeedsTools, 1 call admitted (now it may run)")
+        assert max(n for n, line in enumerate(streamed) if "ArgumentsDelta" in line) < admitted
+        assert streamed.index("  ToolStarted get_weather") == admitted + 1
+        assert streamed[-1] == "  RunCompleted: The model answered. Answer: Sunny in Oslo for two days."

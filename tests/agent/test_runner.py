@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import attrs
 import pytest
-from agent_tools import EchoText, Programmable, sequence
+from agent_tools import DRIVERS, EchoText, Programmable, drive, sequence
 
 from llm_wire import config, request, user
 from llm_wire.agent import (
@@ -73,12 +73,16 @@ KEY = ProviderCapabilities(idempotency_key=True)
 def go(
     provider: ToolProvider, replies: Sequence[object], **options: object
 ) -> tuple[RunResult, ScriptedClient, list[Event]]:
-    """Run a scripted model against ``provider`` once; the result, the model and the events."""
+    """
+    Run a scripted model against ``provider`` once (by ``arun``, or as ``driver`` says); the result, the
+    model and the events.
+    """
     model = ScriptedClient(replies)  # type: ignore[arg-type]
     events: list[Event] = []
     replay = options.pop("replay", None)
+    driver = str(options.pop("driver", "arun"))
     runner = Runner(model, CONFIG, provider, on_event=events.append, **options)  # type: ignore[arg-type]
-    result = asyncio.run(runner.arun(request("m", [user("go")]), replay=replay))  # type: ignore[arg-type]
+    result = drive(runner, request("m", [user("go")]), driver, replay=replay)
     return result, model, events
 
 
@@ -251,14 +255,15 @@ class TestContractExecution:
 class TestLimits:
     """Scenarios 23-30: deadlines, the in-flight cap, identity, budgets, cancellation, hooks."""
 
-    def test_scenario_23_tool_timeout(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_23_tool_timeout(self, driver: str) -> None:
         async def slow(invocation: ToolInvocation) -> ToolOutcome:
             await asyncio.sleep(BOUND * 3)
             return ToolOutcome.success("late")
 
         tool = Programmable(contract=ToolContract(timeout=0.05), behave=slow)
         started = time.monotonic()
-        result, _, _ = go(tool, one_call())
+        result, _, _ = go(tool, one_call(), driver=driver)
         assert time.monotonic() - started < BOUND
         assert result.text == "done"
         assert json.loads(messages(result)[-1].content)["error"]["category"] == "timeout"
@@ -290,9 +295,10 @@ class TestLimits:
         assert json.loads(messages(second)[0].content)["error"]["category"] == "unavailable"
         assert len(runs) == 1
 
-    def test_scenario_25_unregistered_tool_ends_the_run_by_option(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_25_unregistered_tool_ends_the_run_by_option(self, driver: str) -> None:
         tool = Programmable()
-        result, _, _ = go(tool, one_call("not_registered"), unknown_tools=Recovery.END)
+        result, _, _ = go(tool, one_call("not_registered"), unknown_tools=Recovery.END, driver=driver)
         assert result.stop is StopReason.TOOL_CALL_DENIED
         assert tool.invocations == []
 
@@ -320,19 +326,21 @@ class TestLimits:
         assert denied.stop is StopReason.TOOL_CALL_DENIED
         assert denied_tool.invocations == []
 
-    def test_scenario_26_reused_call_id(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_26_reused_call_id(self, driver: str) -> None:
         tool = Programmable()
         replies = [
             reply("", call("contract_tool", "{}", "same")),
             reply("", call("contract_tool", "{}", "same")),
         ]
-        result, _, _ = go(tool, replies)
+        result, _, _ = go(tool, replies, driver=driver)
         assert result.stop is StopReason.INVALID_TOOL_CALL
         assert len(tool.invocations) == 1
 
-    def test_scenario_27_round_budget(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_27_round_budget(self, driver: str) -> None:
         tool = Programmable()
-        result, _, _ = go(tool, [reply("", call("contract_tool"))] * 3, max_tool_rounds=1)
+        result, _, _ = go(tool, [reply("", call("contract_tool"))] * 3, max_tool_rounds=1, driver=driver)
         assert result.stop is StopReason.ROUND_BUDGET
         assert "tool round budget" in result.stop.describe()
         assert result.detail["used_tool_rounds"] == "1"
@@ -340,16 +348,18 @@ class TestLimits:
         assert result.detail["last_tool_call"] == "contract_tool"
         assert result.last is not None
 
-    def test_scenario_28_cancelled_before_start(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_28_cancelled_before_start(self, driver: str) -> None:
         model = ScriptedClient([reply("never")])
         runner = Runner(model, CONFIG, Programmable())
         cancel = Cancellation()
         cancel.cancel()
-        result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
+        result = drive(runner, request("m", [user("go")]), driver, cancel=cancel)
         assert result.stop is StopReason.CANCELLED
         assert model.requests == []
 
-    def test_cancelled_during_a_call(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_cancelled_during_a_call(self, driver: str) -> None:
         cancel = Cancellation()
 
         async def hang(invocation: ToolInvocation) -> ToolOutcome:
@@ -359,29 +369,31 @@ class TestLimits:
 
         runner = Runner(ScriptedClient(one_call()), CONFIG, Programmable(behave=hang))  # type: ignore[arg-type]
         started = time.monotonic()
-        result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
+        result = drive(runner, request("m", [user("go")]), driver, cancel=cancel)
         assert time.monotonic() - started < BOUND
         assert result.stop is StopReason.CANCELLED
         assert result.calls[0].outcome.category is ErrorCategory.CANCELLED
 
-    def test_run_deadline(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_run_deadline(self, driver: str) -> None:
         async def slow(invocation: ToolInvocation) -> ToolOutcome:
             await asyncio.sleep(BOUND * 3)
             return ToolOutcome.success("late")
 
         started = time.monotonic()
-        result, _, _ = go(Programmable(behave=slow), one_call(), deadline=0.05)
+        result, _, _ = go(Programmable(behave=slow), one_call(), deadline=0.05, driver=driver)
         assert time.monotonic() - started < BOUND
         assert result.stop is StopReason.DEADLINE
 
-    def test_scenario_29_event_order(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_scenario_29_event_order(self, driver: str) -> None:
         seen: list[InvocationContext] = []
 
         async def watch(invocation: ToolInvocation) -> ToolOutcome:
             seen.append(invocation.context)
             return ToolOutcome.success("tool output")
 
-        _, _, events = go(Programmable(behave=watch), one_call())
+        _, _, events = go(Programmable(behave=watch), one_call(), driver=driver)
         kinds = [type(event) for event in events]
         assert kinds == [
             ModelStarted,
@@ -498,15 +510,17 @@ class TestDoBetter:
         assert escalated.invocations == []
         assert json.loads(messages(result)[0].content)["error"]["code"] == "approval_denied"
 
-    def test_approval_without_approver_is_denied(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_approval_without_approver_is_denied(self, driver: str) -> None:
         tool = Programmable(contract=ToolContract(approval=Approval.ALWAYS))
-        result, _, _ = go(tool, one_call())
+        result, _, _ = go(tool, one_call(), driver=driver)
         assert tool.invocations == []
         assert json.loads(messages(result)[0].content)["error"]["category"] == "permission_denied"
 
-    def test_manual_review_suspends(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_manual_review_suspends(self, driver: str) -> None:
         tool = Programmable(contract=ToolContract(approval=Approval.ALWAYS))
-        result, _, _ = go(tool, one_call(), approver=lambda r: Verdict.ASK)
+        result, _, _ = go(tool, one_call(), approver=lambda r: Verdict.ASK, driver=driver)
         assert result.stop is StopReason.APPROVAL_REQUIRED
         assert tool.invocations == []
 
@@ -586,11 +600,12 @@ class TestResume:
 class TestCancellation:
     """A ``Cancellation`` outlives its runs without keeping them."""
 
-    def test_reused_across_runs(self) -> None:
+    @pytest.mark.parametrize("driver", DRIVERS)
+    def test_reused_across_runs(self, driver: str) -> None:
         cancel = Cancellation()
         runner = Runner(ScriptedClient([reply("a"), reply("b")]), CONFIG, Programmable())
         for expected in ("a", "b"):
-            result = asyncio.run(runner.arun(request("m", [user("go")]), cancel=cancel))
+            result = drive(runner, request("m", [user("go")]), driver, cancel=cancel)
             assert result.text == expected
         cancel.cancel()  # the runs' loops are closed: nothing is left to wake
         assert cancel.cancelled

@@ -1,4 +1,7 @@
-"""Properties of the runner: authorization before execution, no unsafe repeat, call order, no escape."""
+"""
+Properties of the runner: authorization before execution, no unsafe repeat, call order, no escape; each
+holds for ``arun`` and for ``stream`` (read with ``async for`` and with ``for``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ import asyncio
 import errno
 from collections.abc import Sequence
 
-from agent_tools import Programmable
+import pytest
+from agent_tools import DRIVERS, Programmable, drive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,22 +39,25 @@ from llm_wire.message import Provider, ToolCall, ToolResult
 CONFIG = config(Provider.OPENAI_CHAT)
 
 
-def _run(provider: ToolProvider, calls: Sequence[tuple[str, str]], **options: object) -> RunResult:
+def _run(
+    provider: ToolProvider, calls: Sequence[tuple[str, str]], driver: str, **options: object
+) -> RunResult:
     batch = reply("", *(call(name, "{}", call_id) for call_id, name in calls))
     runner = Runner(ScriptedClient([batch, reply("done")]), CONFIG, provider, **options)  # type: ignore[arg-type]
-    return asyncio.run(runner.arun(request("m", [user("go")])))
+    return drive(runner, request("m", [user("go")]), driver)
 
 
 class TestAuthorizationFirst:
     """No call of a batch runs before every call of the batch is authorized."""
 
+    @pytest.mark.parametrize("driver", DRIVERS)
     @settings(max_examples=60)
     @given(
         st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=1, max_size=6),
         st.booleans(),
     )
     def test_every_decision_precedes_every_run(
-        self, shape: list[tuple[bool, bool, bool]], parallel: bool
+        self, driver: str, shape: list[tuple[bool, bool, bool]], parallel: bool
     ) -> None:
         log: list[tuple[str, str]] = []
 
@@ -74,7 +81,7 @@ class TestAuthorizationFirst:
 
         calls = [(f"c{n}", "gated_tool" if gate else "free_tool") for n, (gate, _, _) in enumerate(shape)]
         result = _run(
-            compose(free, gated), calls, allow_tool_call=allow, approver=approver, parallel=parallel
+            compose(free, gated), calls, driver, allow_tool_call=allow, approver=approver, parallel=parallel
         )
         assert result.stop is StopReason.ANSWERED
         runs = [n for n, (kind, _) in enumerate(log) if kind == "run"]
@@ -94,6 +101,7 @@ _BEHAVIOURS = st.sampled_from(["crash", "timeout", "retryable", "partial", "succ
 class TestNoUnsafeRepeat:
     """A call that is not idempotent runs again only after a successful compensation."""
 
+    @pytest.mark.parametrize("driver", DRIVERS)
     @settings(max_examples=40)
     @given(
         st.sampled_from([Idempotency.UNKNOWN, Idempotency.NON_IDEMPOTENT]),
@@ -104,6 +112,7 @@ class TestNoUnsafeRepeat:
     )
     def test_runs_at_most_once_per_successful_compensation(
         self,
+        driver: str,
         idempotency: Idempotency,
         compensate: bool,
         attempts: int,
@@ -153,7 +162,7 @@ class TestNoUnsafeRepeat:
             compensate=undo,
             capabilities=ProviderCapabilities(compensation=compensate),
         )
-        result = _run(tool, [("c0", "contract_tool")])
+        result = _run(tool, [("c0", "contract_tool")], driver)
         assert result.stop is StopReason.ANSWERED
         assert len(tool.invocations) <= 1 + sum(tool.undone)
         if not compensate:  # at most once: a loaded machine may reach the deadline before the first start
@@ -163,15 +172,16 @@ class TestNoUnsafeRepeat:
 class TestCallOrder:
     """Under parallel execution, tool messages keep the model's call order."""
 
+    @pytest.mark.parametrize("driver", DRIVERS)
     @settings(max_examples=40)
     @given(st.lists(st.integers(0, 3), min_size=1, max_size=6))
-    def test_messages_in_call_order(self, delays: list[int]) -> None:
+    def test_messages_in_call_order(self, driver: str, delays: list[int]) -> None:
         async def staggered(invocation: ToolInvocation) -> ToolOutcome:
             await asyncio.sleep(delays[int(invocation.call_id[1:])] / 1000)
             return ToolOutcome.success(invocation.call_id)
 
         calls = [(f"c{n}", "contract_tool") for n in range(len(delays))]
-        result = _run(Programmable(behave=staggered), calls, parallel=True)
+        result = _run(Programmable(behave=staggered), calls, driver, parallel=True)
         answered = [m for m in result.request.messages if isinstance(m, ToolResult)]
         assert [m.call_id for m in answered] == [call_id for call_id, _ in calls]
         assert [m.content for m in answered] == [call_id for call_id, _ in calls]
@@ -200,9 +210,10 @@ _RAISED = st.sampled_from(
 class TestNoEscape:
     """No exception a tool raises (nor a junk return value) escapes the runner."""
 
+    @pytest.mark.parametrize("driver", DRIVERS)
     @settings(max_examples=40)
     @given(st.lists(_RAISED, min_size=1, max_size=4), st.booleans())
-    def test_run_completes(self, raised: list[BaseException | None], parallel: bool) -> None:
+    def test_run_completes(self, driver: str, raised: list[BaseException | None], parallel: bool) -> None:
         async def bad(invocation: ToolInvocation) -> ToolOutcome:
             error = raised[int(invocation.call_id[1:])]
             if error is None:
@@ -210,6 +221,6 @@ class TestNoEscape:
             raise error
 
         calls = [(f"c{n}", "contract_tool") for n in range(len(raised))]
-        result = _run(Programmable(behave=bad), calls, parallel=parallel)
+        result = _run(Programmable(behave=bad), calls, driver, parallel=parallel)
         assert result.stop is StopReason.ANSWERED
         assert all(not record.outcome.ok for record in result.calls)
