@@ -13,10 +13,12 @@ from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
+from llm_wire import _public
 from llm_wire._fast import Lean
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
 from llm_wire.admission import AdmittedCall, InvalidArguments, UnknownTool, admit
 from llm_wire.agent._descriptor import SideEffect, ToolDescriptor
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult
@@ -400,3 +402,6 @@ class RunSteps:
             pending,
         )
         return Finish(result)
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())
