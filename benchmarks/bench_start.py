@@ -33,6 +33,9 @@ AGENT_TARGET = 60 / 38
 #: ``llm-wire check --tools FILE`` start to exit, milliseconds.
 CLI_TARGET_MS = 150.0
 
+#: The command line, as ``llm-wire`` runs it.
+_COMMAND = [sys.executable, "-m", "llm_wire"]
+
 _IMPORT = "import time; t = time.process_time(); {0}; print(time.process_time() - t)"
 
 _STATEMENTS = {
@@ -101,7 +104,7 @@ def _measured() -> tuple[dict[str, list[float]], dict[str, list[float]]]:
         listing = Path(folder) / "tools.json"
         listing.write_text(json.dumps(_LISTING), encoding="utf-8")
         commands = {
-            "check": [sys.executable, "-m", "llm_wire", "check", "--tools", str(listing)],
+            "check": [*_COMMAND, "check", "--tools", str(listing)],
             "bare": [sys.executable, "-c", "pass"],
         }
         for statement in _STATEMENTS.values():  # warm-up: every module's bytecode written once
@@ -162,6 +165,54 @@ def rows() -> list[Row]:
         ]
     )
     return out
+
+
+#: What ``llm-wire check --tools`` cannot import less of: the parser, a listing's loader, the four wires.
+_CHECK_NEEDS = (
+    "import argparse, llm_wire.mcp._declare, llm_wire.providers.projection; "
+    "from llm_wire.providers import WIRES; [WIRES[p] for p in WIRES]"
+)
+
+
+def floor() -> None:
+    """
+    Where the command's start goes (``bench_floor``): a bare interpreter, the modules ``check`` needs (the
+    core stack it uses: contracts, tools, the four wires), then the whole command; CPU milliseconds of fresh
+    interpreters, medians of interleaved rounds, as a multiple of the bare interpreter.
+    """
+    from benchmarks.bench_summary import _import_env
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = _import_env(str(Path(folder) / "cache"))
+        listing = Path(folder) / "tools.json"
+        listing.write_text(json.dumps(_LISTING), encoding="utf-8")
+        parts = {
+            "bare interpreter (python -c pass)": [sys.executable, "-c", "pass"],
+            "the modules check needs, imported alone": [sys.executable, "-c", _CHECK_NEEDS],
+            "llm-wire check --tools FILE, whole": [
+                sys.executable,
+                "-m",
+                "llm_wire",
+                "check",
+                "--tools",
+                str(listing),
+            ],
+        }
+        for command in parts.values():
+            _wall_ms(command, env)
+        cpu: dict[str, list[float]] = {name: [] for name in parts}
+        for _ in range(ROUNDS):
+            for name, command in parts.items():
+                cpu[name].append(_wall_ms(command, env)[1])
+    bare = statistics.median(cpu["bare interpreter (python -c pass)"])
+    print_table(
+        "Where llm-wire check's start goes (CPU ms, fresh interpreters)",
+        ["part", "median CPU ms", "x bare"],
+        [
+            [name, f"{statistics.median(v):.0f}", f"{statistics.median(v) / bare:.2f}x"]
+            for name, v in cpu.items()
+        ],
+    )
 
 
 def main() -> None:
