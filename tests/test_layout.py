@@ -526,3 +526,40 @@ class TestLayoutChecks:
         """A name listed but not bound, a module that does not import."""
         found = Surface({}, {}, ("llm_wire.x: no __all__",))
         assert check(found, [], []) == ["llm_wire.x: no __all__"]
+
+
+class TestArchitecturePage:
+    """``docs/architecture.md``'s "where do I change X" table stays true."""
+
+    @staticmethod
+    def _rows() -> dict[str, list[str]]:
+        text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+        table = text.split("## Where do I change X", 1)[1].split("\n## ", 1)[0]
+        rows: dict[str, list[str]] = {}
+        for line in table.splitlines():
+            cells = line.split(" | ")
+            if len(cells) == 2 and not line.startswith("| ---") and cells[0] != "| change":
+                rows[cells[0].strip("| ")] = re.findall(r"`(llm_wire/[^`]+)`", cells[1])
+        return rows
+
+    def test_four_changes_each_name_at_most_three_files(self) -> None:
+        """A provider, a contract keyword, the runner's retries and a toolkit: at most three files each."""
+        rows = self._rows()
+        assert sorted(rows) == [
+            "a contract keyword",
+            "a provider (a fifth API)",
+            "a toolkit",
+            "the runner's retries",
+        ]
+        for change, files in rows.items():
+            assert 1 <= len(set(files)) <= 3, (change, files)
+
+    def test_every_file_it_names_exists(self) -> None:
+        """A named file exists; a ``<placeholder>`` names a file or folder in a folder that exists."""
+        for files in self._rows().values():
+            for name in files:
+                path = REPO / name
+                if "<" in name:
+                    assert path.parent.is_dir(), name
+                else:
+                    assert path.exists(), name
