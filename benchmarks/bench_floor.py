@@ -17,7 +17,7 @@ import fastjsonschema
 import jiter
 import pydantic
 
-from benchmarks import bench_admission, bench_codec
+from benchmarks import bench_admission, bench_codec, bench_durable, bench_start
 from benchmarks._harness import CORPORA, interleaved, print_table
 from llm_wire import admission, codec, tool, value
 from llm_wire.contract._contract import first_failure
@@ -155,6 +155,8 @@ def main() -> None:
     else:
         print("\n(bench_floor: ../shared/corpora/mcp-tools is absent; the MCP admission table is skipped)")
     _typed_admission()
+    bench_start.floor()
+    bench_durable.floor()
 
 
 if __name__ == "__main__":

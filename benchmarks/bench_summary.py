@@ -31,6 +31,7 @@ from benchmarks import (
     bench_codec,
     bench_contract,
     bench_durable,
+    bench_start,
     bench_stream,
     bench_transport,
     bench_value,
@@ -385,6 +386,8 @@ def main() -> None:
     rows.append(_stream_row())
     rows.append(_transport_row())
     rows += _import_rows()
+    # Issue 28 items 3 and 5: start-up (the agent's import, the command line) and the durable round.
+    rows += bench_start.rows()
     rows += bench_durable.summary_rows()
     print_table(
         "Summary: every target, each against its peer in this run (ratio = ours / peer, median of rounds)",

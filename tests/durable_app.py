@@ -791,6 +791,72 @@ def stores(directory: Path) -> dict[str, object]:
     return seen
 
 
+# ---------------------------------------------------------------------------------------------------------
+# What a round costs the store (issue 28, item 3): its reads and writes, and a write another party made
+
+
+class CountingStore(PausingStore):
+    """A SQLite run store that counts its whole reads and its writes (no crash points)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.inner = self._inner
+        self.counts = {"loads": 0, "writes": 0}
+
+    def _after(self, label: str, result: Result[object, StoreError]) -> None:
+        self.counts["writes"] += 1
+
+    def load(self, run_id: str) -> Result[RunRecord, StoreError]:
+        self.counts["loads"] += 1
+        return super().load(run_id)
+
+
+_bumped: dict[str, SqliteRunStore] = {}
+
+
+@attrs.frozen
+class Bump:
+    """Mark another call started in the run's record while running: the run moves on under the runner."""
+
+    path: str
+
+    def invoke(self, ctx: InvocationContext) -> str:
+        store = _bumped["store"]
+        record = unwrap(store.load(ctx.run_id))
+        unwrap(store.start_call(ctx.run_id, record.revision, StartedCall("side", "side-key", "side", 1)))
+        return "bumped"
+
+
+def reads(directory: Path) -> dict[str, object]:
+    """
+    One fresh run of a round (a call, then the answer): the store's whole reads and writes it cost; then a
+    run whose tool writes to the record meanwhile: how it ended and what its record holds.
+    """
+    DBOS(config=sqlite_config("reads", str(directory / "dbos.sqlite")))
+    chat = config(Provider.OPENAI_CHAT)
+    counting = CountingStore(directory / "runs.sqlite")
+    reading = reflect(make_tool(ReadFile, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    runner = DurableRunner("reads", BatchModel(("x",), "read_file"), chat, reading, store=counting)
+    bumping = reflect(make_tool(Bump, contract=ToolContract(idempotency=Idempotency.IDEMPOTENT)))
+    bumped = DurableRunner("bumped", BatchModel(("z",), "bump"), chat, bumping, store=counting)
+    _bumped["store"] = counting.inner
+    DBOS.launch()
+    runner.run("run-warm", "m", [user("go")])
+    counting.counts.update(loads=0, writes=0)
+    ended = runner.run("run-reads", "m", [user("go")])
+    assert isinstance(ended, RunRecord)
+    seen: dict[str, object] = {"status": ended.status.value, **counting.counts}
+    moved = bumped.run("run-bumped", "m", [user("go")])
+    assert isinstance(moved, RunRecord)
+    seen["bumped"] = {
+        "status": moved.status.value,
+        "started": sorted(moved.started),
+        "admitted": sorted(moved.admitted),
+        "audited": sorted(moved.audits),
+    }
+    return seen
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "crash":
         crash(Path(sys.argv[2]), int(sys.argv[3]))
@@ -798,6 +864,8 @@ if __name__ == "__main__":
         print(json.dumps(approvals(Path(sys.argv[2]))), flush=True)
     elif sys.argv[1] == "stores":
         print(json.dumps(stores(Path(sys.argv[2]))), flush=True)
+    elif sys.argv[1] == "reads":
+        print(json.dumps(reads(Path(sys.argv[2]))), flush=True)
     elif sys.argv[1] == "replay":
         kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else 1
         print(json.dumps(replay(Path(sys.argv[2]), sys.argv[3], sys.argv[4], kill_at)), flush=True)

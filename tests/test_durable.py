@@ -277,6 +277,37 @@ class TestSeams:
 
 
 @pytest.fixture(scope="module")
+def reads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What a round cost the store, and a run whose record moved under it, run once in a subprocess."""
+    facts: dict[str, Any] = _app("reads", str(tmp_path_factory.mktemp("reads")), timeout=120)[-1]
+    return facts
+
+
+class TestRoundCost:
+    """Issue 28, item 3: a durable round does less work and keeps every promise."""
+
+    def test_a_round_reads_its_record_once(self, reads: dict[str, Any]) -> None:
+        """
+        A fresh round writes its six records (created, running, started, admitted, audited, completed) and
+        reads the whole record once, for ``run``'s answer: not before every write.
+        """
+        assert reads["status"] == "completed"
+        assert (reads["writes"], reads["loads"]) == (6, 1)
+
+    def test_a_record_moved_by_another_writer_is_read_again(self, reads: dict[str, Any]) -> None:
+        """
+        A write the runner did not make (here by the tool itself) moves the record's revision: the runner's
+        next write is refused, the record read again and the write repeated, and the run completes whole.
+        """
+        assert reads["bumped"] == {
+            "status": "completed",
+            "started": ["side", "write-z"],
+            "admitted": ["write-z"],
+            "audited": ["write-z"],
+        }
+
+
+@pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What durable runs over damaged and locked store files raised, run once in a real subprocess."""
     directory = tmp_path_factory.mktemp("stores")

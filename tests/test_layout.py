@@ -153,6 +153,47 @@ class TestImportCost:
         ]
         assert extras == []
 
+    def test_the_agent_face_loads_no_part(self) -> None:
+        """
+        ``import llm_wire.agent`` loads none of the heavy modules a run needs (issue 28): no event loop, no
+        attrs, no parser, no contract, codec, request or provider module, no optional extra; each loads on
+        first use of a name that needs it.
+        """
+        heavy = [
+            name
+            for name in _loaded_by("import llm_wire.agent")
+            if re.match(
+                r"(asyncio|ssl|subprocess|concurrent|logging|attrs?|jiter|jsonschema|referencing|re2|cattrs"
+                r"|httpx|anyio|mcp|dbos|pydantic|sqlite3|tiktoken|decimal|inspect)\b"
+                r"|llm_wire\.(value|schema|codec|contract|tool|admission|_request|providers|outcome|message)\b"
+                r"|llm_wire\.agent\.(_runner|_steps|_execution|_typed|_descriptor|projection|store|events)\b",
+                name,
+            )
+        ]
+        assert heavy == []
+
+    def test_declaring_tools_loads_no_event_loop(self) -> None:
+        """Typed tools and descriptors declared without a run load no ``asyncio`` (a run loads it)."""
+        statement = "from llm_wire.agent import ToolDescriptor, make_tool, reflect"
+        assert [name for name in _loaded_by(statement) if re.match(r"(asyncio|ssl)\b", name)] == []
+
+    def test_checking_a_saved_listing_loads_no_client(self, tmp_path: Path) -> None:
+        """
+        ``llm-wire check --tools FILE`` loads neither the MCP client's transport (``anyio``) nor the agent,
+        nor the package metadata (read only for ``--version``).
+        """
+        listing = tmp_path / "tools.json"
+        listing.write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}', encoding="utf-8")
+        run = f"from llm_wire.cli import main; main(['check', '--tools', {str(listing)!r}])"
+        loaded = _loaded_by(run)
+        assert "llm_wire.mcp._declare" in loaded
+        heavy = [
+            name
+            for name in loaded
+            if re.match(r"(anyio|asyncio|importlib\.metadata|llm_wire\.agent|llm_wire\.mcp\._client)\b", name)
+        ]
+        assert heavy == []
+
     def test_a_lazy_dependency_loads_on_its_path(self) -> None:
         """
         A reference and a pattern load ``referencing`` and ``re2`` when used; persistence goes through the

@@ -14,6 +14,10 @@ Beside this face: ``llm_wire.agent.events`` (what a run reports and what its app
 scripted model for tests), ``llm_wire.agent.projection`` (a tool's text bounded in bytes and tokens) and
 ``llm_wire.agent.store`` (durable run records).
 
+The names load on first use (``_face.FACE`` lists them by home module), so ``import llm_wire.agent`` costs
+little and a program loads the parts it uses: a tool's declaration without the runner, the runner without
+the run store.
+
 ::
 
     ToolOutcome(content, data, failure, artifacts, ...)
@@ -22,158 +26,109 @@ scripted model for tests), ``llm_wire.agent.projection`` (a tool's text bounded 
 
 from __future__ import annotations
 
-from llm_wire import _deprecated, _public
-from llm_wire import tool as _tool
-from llm_wire.agent._descriptor import (
-    Approval,
-    Capability,
-    Compensation,
-    HeartbeatPolicy,
-    Idempotency,
-    OutputCeilings,
-    OutputValidation,
-    ProviderCapabilities,
-    ResourceVersion,
-    Risk,
-    SideEffect,
-    ToolContract,
-    ToolDescriptor,
-    ToolRetryPolicy,
-)
-from llm_wire.agent._invocation import InvocationContext, ToolInvocation
-from llm_wire.agent._providers import CompensatingProvider, ToolProvider, compose, reflect, scope
-from llm_wire.agent._runner import HostHookError, Runner
-from llm_wire.agent._steps import RunResult, StopReason
-from llm_wire.agent._tool_outcome import ErrorCategory, ErrorCode, ToolFailure, ToolOutcome
-from llm_wire.agent._typed import TypedTool, function_tool, invoke_typed_tool, make_tool, parse_tool_arguments
-from llm_wire.agent._usage import RunUsage
+from typing import TYPE_CHECKING
 
-# Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.
-from llm_wire.agent.events import (  # noqa: F401
-    ApprovalRequest,
-    ApprovalRequested,
-    Heartbeat,
-    ModelCompleted,
-    ModelRequest,
-    ModelStarted,
-    RunEvent,
-    ToolCompensated,
-    ToolCompleted,
-    ToolHeartbeat,
-    ToolOutputProjectionFailed,
-    ToolOutputTruncated,
-    ToolRetrying,
-    ToolStarted,
-    Verdict,
-)
-from llm_wire.agent.projection import (  # noqa: F401
-    HeuristicEstimator,
-    OutputProjectionError,
-    ProjectedOutput,
-    ProjectionPolicy,
-    ProjectionReport,
-    TokenEstimator,
-    projector,
-)
-from llm_wire.agent.projection import project_payload as _project_payload
-from llm_wire.agent.projection import project_tool_outcome as _project_tool_outcome
-from llm_wire.agent.scripted import (  # noqa: F401
-    ScriptedCall,
-    ScriptedClient,
-    ScriptedReply,
-    ScriptError,
-    call,
-    reply,
-)
-from llm_wire.agent.steps import (  # noqa: F401
-    AsyncModel,
-    CallModel,
-    CallRecord,
-    Cancellation,
-    Finish,
-    Model,
-    Planned,
-    Recovery,
-    RunSteps,
-    RunTools,
-    Step,
-    SyncModel,
-    in_thread,
-)
+from llm_wire import _public
+from llm_wire.agent._face import FACE as _FACE
+from llm_wire.agent._face import OLD as _OLD
 
-__all__ = [
-    # typed tools
-    "TypedTool",
-    "function_tool",
-    "invoke_typed_tool",
-    "make_tool",
-    "parse_tool_arguments",
-    # contracts and descriptors
-    "Approval",
-    "Capability",
-    "Compensation",
-    "HeartbeatPolicy",
-    "Idempotency",
-    "OutputCeilings",
-    "OutputValidation",
-    "ResourceVersion",
-    "Risk",
-    "SideEffect",
-    "ToolContract",
-    "ToolRetryPolicy",
-    "ToolDescriptor",
-    "ProviderCapabilities",
-    # invocations and providers
-    "InvocationContext",
-    "ToolInvocation",
-    "ToolProvider",
-    "CompensatingProvider",
-    "compose",
-    "reflect",
-    "scope",
-    # tool outcomes
-    "ErrorCategory",
-    "ErrorCode",
-    "ToolFailure",
-    "ToolOutcome",
-    # the runner
-    "Runner",
-    "RunResult",
-    "RunUsage",
-    "StopReason",
-    "HostHookError",
-]
+__all__ = [name for names in _FACE.values() for name in names]
 
-_public.rehome(__name__, __all__, globals())
-
-
-def _describe(tool: _tool.Tool, contract: ToolContract | None = None) -> ToolDescriptor:
-    return ToolDescriptor(tool, ToolContract() if contract is None else contract)
-
-
-def _retry_advice(
-    outcome: ToolOutcome, contract: ToolContract, tool: str, *, consumes_key: bool, compensated: bool = False
-) -> ToolOutcome:
-    return contract.retry_advice(outcome, tool, consumes_key=consumes_key, compensated=compensated)
-
-
-abandoned_outcome = _deprecated.renamed(ToolOutcome.abandoned, "llm_wire.agent.abandoned_outcome")
-invalid_arguments = _deprecated.renamed(ToolOutcome.invalid_arguments, "llm_wire.agent.invalid_arguments")
-outcome_for_exception = _deprecated.renamed(
-    ToolOutcome.from_exception, "llm_wire.agent.outcome_for_exception"
-)
-outcome_unknown = _deprecated.renamed(ToolOutcome.unknown, "llm_wire.agent.outcome_unknown")
-unknown_tool = _deprecated.renamed(ToolOutcome.unknown_tool, "llm_wire.agent.unknown_tool")
-category_for_exception = _deprecated.renamed(
-    ErrorCategory.for_exception, "llm_wire.agent.category_for_exception"
-)
-category_for_status = _deprecated.renamed(ErrorCategory.for_status, "llm_wire.agent.category_for_status")
-describe = _deprecated.renamed(_describe, "llm_wire.agent.describe")
-descriptor_from_json_schema = _deprecated.renamed(
-    ToolDescriptor.from_json_schema, "llm_wire.agent.descriptor_from_json_schema"
-)
-invocation_for = _deprecated.renamed(ToolInvocation.of, "llm_wire.agent.invocation_for")
-redact = _deprecated.renamed(ToolDescriptor.redact, "llm_wire.agent.redact")
-retry_advice = _deprecated.renamed(_retry_advice, "llm_wire.agent.retry_advice")
-project = _deprecated.renamed(_project_payload, "llm_wire.agent.project")
-project_outcome = _deprecated.renamed(_project_tool_outcome, "llm_wire.agent.project_outcome")
+if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X)
+    from llm_wire.agent._descriptor import Approval as Approval
+    from llm_wire.agent._descriptor import Capability as Capability
+    from llm_wire.agent._descriptor import Compensation as Compensation
+    from llm_wire.agent._descriptor import HeartbeatPolicy as HeartbeatPolicy
+    from llm_wire.agent._descriptor import Idempotency as Idempotency
+    from llm_wire.agent._descriptor import OutputCeilings as OutputCeilings
+    from llm_wire.agent._descriptor import OutputValidation as OutputValidation
+    from llm_wire.agent._descriptor import ProviderCapabilities as ProviderCapabilities
+    from llm_wire.agent._descriptor import ResourceVersion as ResourceVersion
+    from llm_wire.agent._descriptor import Risk as Risk
+    from llm_wire.agent._descriptor import SideEffect as SideEffect
+    from llm_wire.agent._descriptor import ToolContract as ToolContract
+    from llm_wire.agent._descriptor import ToolDescriptor as ToolDescriptor
+    from llm_wire.agent._descriptor import ToolRetryPolicy as ToolRetryPolicy
+    from llm_wire.agent._invocation import InvocationContext as InvocationContext
+    from llm_wire.agent._invocation import ToolInvocation as ToolInvocation
+    from llm_wire.agent._old import abandoned_outcome as abandoned_outcome
+    from llm_wire.agent._old import category_for_exception as category_for_exception
+    from llm_wire.agent._old import category_for_status as category_for_status
+    from llm_wire.agent._old import describe as describe
+    from llm_wire.agent._old import descriptor_from_json_schema as descriptor_from_json_schema
+    from llm_wire.agent._old import invalid_arguments as invalid_arguments
+    from llm_wire.agent._old import invocation_for as invocation_for
+    from llm_wire.agent._old import outcome_for_exception as outcome_for_exception
+    from llm_wire.agent._old import outcome_unknown as outcome_unknown
+    from llm_wire.agent._old import project as project
+    from llm_wire.agent._old import project_outcome as project_outcome
+    from llm_wire.agent._old import redact as redact
+    from llm_wire.agent._old import retry_advice as retry_advice
+    from llm_wire.agent._old import unknown_tool as unknown_tool
+    from llm_wire.agent._providers import CompensatingProvider as CompensatingProvider
+    from llm_wire.agent._providers import ToolProvider as ToolProvider
+    from llm_wire.agent._providers import compose as compose
+    from llm_wire.agent._providers import reflect as reflect
+    from llm_wire.agent._providers import scope as scope
+    from llm_wire.agent._runner import HostHookError as HostHookError
+    from llm_wire.agent._runner import Runner as Runner
+    from llm_wire.agent._steps import RunResult as RunResult
+    from llm_wire.agent._steps import StopReason as StopReason
+    from llm_wire.agent._tool_outcome import ErrorCategory as ErrorCategory
+    from llm_wire.agent._tool_outcome import ErrorCode as ErrorCode
+    from llm_wire.agent._tool_outcome import ToolFailure as ToolFailure
+    from llm_wire.agent._tool_outcome import ToolOutcome as ToolOutcome
+    from llm_wire.agent._typed import TypedTool as TypedTool
+    from llm_wire.agent._typed import function_tool as function_tool
+    from llm_wire.agent._typed import invoke_typed_tool as invoke_typed_tool
+    from llm_wire.agent._typed import make_tool as make_tool
+    from llm_wire.agent._typed import parse_tool_arguments as parse_tool_arguments
+    from llm_wire.agent._usage import RunUsage as RunUsage
+    from llm_wire.agent.events import ApprovalRequest as ApprovalRequest
+    from llm_wire.agent.events import ApprovalRequested as ApprovalRequested
+    from llm_wire.agent.events import Heartbeat as Heartbeat
+    from llm_wire.agent.events import ModelCompleted as ModelCompleted
+    from llm_wire.agent.events import ModelRequest as ModelRequest
+    from llm_wire.agent.events import ModelStarted as ModelStarted
+    from llm_wire.agent.events import RunEvent as RunEvent
+    from llm_wire.agent.events import ToolCompensated as ToolCompensated
+    from llm_wire.agent.events import ToolCompleted as ToolCompleted
+    from llm_wire.agent.events import ToolHeartbeat as ToolHeartbeat
+    from llm_wire.agent.events import ToolOutputProjectionFailed as ToolOutputProjectionFailed
+    from llm_wire.agent.events import ToolOutputTruncated as ToolOutputTruncated
+    from llm_wire.agent.events import ToolRetrying as ToolRetrying
+    from llm_wire.agent.events import ToolStarted as ToolStarted
+    from llm_wire.agent.events import Verdict as Verdict
+    from llm_wire.agent.projection import HeuristicEstimator as HeuristicEstimator
+    from llm_wire.agent.projection import OutputProjectionError as OutputProjectionError
+    from llm_wire.agent.projection import ProjectedOutput as ProjectedOutput
+    from llm_wire.agent.projection import ProjectionPolicy as ProjectionPolicy
+    from llm_wire.agent.projection import ProjectionReport as ProjectionReport
+    from llm_wire.agent.projection import TokenEstimator as TokenEstimator
+    from llm_wire.agent.projection import projector as projector
+    from llm_wire.agent.scripted import ScriptedCall as ScriptedCall
+    from llm_wire.agent.scripted import ScriptedClient as ScriptedClient
+    from llm_wire.agent.scripted import ScriptedReply as ScriptedReply
+    from llm_wire.agent.scripted import ScriptError as ScriptError
+    from llm_wire.agent.scripted import call as call
+    from llm_wire.agent.scripted import reply as reply
+    from llm_wire.agent.steps import AsyncModel as AsyncModel
+    from llm_wire.agent.steps import CallModel as CallModel
+    from llm_wire.agent.steps import CallRecord as CallRecord
+    from llm_wire.agent.steps import Cancellation as Cancellation
+    from llm_wire.agent.steps import Finish as Finish
+    from llm_wire.agent.steps import Model as Model
+    from llm_wire.agent.steps import Planned as Planned
+    from llm_wire.agent.steps import Recovery as Recovery
+    from llm_wire.agent.steps import RunSteps as RunSteps
+    from llm_wire.agent.steps import RunTools as RunTools
+    from llm_wire.agent.steps import Step as Step
+    from llm_wire.agent.steps import SyncModel as SyncModel
+    from llm_wire.agent.steps import in_thread as in_thread
+else:
+    __getattr__, __dir__ = _public.lazy_face(
+        __name__,
+        {name: home for table in (_FACE, _OLD) for home, names in table.items() for name in names},
+        globals(),
+        submodules=("events", "projection", "scripted", "steps", "store"),
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
+from llm_wire import _public
 from llm_wire import contract as _contract
 from llm_wire import schema as _schema
 from llm_wire import tool as _tool
@@ -38,6 +39,7 @@ from llm_wire.agent._contract_parts import (
     _strings,
     _text,
 )
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import (
     MAX_ISSUES,
     ErrorCategory,
@@ -460,3 +462,6 @@ def check_capabilities(descriptor: ToolDescriptor, declared: ProviderCapabilitie
     ]
     if missing:
         raise DefinitionError(f"tool {descriptor.name!r}: {'; '.join(missing)}")
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

@@ -13,9 +13,11 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
+from llm_wire import _public
 from llm_wire._fast import Lean
 from llm_wire.admission import InvalidArguments, admit
 from llm_wire.agent._descriptor import ToolDescriptor
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
@@ -138,3 +140,6 @@ class ToolInvocation(Lean):
     def with_descriptor(self, descriptor: ToolDescriptor) -> ToolInvocation:
         """A copy carrying ``descriptor`` instead."""
         return evolve(self, descriptor=descriptor)
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

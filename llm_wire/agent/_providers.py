@@ -12,7 +12,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from attrs import evolve
 
+from llm_wire import _public
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolDescriptor, check_capabilities
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._invocation import ToolInvocation
 from llm_wire.agent._tool_outcome import ToolOutcome, no_compensation
 from llm_wire.agent._typed import TypedTool, function_tool, make_tool
@@ -260,3 +262,6 @@ def scope(provider: ToolProvider, allow: Iterable[str]) -> CompensatingProvider:
     duplicate or unknown allowed name is a ``DefinitionError``.
     """
     return ScopedProvider(provider, allow)
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
+from llm_wire import _public
 from llm_wire._request import Config, Prepared, Request, prepare
 from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
@@ -31,6 +32,7 @@ from llm_wire.agent._descriptor import (
     check_capabilities,
 )
 from llm_wire.agent._execution import Executor
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._providers import ToolProvider
 from llm_wire.agent._steps import (
     CallModel,
@@ -691,3 +693,6 @@ _UNREPORTED = ProjectionReport(False, 0, 0, 0, 0, MIN_OUTPUT_BYTES, MIN_OUTPUT_T
 
 #: The default ``project_output``: the 64 KiB and 10,000-token ceilings, tightened by each tool's own.
 _BOUNDED = projector()
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 from attrs import evolve, field, frozen
 
+from llm_wire import _public
 from llm_wire._fast import Lean
 from llm_wire._request import Config, Prepared, PrepareError, Request, prepare
 from llm_wire.admission import (
@@ -24,6 +25,7 @@ from llm_wire.admission import (
     describe_issue,
 )
 from llm_wire.agent._descriptor import SideEffect, ToolDescriptor
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult, UserMessage
@@ -432,3 +434,6 @@ class RunSteps:
             pending,
         )
         return Finish(result)
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

@@ -6,12 +6,14 @@ the in-flight slot of its attempt is kept until the thread really ends.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Slot", "in_thread"]
 
@@ -54,6 +56,8 @@ async def in_thread(fn: Callable[..., T], *args: object) -> T:
     the thread runs on (a thread cannot be killed) and keeps the current attempt's slot until it ends; its
     result is dropped. Whatever ``fn`` raises, ``BaseException`` included, is raised here.
     """
+    import asyncio  # a run loads it; a tool declared by a program that never runs one does not
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
     slot = CURRENT_SLOT.get()

@@ -22,10 +22,12 @@ from typing import Any
 import attrs
 from attrs import field, frozen
 
+from llm_wire import _public
 from llm_wire import codec as _codec
 from llm_wire._described import Described
 from llm_wire._fast import Lean
 from llm_wire.admission import DecodeRejected, SchemaRejected, ToolChoiceViolation, ValueFailure
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.codec import Codec
 from llm_wire.reasons import InvalidJson
 from llm_wire.result import Err, Ok
@@ -576,3 +578,6 @@ def unknown_outcome_message(tool: str) -> str:
         " unknown and it was not run again because repeating it is not safe. Check whether its effect"
         " happened before calling it again."
     )
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

@@ -15,10 +15,12 @@ from typing import Any, Generic, TypeVar, cast, get_type_hints
 import attrs
 from attrs import frozen
 
+from llm_wire import _public
 from llm_wire import codec as _codec
 from llm_wire import tool as _tool
 from llm_wire.admission import ValueFailure, decode_arguments
 from llm_wire.agent._descriptor import ProviderCapabilities, ToolContract, ToolDescriptor, check_capabilities
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._invocation import InvocationContext, ToolInvocation
 from llm_wire.agent._threads import in_thread
 from llm_wire.agent._tool_outcome import ToolOutcome, no_compensation, tool_outcome_of
@@ -348,3 +350,6 @@ async def invoke_typed_tool(
             f"arguments must be JSON text or a {typed.cls.__name__}, not {type(arguments).__name__}"
         )
     return await typed.run(value, context or InvocationContext())
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

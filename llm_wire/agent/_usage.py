@@ -11,7 +11,9 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from llm_wire import _public
 from llm_wire._fast import Lean
+from llm_wire.agent._face import FACE as _FACE
 from llm_wire.providers.response import Usage
 from llm_wire.value import Value
 
@@ -110,3 +112,6 @@ class RunUsage(Lean):
 
 #: ``pricing(usage)``: the cost of a run's whole usage, computed once when the run ends (``None``: unknown).
 Pricing: TypeAlias = Callable[[RunUsage], "Decimal | None"]
+
+
+_public.rehome("llm_wire.agent", _FACE[__name__], globals())

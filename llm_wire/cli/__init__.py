@@ -9,6 +9,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from llm_wire.cli import _admit, _check, _names
 
@@ -38,12 +39,23 @@ def _version() -> str:
         return "unknown"
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up when asked (the package metadata is slow to load)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(f"llm-wire {_version()}")
+        parser.exit()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """
     Run the command line; returns the exit status.
     """
     parser = argparse.ArgumentParser(prog="llm-wire", description="Typed, checked LLM tool calling.")
-    parser.add_argument("--version", action="version", version=f"llm-wire {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="walk through strict parsing, codecs, contracts and admission")
     demo.add_argument("sections", nargs="*", help=f"sections to run: {', '.join(_DEMO_SECTIONS)}")

@@ -6,6 +6,7 @@ run store.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import threading
 import time
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from attrs import evolve
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from llm_wire import message
@@ -43,9 +45,11 @@ from llm_wire.agent.projection._types import DEFAULT_POLICY as _DEFAULT_POLICY
 from llm_wire.agent.steps import Model as AgentModel
 from llm_wire.agent.steps import in_thread
 from llm_wire.agent.store import (
+    Admission,
     AdmittedResult,
     ApprovalDecision,
     ProjectionAudit,
+    RevisionConflict,
     RunExists,
     RunRecord,
     RunStatus,
@@ -95,6 +99,39 @@ def _checked(result: Result[Any, StoreError]) -> Any:
 
 async def _awaited(pending: Awaitable[Outcome]) -> Outcome:
     return await pending
+
+
+class _Execution:
+    """
+    What one execution of a run's workflow knows of its record from its own writes: the head it last wrote
+    or read (``record``) and the calls admitted so far. Every write names the revision it last saw and the
+    store refuses a stale one (``RevisionConflict``); on that refusal, and only then, the record is read
+    again and the write repeated, so a round reads its record once instead of before every write.
+    """
+
+    def __init__(self, record: RunRecord) -> None:
+        self._lock = threading.Lock()
+        self.record = record
+        self.admitted = dict(record.admitted)
+
+    def saw(self, record: RunRecord) -> None:
+        """Keep ``record`` if it is newer than the one known (an abandoned attempt may report late)."""
+        with self._lock:
+            if record.revision >= self.record.revision:
+                self.record = record
+
+    def read(self, record: RunRecord) -> RunRecord:
+        """A whole record just read: known from now on, admissions included."""
+        with self._lock:
+            self.record = record
+            self.admitted.update(record.admitted)
+        return record
+
+
+#: The execution of the workflow running in this context (its tool steps run on threads of their own).
+_EXECUTION: contextvars.ContextVar[_Execution | None] = contextvars.ContextVar(
+    "llm_wire_durable_execution", default=None
+)
 
 
 class _StepModel:
@@ -249,13 +286,23 @@ class DurableRunner:
     def _tool_step(self, invocation: ToolInvocation) -> ToolOutcome:
         """One attempt: replay an admitted outcome, refuse an unsafe repeat, or mark the call and run it."""
         run_id, call_id, name = invocation.context.run_id, invocation.call_id, invocation.name
-        record: RunRecord = _checked(self._store.load(run_id))
-        earlier = record.admitted.get(call_id)
+        execution = _EXECUTION.get() or _Execution(_checked(self._store.load(run_id)))
+        earlier = execution.admitted.get(call_id)
         if earlier is not None:
             return earlier.outcome
         started = StartedCall(call_id, invocation.idempotency_key, name, invocation.attempt)
-        mark = _checked(self._store.start_call(run_id, record.revision, started))
+        marked = self._store.start_call(run_id, execution.record.revision, started)
+        if isinstance(marked, Err) and isinstance(marked.error, RevisionConflict):
+            record = execution.read(_checked(self._store.load(run_id)))
+            earlier = record.admitted.get(call_id)
+            if earlier is not None:
+                return earlier.outcome
+            marked = self._store.start_call(run_id, record.revision, started)
+        mark: Admission = _checked(marked)
+        execution.saw(mark.record)
         if mark.duplicate:  # this attempt started before a crash and never ended: it may have taken effect
+            if mark.admitted is not None:  # admitted meanwhile (by another execution): its outcome stands
+                return mark.admitted.outcome
             capabilities = self._provider.capabilities(name)
             consumes_key = capabilities is not None and capabilities.idempotency_key
             if not invocation.descriptor.contract.is_repeatable(consumes_key=consumes_key):
@@ -289,9 +336,13 @@ class DurableRunner:
         Admit the final outcome and audit what the model saw (both idempotent: a replay repeats them); an
         outcome that could not be projected (``message`` ``None``) is admitted with no audit.
         """
-        record: RunRecord = _checked(self._store.load(run_id))
+        execution = self._current.execution
         admitted = AdmittedResult(call.id, f"{run_id}:{call.id}", call.name, outcome)
-        admission = _checked(self._store.admit(run_id, record.revision, admitted))
+        admission: Admission = _checked(
+            self._written(execution, lambda r: self._store.admit(run_id, r.revision, admitted))
+        )
+        execution.saw(admission.record)
+        execution.admitted[call.id] = admission.admitted or admitted
         if message is None:
             return
         sha = _sha256_hex(message)
@@ -299,40 +350,63 @@ class DurableRunner:
             report = self._reports.pop(sha, None)
         if report is not None:
             audit = ProjectionAudit(call.id, call.name, sha, report)
-            _checked(self._store.record_projection(run_id, admission.record.revision, audit))
+            audited = _checked(self._store.record_projection(run_id, admission.record.revision, audit))
+            execution.saw(audited.record)
+
+    def _written(self, execution: _Execution, write: Any) -> Result[Any, StoreError]:
+        """
+        ``write(record)`` against the record last known; when the run moved on since (another execution
+        wrote), the record is read again and the write repeated once against it, as a fresh read would.
+        """
+        written: Result[Any, StoreError] = write(execution.record)
+        if isinstance(written, Err) and isinstance(written.error, RevisionConflict):
+            written = write(execution.read(_checked(self._store.load(execution.record.run_id))))
+        return written
 
     # -- the workflow ----------------------------------------------------------------------------------
 
     def _run_workflow(self, run_id: str, start: _Start) -> _Stopped:
-        self._begin(run_id)
+        execution = _Execution(self._begin(run_id))
+        self._current.execution = execution
         self._current.run_id = run_id
         self._current.policy = start.policy
         messages = unwrap(message.loads(start.conversation))
-        record: RunRecord = _checked(self._store.load(run_id))
-        result = asyncio.run(
-            self._runner.arun(
-                request(start.model_name, messages),
-                run_id=run_id,
-                approved=list(start.approved),
-                trace_id=record.trace_id,
+        entered = _EXECUTION.set(execution)
+        try:
+            result = asyncio.run(
+                self._runner.arun(
+                    request(start.model_name, messages),
+                    run_id=run_id,
+                    approved=list(start.approved),
+                    trace_id=execution.record.trace_id,
+                )
             )
-        )
-        return self._end(run_id, result, start.carried)
+        finally:
+            _EXECUTION.reset(entered)
+        return self._end(execution, result, start.carried)
 
-    def _begin(self, run_id: str) -> None:
-        """Create the record and move it to running, unless an earlier attempt or a claim already did."""
+    def _begin(self, run_id: str) -> RunRecord:
+        """
+        Create the record and move it to running, unless an earlier attempt or a claim already did; the
+        record as it then is (whole when it existed before).
+        """
         created = self._store.create(run_id=run_id)
         if isinstance(created, Err) and not isinstance(created.error, RunExists):
             raise DurableRunError(created.error)
-        record: RunRecord = _checked(self._store.load(run_id))
+        record: RunRecord = created.value if isinstance(created, Ok) else _checked(self._store.load(run_id))
         if record.status is RunStatus.CREATED:
-            _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
+            moved: RunRecord = _checked(self._store.transition(run_id, record.revision, RunStatus.RUNNING))
+            return evolve(moved, admitted=record.admitted)
+        return record
 
-    def _end(self, run_id: str, result: AgentResult, carried: Mapping[str, int]) -> _Stopped:
+    def _end(self, execution: _Execution, result: AgentResult, carried: Mapping[str, int]) -> _Stopped:
         """Move the record to where the run stopped (once: a replay finds it there), or suspend it."""
-        record: RunRecord = _checked(self._store.load(run_id))
+        if execution.record.status is not RunStatus.RUNNING:
+            execution.read(_checked(self._store.load(execution.record.run_id)))
+        record = execution.record
         if record.status is not RunStatus.RUNNING:
             return _Stopped(record.status)
+        run_id = record.run_id
         # Usage adds up across suspensions: the part before each resume travels in the continuation.
         total = RunUsage.from_counts(carried).plus(result.total_usage)
         usage = {**total.counts(), "rounds": carried.get("rounds", 0) + result.rounds}
@@ -343,16 +417,36 @@ class DurableRunner:
             # The suspended round runs again on resume, and counts again there.
             state = unwrap(_CARRIED.encode(_Carried(conversation, {**usage, "rounds": usage["rounds"] - 1})))
             policy = self._current.policy
-            suspended = _checked(self._store.suspend(run_id, record.revision, pending, state, policy))
-            return _Stopped(RunStatus.WAITING_FOR_APPROVAL, suspended.token)
+            match self._written(
+                execution, lambda r: self._store.suspend(run_id, r.revision, pending, state, policy)
+            ):
+                case Ok(suspended):
+                    return _Stopped(RunStatus.WAITING_FOR_APPROVAL, suspended.token)
+                case Err(error):
+                    return self._stopped_elsewhere(execution, error)
         status = _STATUS_OF.get(result.stop, RunStatus.FAILED)
         # Priced once, on the whole run's usage.
         cost = None if self._pricing is None else self._pricing(total)
         if cost is not None and not isinstance(cost, Decimal):
             raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
         ended = StoredResult(result.text, result.stop.value, dict(result.detail), usage, cost)
-        _checked(self._store.transition(run_id, record.revision, status, result=ended))
-        return _Stopped(status)
+        match self._written(
+            execution, lambda r: self._store.transition(run_id, r.revision, status, result=ended)
+        ):
+            case Ok():
+                return _Stopped(status)
+            case Err(error):
+                return self._stopped_elsewhere(execution, error)
+
+    def _stopped_elsewhere(self, execution: _Execution, error: StoreError) -> _Stopped:
+        """
+        A final write refused: when the run is no longer running (an earlier execution stopped it, and this
+        one replays), where it stopped; otherwise the refusal is the run's error.
+        """
+        record = execution.read(_checked(self._store.load(execution.record.run_id)))
+        if record.status is not RunStatus.RUNNING:
+            return _Stopped(record.status)
+        raise DurableRunError(error)
 
     # -- driving runs ----------------------------------------------------------------------------------
 
@@ -361,9 +455,7 @@ class DurableRunner:
         if not isinstance(run_id, str) or not run_id:
             raise TypeError("run_id must be a non-empty str")
         start = _Start(model_name, message.dumps(list(messages)), self._policy)
-        with SetWorkflowID(run_id):
-            handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
-        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
+        return self._outcome(run_id, self._started(run_id, run_id, start))
 
     def enqueue(self, run_id: str, model_name: str, messages: Sequence[Message]) -> None:
         """
@@ -429,9 +521,20 @@ class DurableRunner:
         if policy is not None:
             effective = effective.tighten(max_bytes=policy.max_bytes, max_tokens=policy.max_tokens)
         start = _Start(model_name, carried.conversation, effective, tuple(approved), carried.usage)
-        with SetWorkflowID(f"{run_id}/resume-{record.revision}"):
-            handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
-        return self._outcome(run_id, handle.get_result(polling_interval_sec=0.05))
+        return self._outcome(run_id, self._started(f"{run_id}/resume-{record.revision}", run_id, start))
+
+    def _started(self, workflow_id: str, run_id: str, start: _Start) -> Value:
+        """
+        The output of the workflow ``workflow_id`` running ``start``: run on this thread (DBOS records it as
+        it would on its own threads, and waits instead for a run already going elsewhere), or on a DBOS
+        thread when this one has an event loop running, which the workflow's own loop cannot share.
+        """
+        with SetWorkflowID(workflow_id):
+            if _loop_running():
+                handle = DBOS.start_workflow(self._workflow, run_id, unwrap(_START.encode(start)))
+                return handle.get_result(polling_interval_sec=0.05)
+            output: Value = self._workflow(run_id, unwrap(_START.encode(start)))
+            return output
 
     def _outcome(self, run_id: str, output: Value) -> RunRecord | Suspended:
         """The run's record after its workflow ended, or its suspension when the workflow left it waiting."""
@@ -440,6 +543,14 @@ class DurableRunner:
         if ended is not None and ended.status is RunStatus.WAITING_FOR_APPROVAL and ended.token:
             return Suspended(record, ended.token)
         return record
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 _STATUS_OF = {

@@ -30,77 +30,50 @@ Nothing raises on data: each failure is a typed value.
     OutputProblem                      structured content the output schema refuses
     ├── OutputMissing(name)               none, where the tool declares an ``outputSchema``
     └── OutputRejected(name, errors)      outside it, each failure with its path
+
+The names load on first use (``_face.FACE`` lists them by home module): declaring the tools of a saved
+listing loads neither the client's transport nor the agent.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llm_wire import _public
-from llm_wire.mcp._client import (
-    AsyncMcpClient,
-    Era,
-    McpClient,
-    McpLimits,
-    Stdio,
-    StreamableHttp,
-)
-from llm_wire.mcp._declare import (
-    CallResult,
-    Hints,
-    LeftOut,
-    Listing,
-    McpTool,
-    SchemaField,
-    check_output,
-    declare,
-)
-from llm_wire.mcp._errors import (
-    ArgumentsRefused,
-    ConnectFailed,
-    ConnectionClosed,
-    InexactNumber,
-    McpError,
-    OutputMissing,
-    OutputProblem,
-    OutputRejected,
-    RequestFailed,
-    TimedOut,
-    UnknownMcpTool,
-)
-from llm_wire.mcp._provider import (
-    McpProvider,
-    aprovider,
-    provider,
-)
+from llm_wire.mcp._face import FACE as _FACE
 
-__all__ = [
-    "ArgumentsRefused",
-    "AsyncMcpClient",
-    "CallResult",
-    "McpClient",
-    "ConnectFailed",
-    "ConnectionClosed",
-    "Era",
-    "Hints",
-    "InexactNumber",
-    "LeftOut",
-    "Listing",
-    "McpError",
-    "McpLimits",
-    "McpProvider",
-    "McpTool",
-    "OutputMissing",
-    "OutputProblem",
-    "OutputRejected",
-    "RequestFailed",
-    "SchemaField",
-    "Stdio",
-    "StreamableHttp",
-    "TimedOut",
-    "UnknownMcpTool",
-    "aprovider",
-    "check_output",
-    "declare",
-    "provider",
-]
+__all__ = sorted(name for names in _FACE.values() for name in names)
 
-_public.rehome(__name__, __all__, globals())
+if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X)
+    from llm_wire.mcp._client import AsyncMcpClient as AsyncMcpClient
+    from llm_wire.mcp._client import Era as Era
+    from llm_wire.mcp._client import McpClient as McpClient
+    from llm_wire.mcp._client import McpLimits as McpLimits
+    from llm_wire.mcp._client import Stdio as Stdio
+    from llm_wire.mcp._client import StreamableHttp as StreamableHttp
+    from llm_wire.mcp._declare import CallResult as CallResult
+    from llm_wire.mcp._declare import Hints as Hints
+    from llm_wire.mcp._declare import LeftOut as LeftOut
+    from llm_wire.mcp._declare import Listing as Listing
+    from llm_wire.mcp._declare import McpTool as McpTool
+    from llm_wire.mcp._declare import SchemaField as SchemaField
+    from llm_wire.mcp._declare import check_output as check_output
+    from llm_wire.mcp._declare import declare as declare
+    from llm_wire.mcp._errors import ArgumentsRefused as ArgumentsRefused
+    from llm_wire.mcp._errors import ConnectFailed as ConnectFailed
+    from llm_wire.mcp._errors import ConnectionClosed as ConnectionClosed
+    from llm_wire.mcp._errors import InexactNumber as InexactNumber
+    from llm_wire.mcp._errors import McpError as McpError
+    from llm_wire.mcp._errors import OutputMissing as OutputMissing
+    from llm_wire.mcp._errors import OutputProblem as OutputProblem
+    from llm_wire.mcp._errors import OutputRejected as OutputRejected
+    from llm_wire.mcp._errors import RequestFailed as RequestFailed
+    from llm_wire.mcp._errors import TimedOut as TimedOut
+    from llm_wire.mcp._errors import UnknownMcpTool as UnknownMcpTool
+    from llm_wire.mcp._provider import McpProvider as McpProvider
+    from llm_wire.mcp._provider import aprovider as aprovider
+    from llm_wire.mcp._provider import provider as provider
+else:
+    __getattr__, __dir__ = _public.lazy_face(
+        __name__, {name: home for home, names in _FACE.items() for name in names}, globals()
+    )

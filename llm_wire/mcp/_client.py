@@ -15,6 +15,7 @@ from typing import Any, TextIO, TypeAlias
 import anyio
 from attrs import field, frozen
 
+from llm_wire import _public
 from llm_wire import contract as _contract
 from llm_wire.admission import SchemaRejected
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -34,6 +35,7 @@ from llm_wire.mcp._errors import (
     TimedOut,
     UnknownMcpTool,
 )
+from llm_wire.mcp._face import FACE as _FACE
 from llm_wire.mcp._transport import Watch, bounded_stdio, watched
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import DEFAULT, Limits, Value, parse
@@ -538,3 +540,6 @@ class McpClient:
         call = partial(self._client.call_tool, tool, arguments, progress=progress, timeout=timeout)
         result: Result[CallResult, McpError] = self._run(call)
         return result
+
+
+_public.rehome("llm_wire.mcp", _FACE[__name__], globals())

@@ -10,6 +10,7 @@ from typing import Any
 
 from attrs import field, frozen
 
+from llm_wire import _public
 from llm_wire import contract as _contract
 from llm_wire import tool as _tool
 from llm_wire._described import Described
@@ -21,6 +22,7 @@ from llm_wire.mcp._errors import (
     OutputProblem,
     OutputRejected,
 )
+from llm_wire.mcp._face import FACE as _FACE
 from llm_wire.names import NameCollision, Named, WireNameError, WireNames, mangle, wire_names
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import InvalidSchema, Tool, ToolError
@@ -303,3 +305,6 @@ def check_output(tool: McpTool, result: CallResult, *, failures: int = 8) -> Res
         return Err(OutputMissing(tool.wire_name))
     errors = _contract.validate_all(tool.output, result.structured, limit=max(failures, 1))
     return Err(OutputRejected(tool.wire_name, errors)) if errors else Ok(result.structured)
+
+
+_public.rehome("llm_wire.mcp", _FACE[__name__], globals())

@@ -6,10 +6,12 @@ from typing import TypeAlias
 
 from attrs import field, frozen
 
+from llm_wire import _public
 from llm_wire._described import Described
 from llm_wire.admission import ValueFailure
 from llm_wire.contract import ValidationError
 from llm_wire.error import LimitExceeded, ProtocolError
+from llm_wire.mcp._face import FACE as _FACE
 from llm_wire.value import Path
 
 __all__ = [
@@ -176,3 +178,6 @@ class OutputRejected(Described):
 
 
 OutputProblem: TypeAlias = OutputMissing | OutputRejected
+
+
+_public.rehome("llm_wire.mcp", _FACE[__name__], globals())

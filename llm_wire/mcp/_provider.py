@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TypeAlias
 
+from llm_wire import _public
 from llm_wire.agent import (
     ErrorCategory,
     ErrorCode,
@@ -40,6 +41,7 @@ from llm_wire.mcp._errors import (
     TimedOut,
     UnknownMcpTool,
 )
+from llm_wire.mcp._face import FACE as _FACE
 from llm_wire.names import NameCollision, Named
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import DefinitionError
@@ -354,3 +356,6 @@ def _made(
     return Ok(
         McpProvider(listed, trust_hints=trust_hints, output_validation=output_validation, heartbeat=heartbeat)
     )
+
+
+_public.rehome("llm_wire.mcp", _FACE[__name__], globals())
