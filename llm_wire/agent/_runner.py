@@ -15,11 +15,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
 from llm_wire._request import Config, Prepared, Request, prepare
+from llm_wire.agent import _tracing
 from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
     MIN_OUTPUT_BYTES,
@@ -68,6 +69,9 @@ from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
 
 __all__ = [
     "AllowToolCall",
@@ -200,7 +204,8 @@ class Runner:
     tool message it can act on, ``retryable`` only when repeating the call is safe by its contract, and
     every tool message is bounded (``project_output``, by default ``projector()``). Descriptors are read
     and checked against the provider's capabilities here, so a contract the provider cannot honour raises
-    ``DefinitionError`` before any run.
+    ``DefinitionError`` before any run. With a ``tracer`` (OpenTelemetry) each run is traced; tool arguments
+    and results reach its spans only with ``trace_content_bytes``, cut to that many bytes (``_tracing``).
     """
 
     def __init__(
@@ -225,6 +230,8 @@ class Runner:
         denials: Recovery = Recovery.TELL_MODEL,
         log_exception_text: bool = False,
         draw: Callable[[], float] = random.random,
+        tracer: Tracer | None = None,
+        trace_content_bytes: int = 0,
     ) -> None:
         if not callable(getattr(model, "complete", None)):
             raise TypeError(f"model must have a complete(prepared) method, not {type(model).__name__}")
@@ -258,6 +265,7 @@ class Runner:
             ("draw", draw),
         ):
             _check_callable(name, hook)
+        _tracing.check_tracing(tracer, trace_content_bytes)
         self._model = model
         self._async_model = inspect.iscoroutinefunction(model.complete)
         self._config = config
@@ -288,6 +296,8 @@ class Runner:
             draw=draw,
         )
         self._portal: Portal | None = None
+        self._tracer = tracer
+        self._trace_bytes = trace_content_bytes
 
     def __repr__(self) -> str:
         return f"<Runner ({len(self._registry)} tools, {self._max_rounds} rounds)>"
@@ -339,11 +349,12 @@ class Runner:
             max_tool_rounds=self._max_rounds,
             unknown_tools=self._unknown,
         )
+        trace = _tracing.begin(self._tracer, self._trace_bytes, run, request, self._config.provider)
         try:
             step = steps.start()
             while True:
                 if isinstance(step, Finish):
-                    return self._ended(run, step.result)
+                    return self._ended(run, step.result, trace)
                 if run.cancel.cancelled:
                     step = steps.stop(StopReason.CANCELLED)
                 elif run.remaining() <= 0:
@@ -354,6 +365,8 @@ class Runner:
                     step = await self._round(run, steps, step)
         finally:
             run.close()
+            if trace is not None:
+                trace.close()
 
     def run(
         self,
@@ -397,14 +410,17 @@ class Runner:
             self._portal.close(left)
             self._portal = None
 
-    def _ended(self, run: RunState, result: RunResult) -> RunResult:
-        """The result with the run's correlation ids and, once, the cost of its whole usage."""
+    def _ended(self, run: RunState, result: RunResult, trace: _tracing.RunTrace | None) -> RunResult:
+        """The result with the run's correlation ids and, once, the cost of its whole usage (traced)."""
         cost = None
         if self._pricing is not None:
             cost = _called("pricing", self._pricing, result.total_usage)
             if cost is not None and not isinstance(cost, Decimal):
                 raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
-        return evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
+        ended = evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
+        if trace is not None:
+            trace.ended(ended)
+        return ended
 
     # -- model -----------------------------------------------------------------------------------------
 
@@ -434,6 +450,9 @@ class Runner:
         prepared = await self._prepared(run, step)
         if isinstance(prepared, Err):
             return steps.unprepared(prepared.error)
+        trace = _tracing.ACTIVE.get()
+        if trace is not None:
+            trace.model_call(prepared, step.round)
         self._emit(ModelStarted(step.round))
         if self._async_model:
             pending: Awaitable[object] = self._model.complete(prepared)  # type: ignore[assignment]
@@ -595,6 +614,12 @@ class Runner:
     # -- one call --------------------------------------------------------------------------------------
 
     async def _settle(self, run: RunState, planned: Planned) -> ToolOutcome:
+        trace = _tracing.ACTIVE.get()
+        if trace is None:
+            return await self._outcome(run, planned)
+        return await trace.tool(planned, self._outcome(run, planned))
+
+    async def _outcome(self, run: RunState, planned: Planned) -> ToolOutcome:
         if planned.preset is not None:
             return planned.preset
         descriptor, admitted = planned.descriptor, planned.admitted
@@ -626,6 +651,9 @@ class Runner:
     def _emit(self, event: RunEvent) -> None:
         if self._on_event is not None:
             self._on_event(event)
+        trace = _tracing.ACTIVE.get()
+        if trace is not None:
+            trace.event(event)
 
 
 #: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.
