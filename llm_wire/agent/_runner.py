@@ -73,6 +73,8 @@ from llm_wire.value import Value
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
+    from llm_wire.agent._spans import RunTrace
+
 __all__ = [
     "AllowToolCall",
     "Approver",
@@ -366,7 +368,7 @@ class Runner:
         finally:
             run.close()
             if trace is not None:
-                trace.close()
+                _tracing.close(trace)
 
     def run(
         self,
@@ -410,7 +412,7 @@ class Runner:
             self._portal.close(left)
             self._portal = None
 
-    def _ended(self, run: RunState, result: RunResult, trace: _tracing.RunTrace | None) -> RunResult:
+    def _ended(self, run: RunState, result: RunResult, trace: RunTrace | None) -> RunResult:
         """The result with the run's correlation ids and, once, the cost of its whole usage (traced)."""
         cost = None
         if self._pricing is not None:

@@ -538,6 +538,7 @@ class TestOff:
     """Without a tracer nothing of OpenTelemetry is imported; wrong settings are refused."""
 
     def test_opentelemetry_is_never_imported(self) -> None:
+        """An untraced run imports neither OpenTelemetry (installed here) nor the span code."""
         code = (
             "import asyncio, sys\n"
             "from llm_wire import config, request, user\n"
@@ -549,10 +550,11 @@ class TestOff:
             "    return 'ok'\n"
             "runner = Runner(ScriptedClient([reply('hi')]), config(Provider.ANTHROPIC), reflect(noop))\n"
             "assert asyncio.run(runner.arun(request('m', [user('go')]))).text == 'hi'\n"
-            "print(sorted(name for name in sys.modules if name.startswith('opentelemetry')))\n"
+            "loaded = [name for name in sys.modules if name.startswith('opentelemetry')]\n"
+            "print(sorted(loaded), 'llm_wire.agent._spans' in sys.modules)\n"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert out.stdout.strip() == "[]"
+        assert out.stdout.strip() == "[] False"
 
     def test_wrong_settings(self) -> None:
         model = ScriptedClient([])
