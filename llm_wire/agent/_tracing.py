@@ -40,9 +40,13 @@ def check_tracing(tracer: object, content_bytes: object) -> None:
 def begin(
     tracer: Tracer | None, content_bytes: int, run: RunState, request: Request, provider: Provider
 ) -> RunTrace | None:
-    """The trace of a run that starts now (its span made current), or ``None`` when nobody listens."""
+    """
+    The trace of a run that starts now (its span made current), or ``None`` when nobody listens. A run inside
+    a traced one (a tool's own runner) that nobody listens to gets a silent trace, so that its events never
+    reach the outer run's spans.
+    """
     logged = _LOG.isEnabledFor(logging.DEBUG)
-    if tracer is None and not logged:
+    if tracer is None and not logged and ACTIVE.get() is None:
         return None
     from llm_wire.agent._spans import RunTrace
 

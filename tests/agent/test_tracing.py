@@ -447,6 +447,50 @@ class TestCurrentSpan:
         assert parent.span_id == spans["request"].context.span_id
 
 
+class TestNested:
+    """A runner inside a traced tool is traced on its own or not at all; the outer spans stay its own."""
+
+    def _outer(self, exporter: InMemorySpanExporter, inner_tracer: trace.Tracer | None) -> None:
+        @attrs.frozen
+        class Delegate:
+            """Ask a sub-agent."""
+
+            async def invoke(self) -> str:
+                inner = Runner(
+                    ScriptedClient([SCRIPT[0], SCRIPT[1]]),
+                    CONFIG,
+                    reflect(*TOOLS),
+                    allow_tool_call=_allow,
+                    tracer=inner_tracer,
+                )
+                return (await inner.arun(request("inner-model", [user("go")]))).text
+
+        outer = ScriptedClient([ScriptedReply("", (call("delegate", "{}", "d1"),)), ScriptedReply("ok")])
+        runner = Runner(outer, CONFIG, reflect(Delegate), tracer=_tracer(exporter))
+        assert _run(runner) == "answered"
+
+    def test_an_untraced_runner_inside_a_traced_tool(self, exporter: InMemorySpanExporter) -> None:
+        self._outer(exporter, None)
+        assert [(name, parent) for name, _, parent, *_ in _tree(exporter.get_finished_spans())] == [
+            ("chat claude-test", "invoke_agent"),
+            ("execute_tool delegate", "invoke_agent"),
+            ("chat claude-test", "invoke_agent"),
+            ("invoke_agent", None),
+        ]
+
+    def test_a_traced_runner_inside_a_traced_tool(self, exporter: InMemorySpanExporter) -> None:
+        self._outer(exporter, _tracer(exporter))
+        names = [(name, parent) for name, _, parent, *_ in _tree(exporter.get_finished_spans())]
+        inner = [pair for pair in names if pair[0] == "invoke_agent" and pair[1] == "execute_tool delegate"]
+        assert len(inner) == 1
+        assert names.count(("chat inner-model", "invoke_agent")) == 2
+        assert names[-3:] == [
+            ("execute_tool delegate", "invoke_agent"),
+            ("chat claude-test", "invoke_agent"),
+            ("invoke_agent", None),
+        ]
+
+
 class TestEndings:
     """Every span ends, whatever ends the run, and says why when it is an error."""
 
