@@ -59,8 +59,9 @@ FUZZ_EXAMPLES ?= 100000
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz LLM_WIRE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -s tests/contract/test_differential.py
 
+# `make demo DEMO_FLAGS=--trace` prints the agent section's OpenTelemetry spans.
 demo: $(STAMP)
-	$(BIN)/python -m llm_wire demo
+	$(BIN)/python -m llm_wire demo $(DEMO_FLAGS)
 
 # A throwaway PostgreSQL server, three durable workers over a dozen runs, one killed mid-run: the others finish.
 demo-workers: $(STAMP) install-postgres

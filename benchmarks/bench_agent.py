@@ -7,6 +7,10 @@ are scripted in process (llm_wire: a ``complete(prepared)`` that answers from th
 ``resolve`` like any response; pydantic-ai: its ``FunctionModel``), so the figure is the loop's own cost:
 for llm_wire that includes preparing each request's provider body, admission and the contract machinery.
 Passes alternate between the loops (CPU time); the ratio is the median of the per-pass ratios.
+
+Then the cost of tracing per round (issue 25): the same runner with no tracer (tracing off: the figure to
+compare with an earlier tree's, interleaved) against one given an OpenTelemetry SDK tracer (spans made and
+recorded, no exporter), informational.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import statistics
 import time
 
 import attrs
+from opentelemetry.sdk.trace import TracerProvider
 from pydantic_ai import Agent, UsageLimits
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -28,7 +33,7 @@ from llm_wire.outcome import Outcome, resolve
 from llm_wire.providers.response import FinishReason, Terminal
 from llm_wire.result import Ok
 
-__all__ = ["main"]
+__all__ = ["main", "tracing"]
 
 ROUNDS_PER_RUN = 10
 RUNS = 100
@@ -95,8 +100,32 @@ def _cpu(work: object) -> float:
     return time.process_time() - start
 
 
+def _runner(*, traced: bool = False) -> Runner:
+    tracer = TracerProvider().get_tracer("bench") if traced else None
+    return Runner(
+        Script(), config(Provider.OPENAI_CHAT), reflect(Noop), max_tool_rounds=ROUNDS_PER_RUN, tracer=tracer
+    )
+
+
+def tracing(passes: int = PASSES) -> tuple[float, float, list[float]]:
+    """
+    Microseconds per round with tracing off and on (medians of alternating passes), and the per-pass
+    ratios on / off.
+    """
+    off, on = _runner(), _runner(traced=True)
+    _cpu(_ours(off))
+    _cpu(_ours(on))
+    untraced, traced = [], []
+    for _ in range(passes):
+        untraced.append(_cpu(_ours(off)))
+        traced.append(_cpu(_ours(on)))
+    rounds = RUNS * ROUNDS_PER_RUN
+    ratios = [a / b for a, b in zip(traced, untraced, strict=True)]
+    return statistics.median(untraced) / rounds * 1e6, statistics.median(traced) / rounds * 1e6, ratios
+
+
 def main() -> None:
-    runner = Runner(Script(), config(Provider.OPENAI_CHAT), reflect(Noop), max_tool_rounds=ROUNDS_PER_RUN)
+    runner = _runner()
     agent = _peer()
     _cpu(_ours(runner))
     _cpu(_theirs(agent))
@@ -119,6 +148,15 @@ def main() -> None:
     spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
     verdict = "met" if ratio < TARGET else "MISS"
     print(f"\nllm_wire / pydantic-ai = {ratio:.3f} (spread {spread}); target < {TARGET:.1f}: {verdict}")
+    off, on, traced = tracing()
+    print_table(
+        f"Tracing per round (no-op tool, {calls} rounds per pass, {PASSES} passes)",
+        ["runner", "µs per round", "cost vs off"],
+        [
+            ["tracing off (no tracer)", f"{off:.0f}", "1.00x"],
+            ["tracing on (SDK tracer, no exporter)", f"{on:.0f}", f"{statistics.median(traced):.2f}x"],
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import pydantic
 
 from benchmarks import (
     bench_admission,
+    bench_agent,
     bench_codec,
     bench_contract,
     bench_durable,
@@ -273,6 +274,12 @@ def _stream_row() -> Row:
     return _row(what, "sse.Framer + json.loads", ratios, "<= 2x", lambda r: r <= 2)
 
 
+def _tracing_row() -> Row:
+    off, on, ratios = bench_agent.tracing()
+    what = f"agent round, tracing on ({on:.0f} µs) vs off ({off:.0f} µs; compare off with an earlier tree)"
+    return _row(what, "the same runner, no tracer (informational)", ratios, "-", lambda _: True)
+
+
 def _transport_row() -> Row:
     _, _, ratios = bench_transport.measure(bench_transport.SIZES[-1], rounds=3)
     what = "streamed tool call, 4 MiB of arguments in 64-byte deltas (Responses)"
@@ -385,6 +392,7 @@ def main() -> None:
         rows += _load_rows()
     rows.append(_stream_row())
     rows.append(_transport_row())
+    rows.append(_tracing_row())
     rows += _import_rows()
     # Issue 28 items 3 and 5: start-up (the agent's import, the command line) and the durable round.
     rows += bench_start.rows()

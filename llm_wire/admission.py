@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from attrs import define, field, frozen
 
@@ -89,6 +89,15 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _TypeVar
+
+    #: An admitted call's decoded input; a bare ``AdmittedCall`` is ``AdmittedCall[Any]`` (a PEP 696 default,
+    #: seen by the checker only).
+    Input = _TypeVar("Input", covariant=True, default=Any)
+else:
+    Input = TypeVar("Input", covariant=True)
 
 _FAILURES_PER_CALL = 8
 
@@ -177,17 +186,26 @@ class AdmissionLimits(_Lean):
 
 
 @define
-class AdmittedCall:
+class AdmittedCall(Generic[Input]):
     """
     A call that passed admission: its tool, its arguments as a validated JSON value, and the decoded value
-    (the codec's native value for tools from ``new``, the JSON value otherwise). Made once per admitted
-    call, so it is a plain attrs class, not frozen: treat it as read-only.
+    (the codec's native value for tools from ``new``, the JSON value otherwise); ``decoded_as(tool)`` gives
+    it typed. Made once per admitted call, so it is a plain attrs class, not frozen: treat it as read-only.
     """
 
     call: ToolCall
-    tool: Tool = field(repr=False)
+    tool: Tool[Input] = field(repr=False)
     arguments: Value
-    decoded: Any
+    decoded: Input
+
+    def decoded_as(self, tool: Tool[T]) -> T | None:
+        """
+        The decoded arguments typed as ``tool``'s input when this call was admitted against ``tool`` itself
+        (the same object); ``None`` for a call to another tool, so the type is never a guess.
+        """
+        if tool.__class__ is not Tool and not isinstance(tool, Tool):
+            raise TypeError(f"tool must be a Tool, not {type(tool).__name__}")
+        return self.decoded if self.tool is tool else None  # type: ignore[return-value]  # its own input
 
     def arguments_json(self) -> str:
         """The admitted arguments as compact JSON text, numbers exactly as the model wrote them."""
@@ -213,8 +231,17 @@ class Admitted:
     issues: tuple[ToolCallIssue, ...]
     admitted: tuple[AdmittedCall, ...]
 
-    def arguments(self, call_id: str) -> AdmittedCall | None:
-        """The admitted call with this id, or ``None`` when it failed admission."""
+    @overload
+    def arguments(self, call_id: str) -> AdmittedCall | None: ...
+    @overload
+    def arguments(self, call_id: Tool[T], /) -> tuple[AdmittedCall[T], ...]: ...
+    def arguments(self, call_id: str | Tool[Any]) -> AdmittedCall | tuple[AdmittedCall, ...] | None:
+        """
+        Given a call id, the admitted call with that id, or ``None`` when it failed admission. Given a
+        tool, every admitted call to that tool (the same object), in provider order, typed by its input.
+        """
+        if isinstance(call_id, Tool):
+            return tuple(found for found in self.admitted if found.tool is call_id)
         for admitted in self.admitted:
             if admitted.call.id == call_id:
                 return admitted

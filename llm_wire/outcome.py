@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar, overload
 
 from attrs import field, frozen
 
@@ -82,6 +82,8 @@ __all__ = [
     "resolve_with",
 ]
 
+T = TypeVar("T")
+
 
 class Sent(enum.Enum):
     """What a failed call cost: nothing, possibly a model response, or a whole response."""
@@ -119,8 +121,17 @@ class NeedsTools(_Lean):
     #: The calls that passed admission, with their decoded arguments.
     admitted: tuple[AdmittedCall, ...] = ()
 
-    def arguments(self, call_id: str) -> AdmittedCall | None:
-        """The admitted call with this id, or ``None`` when it failed admission."""
+    @overload
+    def arguments(self, call_id: str) -> AdmittedCall | None: ...
+    @overload
+    def arguments(self, call_id: Tool[T], /) -> tuple[AdmittedCall[T], ...]: ...
+    def arguments(self, call_id: str | Tool[Any]) -> AdmittedCall | tuple[AdmittedCall, ...] | None:
+        """
+        Given a call id, the admitted call with that id, or ``None`` when it failed admission. Given a
+        tool, every admitted call to that tool (the same object), in provider order, typed by its input.
+        """
+        if isinstance(call_id, Tool):
+            return tuple(found for found in self.admitted if found.tool is call_id)
         return next((found for found in self.admitted if found.call.id == call_id), None)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic
 
 from attrs import field, frozen
 
@@ -54,6 +54,17 @@ __all__ = [
     "new",
 ]
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    #: A tool's decoded input. Its default (PEP 696, seen by the checker only) keeps a bare ``Tool`` meaning
+    #: ``Tool[Any]``.
+    Input = TypeVar("Input", covariant=True, default=Any)
+else:
+    from typing import TypeVar
+
+    Input = TypeVar("Input", covariant=True)
+
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
@@ -94,10 +105,12 @@ _CONSTRUCTOR = object()
 
 
 @frozen(eq=False)
-class Tool:
+class Tool(Generic[Input]):
     """
     A tool declaration: name, description, input schema, its compiled contract and, from ``new``, the
-    codec's native decode. Only ``new``, ``from_contract`` and ``from_json_schema`` make one.
+    codec's native decode. Only ``new``, ``from_contract`` and ``from_json_schema`` make one. ``Input`` is
+    what admission decodes a call's arguments to: the codec's type for ``new``, the JSON ``Value`` for a
+    schema-only tool (``AdmittedCall.decoded_as`` gives it typed).
     """
 
     name: str
@@ -105,12 +118,14 @@ class Tool:
     schema: Schema
     contract: Contract = field(repr=False)
     #: The codec's decode for tools declared in source; ``None`` for schema-only tools.
-    decode: Callable[[Value], Result[Any, DecodeError]] | None = field(repr=False)
+    decode: Callable[[Value], Result[Input, DecodeError]] | None = field(repr=False)
     _key: object = field(alias="_key", repr=False)
     #: For a codec that enforces its schema (``decode`` succeeds only on values the contract accepts): its
     #: decode giving ``(value, native)`` or the ``DecodeError``, so admission decodes first and consults
     #: the contract only when decoding fails (``Codec.decode_first``). ``None`` for other tools.
-    decode_first: Callable[[Value], tuple[Value, Any] | DecodeError] | None = field(default=None, repr=False)
+    decode_first: Callable[[Value], tuple[Value, Input] | DecodeError] | None = field(
+        default=None, repr=False
+    )
 
     def __attrs_post_init__(self) -> None:
         if self._key is not _CONSTRUCTOR:
@@ -123,7 +138,7 @@ class Tool:
         return f"<Tool {self.name!r} ({count} {'property' if count == 1 else 'properties'})>"
 
 
-def new(name: str, description: str, codec: Codec[Any]) -> Tool:
+def new(name: str, description: str, codec: Codec[Input]) -> Tool[Input]:
     """
     Declare a tool whose input is ``codec``. Raises ``DefinitionError`` naming the tool when the name
     breaks the rule, the codec has no schema, or its schema does not describe an object.
@@ -154,7 +169,7 @@ def new(name: str, description: str, codec: Codec[Any]) -> Tool:
             )
 
 
-def from_contract(name: str, description: str, contract: Contract) -> Result[Tool, ToolError]:
+def from_contract(name: str, description: str, contract: Contract) -> Result[Tool[Value], ToolError]:
     """
     Declare a schema-only tool from a contract loaded at runtime.
     """
@@ -169,7 +184,9 @@ def from_contract(name: str, description: str, contract: Contract) -> Result[Too
     return Ok(Tool(name, description, contract.schema, contract, None, _key=_CONSTRUCTOR))
 
 
-def from_json_schema(name: str, description: str, schema: Value | str | bytes) -> Result[Tool, ToolError]:
+def from_json_schema(
+    name: str, description: str, schema: Value | str | bytes
+) -> Result[Tool[Value], ToolError]:
     """
     Declare a schema-only tool from a JSON Schema document (parsed, or as text), such as an MCP
     ``inputSchema``. A document without ``$schema`` is read as Draft 2020-12.

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
-from declared import SEARCH, TOOLS, Location, Weather, call, even
+from declared import SEARCH, TOOLS, WEATHER, Location, Weather, call, even
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -385,3 +385,52 @@ class TestHandingOn:
         assert passed == admission.AdmittedCall(one, declared.value, {"a": 1}, {"a": 1})
         assert batch == admission.Admitted((one,), (), (passed,))
         assert weakref.ref(passed)() is passed
+
+
+class TestTypedAccess:
+    """An admitted call gives its arguments typed by the tool it was admitted against, and only then."""
+
+    def test_decoded_as_its_own_tool(self) -> None:
+        """``decoded_as`` gives the codec's value for the call's own tool, ``None`` for any other tool."""
+        weather = call("get_weather", {"location": {"city": "Oslo"}}, "w")
+        search = call("search", {"query": "fjords"}, "s")
+        batch = unwrap(admission.admit([weather, search], TOOLS))
+        first, second = batch.admitted
+        assert first.decoded_as(WEATHER) == Weather(Location("Oslo"), 1)
+        assert first.decoded_as(SEARCH) is None
+        assert second.decoded_as(SEARCH) == {"query": "fjords"}
+        assert second.decoded_as(WEATHER) is None
+
+    def test_a_twin_tool_is_another_tool(self) -> None:
+        """A tool declared again with the same name and codec is not the tool that admitted the call."""
+        twin = tool.new("get_weather", "Current weather", codec.derive(Weather))
+        batch = unwrap(admission.admit([call("get_weather", {"location": {"city": "Oslo"}})], TOOLS))
+        assert batch.admitted[0].decoded_as(twin) is None
+        assert batch.arguments(twin) == ()
+
+    def test_arguments_of_a_tool(self) -> None:
+        """``arguments(tool)`` is every admitted call to that tool, in provider order, and no failing one."""
+        calls = [
+            call("get_weather", {"location": {"city": "Oslo"}}, "a"),
+            call("search", {"query": "x"}, "b"),
+            call("get_weather", {"location": {"city": 5}}, "c"),
+            call("get_weather", {"location": {"city": "Rome"}, "days": 2}, "d"),
+        ]
+        batch = unwrap(admission.admit(calls, TOOLS, ToolCallChecks.REPORT))
+        found = batch.arguments(WEATHER)
+        assert [admitted.call.id for admitted in found] == ["a", "d"]
+        assert [admitted.decoded for admitted in found] == [
+            Weather(Location("Oslo"), 1),
+            Weather(Location("Rome"), 2),
+        ]
+        assert [admitted.call.id for admitted in batch.arguments(SEARCH)] == ["b"]
+        found_by_id = batch.arguments("d")
+        assert found_by_id is not None
+        assert found_by_id.call.id == "d"
+        assert batch.arguments("c") is None
+
+    def test_a_wrong_type_is_a_type_error(self) -> None:
+        """Something other than a ``Tool`` is a ``TypeError`` naming the parameter."""
+        batch = unwrap(admission.admit([call("search", {"query": "x"})], TOOLS))
+        with pytest.raises(TypeError, match=r"^tool must be a Tool, not str$"):
+            batch.admitted[0].decoded_as("search")  # type: ignore[arg-type]

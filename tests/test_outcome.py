@@ -93,6 +93,17 @@ class TestToolCalls:
         assert found is not None
         assert found.decoded == Weather("Oslo", 2)
 
+    def test_arguments_of_a_tool(self) -> None:
+        """``arguments(tool)`` gives the admitted calls to that tool, typed; another tool gets none."""
+        calls = [call("a", '{"city": "Oslo"}'), call("b", '{"city": 3}'), call("c", '{"city": "Rome"}')]
+        got = resolve_with(Ok(terminal(FinishReason.TOOL_CALLS, *calls)), TOOLS, checks=ToolCallChecks.REPORT)
+        assert isinstance(got, NeedsTools)
+        assert [(found.call.id, found.decoded) for found in got.arguments(WEATHER)] == [
+            ("a", Weather("Oslo")),
+            ("c", Weather("Rome")),
+        ]
+        assert got.arguments(tool.new("get_weather", "Current weather", codec.derive(Weather))) == ()
+
     def test_report_lists_every_issue_in_order(self) -> None:
         """Under REPORT every call stays in the turn and each failing one is an issue, in provider order."""
         calls = [call("a", '{"city": 3}'), call("b", "{}", "nope"), call("c", '{"city": "Rome"}')]

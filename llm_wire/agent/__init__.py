@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X)
     from llm_wire.agent._descriptor import ToolContract as ToolContract
     from llm_wire.agent._descriptor import ToolDescriptor as ToolDescriptor
     from llm_wire.agent._descriptor import ToolRetryPolicy as ToolRetryPolicy
+    from llm_wire.agent._hooks import HostHookError as HostHookError
     from llm_wire.agent._invocation import InvocationContext as InvocationContext
     from llm_wire.agent._invocation import ToolInvocation as ToolInvocation
     from llm_wire.agent._old import abandoned_outcome as abandoned_outcome
@@ -70,7 +71,6 @@ if TYPE_CHECKING:  # what mypy reads (``X as X`` re-exports X)
     from llm_wire.agent._providers import compose as compose
     from llm_wire.agent._providers import reflect as reflect
     from llm_wire.agent._providers import scope as scope
-    from llm_wire.agent._runner import HostHookError as HostHookError
     from llm_wire.agent._runner import Runner as Runner
     from llm_wire.agent._steps import RunResult as RunResult
     from llm_wire.agent._steps import StopReason as StopReason

@@ -36,7 +36,8 @@ FACE: dict[str, tuple[str, ...]] = {
     "llm_wire.agent._invocation": ("InvocationContext", "ToolInvocation"),
     "llm_wire.agent._providers": ("ToolProvider", "CompensatingProvider", "compose", "reflect", "scope"),
     "llm_wire.agent._tool_outcome": ("ErrorCategory", "ErrorCode", "ToolFailure", "ToolOutcome"),
-    "llm_wire.agent._runner": ("Runner", "HostHookError"),
+    "llm_wire.agent._runner": ("Runner",),
+    "llm_wire.agent._hooks": ("HostHookError",),
     "llm_wire.agent._steps": ("RunResult", "StopReason"),
     "llm_wire.agent._usage": ("RunUsage",),
 }

@@ -9,7 +9,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import evolve, field, frozen
 
@@ -21,10 +21,12 @@ from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.message import ToolCall
 from llm_wire.result import Err, Ok, Result
-from llm_wire.tool import ToolCallChecks
+from llm_wire.tool import Tool, ToolCallChecks
 from llm_wire.value import Value
 
 __all__ = ["Heartbeat", "InvocationContext", "ToolInvocation"]
+
+T = TypeVar("T")
 
 
 @frozen
@@ -108,6 +110,15 @@ class ToolInvocation(Lean):
     def call_id(self) -> str:
         """The model's call id."""
         return self.call.id
+
+    def decoded_as(self, tool: Tool[T]) -> T | None:
+        """
+        The decoded arguments typed as ``tool``'s input when this invocation's descriptor holds ``tool``
+        itself (the same object, ``TypedTool.tool`` for a typed tool); ``None`` for another tool.
+        """
+        if not isinstance(tool, Tool):
+            raise TypeError(f"tool must be a Tool, not {type(tool).__name__}")
+        return self.decoded if self.descriptor.tool is tool else None
 
     @classmethod
     def of(

@@ -17,12 +17,13 @@ import uuid
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from decimal import Decimal
 from functools import partial
-from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from attrs import evolve
 
 from llm_wire import _public
 from llm_wire._request import Config, Prepared, Request, prepare
+from llm_wire.agent import _tracing
 from llm_wire.agent._control import Cancellation, Portal, RunState
 from llm_wire.agent._descriptor import (
     MIN_OUTPUT_BYTES,
@@ -33,6 +34,15 @@ from llm_wire.agent._descriptor import (
 )
 from llm_wire.agent._execution import Executor
 from llm_wire.agent._face import FACE as _FACE
+from llm_wire.agent._hooks import (
+    HostHookError,
+    arrival,
+    as_verdict,
+    awaited,
+    called,
+    check_callable,
+    check_run,
+)
 from llm_wire.agent._providers import ToolProvider
 from llm_wire.agent._steps import (
     CallModel,
@@ -73,6 +83,11 @@ from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited
 from llm_wire.result import Err, Ok
 from llm_wire.schema import DefinitionError
 from llm_wire.value import Value
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
+    from llm_wire.agent._spans import RunTrace
 
 __all__ = [
     "AllowToolCall",
@@ -136,67 +151,6 @@ ProjectOutput: TypeAlias = Callable[
 ]
 
 
-async def _maybe(value: T | Awaitable[T]) -> T:
-    return await value if inspect.isawaitable(value) else value
-
-
-class HostHookError(Exception):
-    """
-    A hook the host gave the runner raised: ``hook`` names it, ``error_type`` the exception's type. The
-    text repeats neither the exception's message nor any input; the exception itself is the ``__cause__``.
-    """
-
-    def __init__(self, hook: str, error_type: str) -> None:
-        super().__init__(f"the {hook} hook raised {error_type}")
-        self.hook = hook
-        self.error_type = error_type
-
-
-def _called(hook: str, fn: Callable[..., T], *args: object) -> T:
-    """``fn(*args)``; an exception it raises is a ``HostHookError`` naming ``hook``."""
-    try:
-        return fn(*args)
-    except Exception as exc:
-        raise HostHookError(hook, type(exc).__name__) from exc
-
-
-async def _awaited(hook: str, fn: Callable[..., T | Awaitable[T]], *args: object) -> T:
-    """``_called`` for a hook that may be async."""
-    try:
-        return await _maybe(fn(*args))
-    except Exception as exc:
-        raise HostHookError(hook, type(exc).__name__) from exc
-
-
-def _verdict(hook: str, answer: object) -> Verdict:
-    """A hook's answer as a ``Verdict`` (``True`` allows, ``False`` denies); else a ``TypeError``."""
-    if isinstance(answer, Verdict):
-        return answer
-    if answer is True or answer is False:
-        return Verdict.ALLOW if answer else Verdict.DENY
-    raise TypeError(f"{hook} must return a Verdict or a bool, not {type(answer).__name__}")
-
-
-async def _arrival(pending: Awaitable[T]) -> tuple[T, float]:
-    """What ``pending`` gives and the ``time.monotonic()`` it came at."""
-    value = await pending
-    return value, time.monotonic()
-
-
-def _check_callable(name: str, value: object) -> None:
-    if value is not None and not callable(value):
-        raise TypeError(f"{name} must be callable, not {type(value).__name__}")
-
-
-def _check_run(request: object, cancel: object, replay: object) -> None:
-    """A ``TypeError`` naming the first of a run's arguments that has a wrong type."""
-    if not isinstance(request, Request):
-        raise TypeError(f"request must be a Request, not {type(request).__name__}")
-    if cancel is not None and not isinstance(cancel, Cancellation):
-        raise TypeError(f"cancel must be a Cancellation, not {type(cancel).__name__}")
-    _check_callable("replay", replay)
-
-
 class _Stop(Exception):
     """Internal: a batch ends the run (denied under ``Recovery.END``, rejected result, suspension)."""
 
@@ -214,7 +168,8 @@ class Runner:
     tool message it can act on, ``retryable`` only when repeating the call is safe by its contract, and
     every tool message is bounded (``project_output``, by default ``projector()``). Descriptors are read
     and checked against the provider's capabilities here, so a contract the provider cannot honour raises
-    ``DefinitionError`` before any run.
+    ``DefinitionError`` before any run. With a ``tracer`` (OpenTelemetry) each run is traced; tool arguments
+    and results reach its spans only with ``trace_content_bytes``, cut to that many bytes (``_tracing``).
     """
 
     def __init__(
@@ -239,6 +194,8 @@ class Runner:
         denials: Recovery = Recovery.TELL_MODEL,
         log_exception_text: bool = False,
         draw: Callable[[], float] = random.random,
+        tracer: Tracer | None = None,
+        trace_content_bytes: int = 0,
     ) -> None:
         if not callable(getattr(model, "complete", None)):
             raise TypeError(f"model must have a complete(prepared) method, not {type(model).__name__}")
@@ -271,7 +228,8 @@ class Runner:
             ("on_event", on_event),
             ("draw", draw),
         ):
-            _check_callable(name, hook)
+            check_callable(name, hook)
+        _tracing.check_tracing(tracer, trace_content_bytes)
         self._model = model
         self._async_model = inspect.iscoroutinefunction(model.complete)
         self._config = config
@@ -302,6 +260,8 @@ class Runner:
             draw=draw,
         )
         self._portal: Portal | None = None
+        self._tracer = tracer
+        self._trace_bytes = trace_content_bytes
 
     def __repr__(self) -> str:
         return f"<Runner ({len(self._registry)} tools, {self._max_rounds} rounds)>"
@@ -334,7 +294,7 @@ class Runner:
         the tool again. ``run_id`` and ``trace_id`` correlate the run (generated when absent); the result
         carries them, the ``pricing`` hook's cost of its whole usage, and every tool gets them.
         """
-        _check_run(request, cancel, replay)
+        check_run(request, cancel, replay)
         deadline = None if self._deadline is None else time.monotonic() + self._deadline
         run = RunState(
             run_id or f"run-{uuid.uuid4().hex}", deadline, cancel or Cancellation(), metadata or {}
@@ -349,11 +309,12 @@ class Runner:
             max_tool_rounds=self._max_rounds,
             unknown_tools=self._unknown,
         )
+        trace = _tracing.begin(self._tracer, self._trace_bytes, run, request, self._config.provider)
         try:
             step = steps.start()
             while True:
                 if isinstance(step, Finish):
-                    return self._ended(run, step.result)
+                    return self._ended(run, step.result, trace)
                 if run.cancel.cancelled:
                     step = steps.stop(StopReason.CANCELLED)
                 elif run.remaining() <= 0:
@@ -364,6 +325,8 @@ class Runner:
                     step = await self._round(run, steps, step)
         finally:
             run.close()
+            if trace is not None:
+                _tracing.close(trace)
 
     def run(
         self,
@@ -409,7 +372,7 @@ class Runner:
         ``run``), every event ``on_event`` gets, and last ``RunCompleted`` with the ``RunResult``. The run
         starts at the first event; closing the stream early cancels it.
         """
-        _check_run(request, cancel, replay)
+        check_run(request, cancel, replay)
         start = partial(
             self.arun,
             request,
@@ -441,14 +404,17 @@ class Runner:
             self._portal.close(left)
             self._portal = None
 
-    def _ended(self, run: RunState, result: RunResult) -> RunResult:
-        """The result with the run's correlation ids and, once, the cost of its whole usage."""
+    def _ended(self, run: RunState, result: RunResult, trace: RunTrace | None) -> RunResult:
+        """The result with the run's correlation ids and, once, the cost of its whole usage (traced)."""
         cost = None
         if self._pricing is not None:
-            cost = _called("pricing", self._pricing, result.total_usage)
+            cost = called("pricing", self._pricing, result.total_usage)
             if cost is not None and not isinstance(cost, Decimal):
                 raise TypeError(f"pricing must return a Decimal or None, not {type(cost).__name__}")
-        return evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
+        ended = evolve(result, cost=cost, run_id=run.run_id, trace_id=run.trace_id)
+        if trace is not None:
+            trace.ended(ended)
+        return ended
 
     # -- model -----------------------------------------------------------------------------------------
 
@@ -458,7 +424,7 @@ class Runner:
         if hook is None:
             return step.prepared
         given = ModelRequest(step.prepared.request, dict(run.metadata), run.run_id, run.trace_id, step.round)
-        taken = await _awaited("prepare_model_request", hook, given)
+        taken = await awaited("prepare_model_request", hook, given)
         if not isinstance(taken, ModelRequest):
             raise TypeError(f"prepare_model_request must return a ModelRequest, not {type(taken).__name__}")
         # The host may clear the execution context, never the correlation: run_id and trace_id stay.
@@ -478,6 +444,9 @@ class Runner:
         prepared = await self._prepared(run, step)
         if isinstance(prepared, Err):
             return steps.unprepared(prepared.error)
+        trace = _tracing.ACTIVE.get()
+        if trace is not None:
+            trace.model_call(prepared, step.round)
         self._emit(ModelStarted(step.round))
         streaming = streamed(self._model, prepared)  # None unless a stream reads this run
         if streaming is not None:
@@ -486,7 +455,7 @@ class Runner:
             pending = self._model.complete(prepared)  # type: ignore[assignment]
         else:
             pending = in_thread(self._model.complete, prepared)
-        task = asyncio.ensure_future(_arrival(pending))
+        task = asyncio.ensure_future(arrival(pending))
         timeout = None if run.deadline is None else max(run.remaining(), 0.0)
         watched: set[asyncio.Future[Any]] = {task, run.stopped}
         await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -560,7 +529,7 @@ class Runner:
         self, outcome: ToolOutcome, descriptor: ToolDescriptor | None
     ) -> ProjectedOutput | OutputProjectionError:
         """What ``project_output`` made of an outcome; a plain text counts as not truncated."""
-        shown = _called("project_output", self._project, outcome, descriptor)
+        shown = called("project_output", self._project, outcome, descriptor)
         if isinstance(shown, str):
             return ProjectedOutput(shown, _UNREPORTED)
         if not isinstance(shown, ProjectedOutput | OutputProjectionError):
@@ -592,8 +561,8 @@ class Runner:
         call = planned.call
         ask = False
         if self._allow is not None:
-            allowed = _verdict(
-                "allow_tool_call", await _awaited("allow_tool_call", self._allow, call, descriptor)
+            allowed = as_verdict(
+                "allow_tool_call", await awaited("allow_tool_call", self._allow, call, descriptor)
             )
             if allowed is Verdict.DENY:
                 return self._deny(
@@ -618,7 +587,7 @@ class Runner:
         )
         verdict = Verdict.ASK
         if contract.approval is Approval.POLICY and self._policy is not None and not ask:
-            verdict = _verdict("approval_policy", await _awaited("approval_policy", self._policy, request))
+            verdict = as_verdict("approval_policy", await awaited("approval_policy", self._policy, request))
         if verdict is Verdict.ASK:
             if self._approver is None:
                 return self._deny(
@@ -628,7 +597,7 @@ class Runner:
                     offered,
                 )
             self._emit(ApprovalRequested(request))
-            verdict = _verdict("approver", await _awaited("approver", self._approver, request))
+            verdict = as_verdict("approver", await awaited("approver", self._approver, request))
             if verdict is Verdict.ASK:
                 raise _Stop(StopReason.APPROVAL_REQUIRED, tool_call_id=call.id, tool_name=descriptor.name)
         if verdict is Verdict.DENY:
@@ -654,13 +623,19 @@ class Runner:
     # -- one call --------------------------------------------------------------------------------------
 
     async def _settle(self, run: RunState, planned: Planned) -> ToolOutcome:
+        trace = _tracing.ACTIVE.get()
+        if trace is None:
+            return await self._outcome(run, planned)
+        return await trace.tool(planned, self._outcome(run, planned))
+
+    async def _outcome(self, run: RunState, planned: Planned) -> ToolOutcome:
         if planned.preset is not None:
             return planned.preset
         descriptor, admitted = planned.descriptor, planned.admitted
         # A plan without a preset has both.
         assert descriptor is not None
         assert admitted is not None
-        replayed = None if run.replay is None else _called("replay", run.replay, planned.call)
+        replayed = None if run.replay is None else called("replay", run.replay, planned.call)
         if replayed is not None:
             if not isinstance(replayed, ToolOutcome):
                 raise TypeError(f"replay must return a ToolOutcome or None, not {type(replayed).__name__}")
@@ -671,7 +646,7 @@ class Runner:
         hook = self._prepare_result
         if hook is not None:
             # The tool has run: a hook that raises is the host's bug, not the tool's failure to retry.
-            prepared = _called("prepare_tool_result", hook, planned.call, outcome)
+            prepared = called("prepare_tool_result", hook, planned.call, outcome)
             if prepared is None:
                 raise _Stop(StopReason.RESULT_REJECTED, tool_call_id=planned.call.id)
             if not isinstance(prepared, ToolOutcome):
@@ -686,6 +661,9 @@ class Runner:
         if self._on_event is not None:
             self._on_event(event)
         to_stream(event)
+        trace = _tracing.ACTIVE.get()
+        if trace is not None:
+            trace.event(event)
 
 
 #: The report behind a hook's plain text: nothing is known of it, so nothing was truncated.

@@ -77,6 +77,11 @@ class TypedTool(Generic[A]):
         return self.descriptor.name
 
     @property
+    def tool(self) -> _tool.Tool[A]:
+        """The model-visible tool, typed by the argument class (``AdmittedCall.decoded_as(typed.tool)``)."""
+        return self.descriptor.tool
+
+    @property
     def is_async(self) -> bool:
         """Whether ``invoke`` is a coroutine function (a sync one runs in a worker thread)."""
         return self._is_async

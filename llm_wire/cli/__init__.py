@@ -65,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run the tool round trip against this real API instead (its key from the environment)",
     )
     demo.add_argument("--model", help="the model for --provider")
+    demo.add_argument(
+        "--trace",
+        action="store_true",
+        help="print the agent section's OpenTelemetry spans (opentelemetry-sdk)",
+    )
     _check.add_parser(commands)
     _admit.add_parser(commands)
     args = parser.parse_args(argv)
@@ -86,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in args.sections or _DEMO_SECTIONS:
             module = importlib.import_module(f"llm_wire.demo.{name}")
             print(f"\n=== {name} ===\n")
-            module.run()
+            if name == "agent" and args.trace:
+                module.run(trace=True)
+            else:
+                module.run()
     sys.stdout.flush()
     return 0

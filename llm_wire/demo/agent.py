@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -52,6 +54,10 @@ from llm_wire.providers.response import ArgumentsDelta, TextDelta, ToolCallStart
 from llm_wire.schema import DefinitionError
 from llm_wire.transport import AsyncClient, Timeouts
 from llm_wire.transport.fake import FakeCall, FakeProvider, answer
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.trace import Tracer
 
 
 @attrs.frozen
@@ -287,23 +293,48 @@ TURNS: tuple[tuple[str, tuple[FakeCall, ...]], ...] = (
 )
 
 
-async def _loop() -> tuple[RunResult, int]:
+async def _loop(tracer: Tracer | None) -> tuple[RunResult, int]:
     provider = Provider.OPENAI_CHAT
     script = [answer(provider, text, calls) for text, calls in TURNS]
     tools = reflect(GetWeather, SlowReport, FetchQuote, DeployService)
     with FakeProvider(script) as fake:
         async with AsyncClient(base_url=fake.url, timeouts=Timeouts(total=30.0)) as client:
-            runner = Runner(client, config(provider), tools, approver=_approve, on_event=_show)
+            runner = Runner(client, config(provider), tools, approver=_approve, on_event=_show, tracer=tracer)
             asked = request("fake-model", [user("Weather in Oslo, a report, a quote, then deploy.")])
             result = await runner.arun(asked)
         return result, len(fake.exchanges)
 
 
-def run() -> None:
-    """Run one conversation through every contract feature, over HTTP to the fake provider."""
+def _span_line(span: ReadableSpan) -> str:
+    """One line per span for the console exporter: its name, kind, attributes and events."""
+    attributes = " ".join(f"{key}={value!r}" for key, value in (span.attributes or {}).items())
+    events = "".join(f"\n      event {event.name} {dict(event.attributes or {})}" for event in span.events)
+    return f"  span {span.name} [{span.kind.name}] {attributes}{events}\n"
+
+
+def _console_tracer() -> Tracer | None:
+    """A tracer printing each span as it ends (``opentelemetry-sdk``, a dev dependency), or ``None``."""
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+    except ImportError:
+        print("  (--trace needs opentelemetry-sdk: pip install opentelemetry-sdk)")
+        return None
+    provider = TracerProvider()
+    provider.add_span_processor(
+        SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stdout, formatter=_span_line))
+    )
+    return provider.get_tracer("llm_wire.demo")
+
+
+def run(*, trace: bool = False) -> None:
+    """
+    Run one conversation through every contract feature, over HTTP to the fake provider; with ``trace``,
+    print its OpenTelemetry spans as they end.
+    """
     _FLAKY["attempts"] = 0
     print("A model behind HTTP calls four typed tools; every call is admitted, then run under its contract:")
-    result, sent = asyncio.run(_loop())
+    result, sent = asyncio.run(_loop(_console_tracer() if trace else None))
     print(f"run ended: {result.stop.describe()} after {result.rounds} tool rounds and {sent} HTTP requests")
     print(f"  final answer: {result.text}")
     print("\nA retrying contract on a tool that is not idempotent is refused when it is made:")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from llm_wire.cli import main
 from llm_wire.demo import agent
 
 
@@ -44,3 +45,27 @@ class TestAgentDemo:
         assert max(n for n, line in enumerate(streamed) if "ArgumentsDelta" in line) < admitted
         assert streamed.index("  ToolStarted get_weather") == admitted + 1
         assert streamed[-1] == "  RunCompleted: The model answered. Answer: Sunny in Oslo for two days."
+
+    def test_trace_prints_the_spans(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """``llm-wire demo agent --trace`` (``make demo DEMO_FLAGS=--trace``) prints each span as it ends."""
+        assert main(["demo", "agent", "--trace"]) == 0
+        out = capsys.readouterr().out
+        spans = [line.split(" [")[0].strip() for line in out.splitlines() if line.startswith("  span ")]
+        assert spans == [
+            "span chat fake-model",
+            "span chat fake-model",
+            "span execute_tool get_weather",
+            "span chat fake-model",
+            "span execute_tool slow_report",
+            "span chat fake-model",
+            "span execute_tool fetch_quote",
+            "span chat fake-model",
+            "span execute_tool deploy_service",
+            "span chat fake-model",
+            "span invoke_agent",
+        ]
+        assert "event llm_wire.admission_issue" in out
+        assert "event llm_wire.tool.timeout {'llm_wire.code': 'timeout'}" in out
+        assert "event llm_wire.tool.retry" in out
+        assert "event llm_wire.approval_requested" in out
+        assert "s3cr3t" not in out

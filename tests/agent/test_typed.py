@@ -14,6 +14,7 @@ from llm_wire.agent import (
     ErrorCategory,
     InvocationContext,
     ToolContract,
+    ToolInvocation,
     ToolOutcome,
     function_tool,
     invoke_typed_tool,
@@ -21,7 +22,7 @@ from llm_wire.agent import (
     parse_tool_arguments,
 )
 from llm_wire.agent._typed import snake_case
-from llm_wire.result import Err, Ok
+from llm_wire.result import Err, Ok, unwrap
 from llm_wire.schema import DefinitionError
 
 
@@ -214,6 +215,32 @@ class TestParse:
     def test_wrong_type(self) -> None:
         with pytest.raises(TypeError, match="typed"):
             parse_tool_arguments("x", "{}")  # type: ignore[arg-type]
+
+
+class TestTypedInvocation:
+    """What a provider is handed gives its arguments typed by the tool, and only by the tool it holds."""
+
+    def test_invocation_decoded_as_its_tool(self) -> None:
+        """``decoded_as(typed.tool)`` is the decoded instance; another tool's gives ``None``."""
+        weather = make_tool(GetWeather)
+        echo = make_tool(EchoText)
+        invocation = unwrap(ToolInvocation.of(weather.descriptor, '{"city": "Oslo"}'))
+        assert weather.tool is weather.descriptor.tool
+        assert invocation.decoded_as(weather.tool) == GetWeather("Oslo")
+        assert invocation.decoded_as(echo.tool) is None
+        assert invocation.decoded_as(make_tool(GetWeather).tool) is None
+
+    def test_a_contract_keeps_the_tool(self) -> None:
+        """A typed tool under another contract still admits and reads its own calls."""
+        weather = make_tool(GetWeather)
+        bounded = weather.with_contract(ToolContract(timeout=5.0))
+        invocation = unwrap(ToolInvocation.of(bounded.descriptor, '{"city": "Oslo"}'))
+        assert invocation.decoded_as(weather.tool) == GetWeather("Oslo")
+
+    def test_a_wrong_type_is_a_type_error(self) -> None:
+        invocation = unwrap(ToolInvocation.of(make_tool(GetWeather).descriptor, '{"city": "Oslo"}'))
+        with pytest.raises(TypeError, match=r"^tool must be a Tool, not TypedTool$"):
+            invocation.decoded_as(make_tool(GetWeather))  # type: ignore[arg-type]
 
 
 class TestFunctionTool:
