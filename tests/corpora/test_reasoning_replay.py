@@ -117,7 +117,7 @@ def thinking_exchange() -> tuple[str, list[Any]]:
     return history[0]["content"][0]["text"], history[1]["content"]
 
 
-def message_body(blocks: list[Any]) -> Value:
+def message_body(blocks: list[Any]) -> dict[str, Any]:
     return {
         "id": "msg_1",
         "type": "message",
@@ -134,7 +134,7 @@ def streamed(blocks: list[Any], piece: int = 7) -> list[Any]:
     ``thinking_delta`` pieces, then its signature in one ``signature_delta``; text in ``text_delta``
     pieces; a call's input in ``input_json_delta``; a redacted block starts whole.
     """
-    events: list[Value] = [{"type": "message_start", "message": {**message_body([]), "stop_reason": None}}]  # type: ignore[dict-item]
+    events: list[Any] = [{"type": "message_start", "message": {**message_body([]), "stop_reason": None}}]
     for index, block in enumerate(blocks):
         kind = block["type"]
         deltas: list[Value] = []
