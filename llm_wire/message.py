@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, ClassVar, TypeAlias
 
-from attrs import Attribute, field, frozen
+from attrs import Attribute, field, fields, frozen
 
 from llm_wire import _deprecated, codec
 from llm_wire._described import Described as _Described
@@ -153,6 +153,14 @@ class ToolCall(_Lean):
     #: ``{"type": "direct"}`` or a program's ``{"type": "program", "caller_id": ...}``); ``None`` when absent.
     caller: Value = field(default=None, hash=False)
 
+    def __getstate__(self) -> dict[str, Value]:
+        return {name: getattr(self, name) for name in _CALL_FIELDS}
+
+    def __setstate__(self, state: dict[str, Value]) -> None:
+        # A call pickled before ``namespace`` and ``caller`` existed has neither: they read as ``None``.
+        for name in _CALL_FIELDS:
+            object.__setattr__(self, name, state.get(name))
+
     @property
     def by_program(self) -> bool:
         """
@@ -161,6 +169,9 @@ class ToolCall(_Lean):
         """
         caller = self.caller
         return caller is not None and not (isinstance(caller, dict) and caller.get("type") == "direct")
+
+
+_CALL_FIELDS = tuple(a.name for a in fields(ToolCall))
 
 
 @frozen

@@ -13,7 +13,9 @@ API by anthropic-sdk-python's tests (``../shared/corpora/provider-responses``). 
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -299,6 +301,12 @@ class TestToolCall:
             ToolCall("c", "f", "{}", namespace=1)  # type: ignore[arg-type]
 
 
+#: ``pickle.dumps(ToolCall("call_1", "get_weather", '{"city":"Oslo"}', "fc_1", "sig"))`` at c80cc9b.
+OLD_PICKLE = (
+    "gASVmwAAAAAAAACMEGxsbV93aXJlLm1lc3NhZ2WUjAhUb29sQ2FsbJSTlCmBlH2UKIwCaWSUjAZjYWxsXzGUjARuYW1llIwLZ2V0X3dl"
+    "YXRoZXKUjA5hcmd1bWVudHNfanNvbpSMD3siY2l0eSI6Ik9zbG8ifZSMC3Byb3ZpZGVyX2lklIwEZmNfMZSMDnByb3ZpZGVyX3N0YXRl"
+    "lIwDc2lnlHViLg=="
+)
 _namespaces = st.none() | st.text(max_size=12)
 _callers = st.none() | st.fixed_dictionaries(
     {"type": st.sampled_from(["direct", "program", "code_execution_20260120"])},
@@ -346,6 +354,19 @@ class TestPersisted:
         assert isinstance(loaded, AssistantTurn)
         assert loaded.calls == (call,)
         assert render(loaded.calls[0].caller) == render(caller)
+
+    def test_a_call_pickled_before_the_fields_reads_without_them(self) -> None:
+        """A call pickled by llm_wire before the fields (c80cc9b) unpickles with both ``None``."""
+        call = pickle.loads(base64.b64decode(OLD_PICKLE))
+        assert call == ToolCall("call_1", "get_weather", '{"city":"Oslo"}', "fc_1")
+        assert (call.provider_state, call.namespace, call.caller, call.by_program) == (
+            "sig",
+            None,
+            None,
+            False,
+        )
+        today = ToolCall("c1", "f", "{}", namespace="crm", caller=PROGRAM)
+        assert pickle.loads(pickle.dumps(today)).caller == PROGRAM
 
     def test_a_namespace_that_is_not_a_string_is_refused(self) -> None:
         document = unwrap(parse(message.dumps([AssistantTurn("", (ToolCall("c1", "f", "{}"),))])))
