@@ -443,11 +443,14 @@ class _AnthropicDecoder(_reduce.Reducer):
         if kind == "tool_use":
             if not isinstance(block.get("input", {}), dict):
                 _reduce.protocol("a tool_use input must be an object")
+            caller = block.get("caller")
+            if caller is not None and not isinstance(caller, dict):
+                _reduce.protocol("a caller must be an object")
             call = self._b.open_call(
                 key,
                 _reduce.string(block, "id", "a tool_use id"),
                 _reduce.string(block, "name", "a name"),
-                caller=_reduce.obj(block, "caller", "a caller"),
+                caller=caller,
             )
         elif kind == "text":
             self._b.text(_reduce.string(block, "text", "text") or "")

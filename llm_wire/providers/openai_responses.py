@@ -194,6 +194,16 @@ class _OutputItem:
         self.text_seen = False
 
 
+def _extras(item: dict[str, Value]) -> tuple[str | None, dict[str, Value] | None]:
+    """A call item's ``namespace`` and ``caller`` (``None`` when absent or null), read in one step."""
+    namespace, caller = item.get("namespace"), item.get("caller")
+    if namespace is not None and not isinstance(namespace, str):
+        _reduce.protocol("a namespace must be a string")
+    if caller is not None and not isinstance(caller, dict):
+        _reduce.protocol("a caller must be an object")
+    return namespace, caller
+
+
 def _settled(first: _T, final: _T) -> _T:
     """A call's member as the finished item gives it: sent once, or twice alike (``None``: not sent)."""
     if final is None:
@@ -297,13 +307,9 @@ class _ResponsesDecoder(_reduce.Reducer):
         if kind == "function_call":
             call_id = _reduce.string(item, "call_id", "a call_id")
             name = _reduce.string(item, "name", "a function name")
+            namespace, caller = _extras(item) if "namespace" in item or "caller" in item else (None, None)
             call = self._b.open_call(
-                position,
-                call_id,
-                name,
-                provider_id=item_id,
-                namespace=_reduce.string(item, "namespace", "a namespace"),
-                caller=_reduce.obj(item, "caller", "a caller"),
+                position, call_id, name, provider_id=item_id, namespace=namespace, caller=caller
             )
             self._b.append(call, _reduce.string(item, "arguments", "arguments") or "")
         self._items[position] = _OutputItem(kind, call)
@@ -324,8 +330,10 @@ class _ResponsesDecoder(_reduce.Reducer):
                 _reduce.protocol("an output item changed its call_id")
             if _reduce.string(item, "name", "a function name") not in (None, call.name):
                 _reduce.protocol("an output item changed its call's name")
-            call.namespace = _settled(call.namespace, _reduce.string(item, "namespace", "a namespace"))
-            call.caller = _settled(call.caller, _reduce.obj(item, "caller", "a caller"))
+            if "namespace" in item or "caller" in item:
+                namespace, caller = _extras(item)
+                call.namespace = _settled(call.namespace, namespace)
+                call.caller = _settled(call.caller, caller)
             whole = _reduce.string(item, "arguments", "arguments")
             if whole is not None:
                 self._b.settle(call, whole)
