@@ -259,10 +259,11 @@ def admit(
     Admit the calls of one finished response against the declared tools.
 
     Always fatal: an empty batch, a duplicate call id, more calls than allowed, arguments over the per-call
-    or total byte limit. Per call: an undeclared tool is ``UnknownTool``; arguments are parsed strictly,
-    passed through ``adjust[tool]`` (undoing a provider projection), validated against the contract, then
-    decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue fails the
-    response with ``InvalidToolCall``; under ``REPORT`` every issue is listed, in provider order.
+    or total byte limit. Per call: an undeclared tool is ``UnknownTool`` (tools are keyed on namespace and
+    name, and no declared tool is in a namespace, so a call with a ``namespace`` is one); arguments are
+    parsed strictly, passed through ``adjust[tool]`` (undoing a provider projection), validated against the
+    contract, then decoded natively, and a failure is ``InvalidArguments``. Under ``REJECT`` the first issue
+    fails the response with ``InvalidToolCall``; under ``REPORT`` every issue is listed, in provider order.
     """
     # Plain class tests first: the usual arguments skip the costlier ``isinstance`` (an ABC for ``calls``).
     if checks.__class__ is not ToolCallChecks and not isinstance(checks, ToolCallChecks):
@@ -317,7 +318,9 @@ def admit(
         total += size
         if total > most:
             return Err(_over("total_argument_bytes", most, total))
-        tool = by_name.get(call.name)
+        # Tools are keyed on (namespace, name), and every declared tool is outside any namespace: a call in
+        # one (OpenAI Responses ``namespace``) is never taken for the plain tool of the same name.
+        tool = by_name.get(call.name) if call.namespace is None else None
         if tool is None:
             issue: ToolCallIssue = UnknownTool(call.id, call.name, tuple(by_name))
         else:

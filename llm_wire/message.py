@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, ClassVar, TypeAlias
 
-from attrs import Attribute, field, frozen
+from attrs import Attribute, field, fields, frozen
 
 from llm_wire import _deprecated, codec
 from llm_wire._described import Described as _Described
@@ -125,10 +125,17 @@ def _text(instance: object, attribute: Attribute[str], value: object) -> None:
         raise TypeError(msg)
 
 
+def _optional_text(instance: object, attribute: Attribute[str | None], value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        msg = f"{type(instance).__name__}.{attribute.name} must be a str or None, not {type(value).__name__}"
+        raise TypeError(msg)
+
+
 @frozen
 class ToolCall(_Lean):
     """
-    One call a model made: its id, the tool name, and the argument text exactly as the provider sent it.
+    One call a model made: its id, the tool name, and the argument text exactly as the provider sent it,
+    with what else the provider said about it (its item id, replay state, namespace and caller).
     """
 
     #: The id that pairs the call with its result (a provider's ``call_id`` / ``tool_use`` id).
@@ -140,6 +147,31 @@ class ToolCall(_Lean):
     provider_id: str | None = None
     #: Opaque replay data the provider needs back (Gemini ``thoughtSignature``), as a JSON value.
     provider_state: Value = field(default=None, eq=False, hash=False)
+    #: The namespace the tool was called in (OpenAI Responses ``namespace``); ``None`` for a plain call.
+    namespace: str | None = field(default=None, validator=_optional_text)
+    #: Who made the call, as the provider sent it (OpenAI Responses and Anthropic ``caller``, such as
+    #: ``{"type": "direct"}`` or a program's ``{"type": "program", "caller_id": ...}``); ``None`` when absent.
+    caller: Value = field(default=None, hash=False)
+
+    def __getstate__(self) -> dict[str, Value]:
+        return {name: getattr(self, name) for name in _CALL_FIELDS}
+
+    def __setstate__(self, state: dict[str, Value]) -> None:
+        # A call pickled before ``namespace`` and ``caller`` existed has neither: they read as ``None``.
+        for name in _CALL_FIELDS:
+            object.__setattr__(self, name, state.get(name))
+
+    @property
+    def by_program(self) -> bool:
+        """
+        Whether code the model ran made the call (programmatic tool calling), not the model itself: a
+        ``caller`` other than ``{"type": "direct", ...}``.
+        """
+        caller = self.caller
+        return caller is not None and not (isinstance(caller, dict) and caller.get("type") == "direct")
+
+
+_CALL_FIELDS = tuple(a.name for a in fields(ToolCall))
 
 
 @frozen
@@ -227,11 +259,35 @@ def _message_codec() -> codec.Codec[Message]:
     Replay data is a JSON value kept as it is (a finite Python float in it is written as ``render`` does).
     """
     hints: dict[Any, codec.Codec[Any]] = {Provider: _provider_codec(), Value: codec.json_value(floats=True)}
+    hints[ToolCall] = _call_codec()
     kinds = [
         codec.variant(role, codec.derive(cls, namespace={"Decimal": Decimal}, codecs=hints), cls=cls)
         for cls, role in _ROLES.items()
     ]
     return codec.internal_union(*kinds, tag="role")
+
+
+#: The members of a persisted call written only when set, so a call without them is written as before.
+_WHEN_SET = ("namespace", "caller")
+
+
+@functools.cache
+def _call_codec() -> codec.Codec[ToolCall]:
+    """
+    A call as the object ``codec.derive`` makes of it, ``namespace`` and ``caller`` left out when ``None``
+    (absent, they read as ``None``: documents written before them still load). Conversations and a durable
+    run's rounds persist calls through it; built on first use.
+    """
+    derived = codec.derive(ToolCall, codecs={Value: codec.json_value(floats=True)})
+
+    def encode(call: ToolCall) -> Result[Value, codec.EncodeError]:
+        match derived.encode(call):
+            case Ok(dict() as document):
+                return Ok({k: v for k, v in document.items() if v is not None or k not in _WHEN_SET})
+            case other:
+                return other
+
+    return codec.custom(derived.decode, encode, schema=derived.schema)
 
 
 def dumps(messages: tuple[Message, ...] | list[Message]) -> str:

@@ -128,7 +128,8 @@ class SyncModel(Protocol):
 Model: TypeAlias = AsyncModel | SyncModel
 
 #: ``allow_tool_call(call, descriptor)``: whether the host lets the call run at all (checked first):
-#: ``True``/``ALLOW`` (approval still applies), ``False``/``DENY``, or ``ASK`` the approver.
+#: ``True``/``ALLOW`` (approval still applies), ``False``/``DENY``, or ``ASK`` the approver. A call code
+#: made (``call.by_program``, ``call.caller``) can be refused here.
 AllowToolCall: TypeAlias = Callable[[ToolCall, ToolDescriptor], "Verdict | bool | Awaitable[Verdict | bool]"]
 #: ``approval_policy(request)`` for ``Approval.POLICY`` tools: allow, deny, or ``ASK`` the approver.
 ApprovalPolicy: TypeAlias = Callable[[ApprovalRequest], "Verdict | bool | Awaitable[Verdict | bool]"]
@@ -584,6 +585,7 @@ class Runner:
             contract.capabilities,
             descriptor.redact(None if planned.admitted is None else planned.admitted.arguments),
             run.run_id,
+            call.by_program,
         )
         verdict = Verdict.ASK
         if contract.approval is Approval.POLICY and self._policy is not None and not ask:

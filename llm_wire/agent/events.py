@@ -81,7 +81,7 @@ class Verdict(enum.Enum):
 class ApprovalRequest(_Lean):
     """
     What an approver needs to decide on a call: the tool, its version, side effect, idempotency and
-    capabilities, and the arguments with secrets redacted.
+    capabilities, the arguments with secrets redacted, and whether a program made the call.
     """
 
     call_id: str
@@ -93,6 +93,8 @@ class ApprovalRequest(_Lean):
     #: The admitted arguments, members marked secret shown as ``"[redacted]"``.
     arguments: Value = field(eq=False)
     run_id: str = ""
+    #: Whether code the model ran made the call rather than the model itself (``ToolCall.by_program``).
+    by_program: bool = False
 
 
 @frozen

@@ -23,7 +23,7 @@ from llm_wire.agent.store import (
     UnreadableRecord,
 )
 from llm_wire.error import ProtocolError
-from llm_wire.message import AssistantTurn, Provider, ToolCall, _provider_codec
+from llm_wire.message import AssistantTurn, Provider, ToolCall, _call_codec, _provider_codec
 from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
 from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok, unwrap
@@ -81,8 +81,10 @@ class _PositionalRound:
 
 
 # The response's own module does not bind ``Decimal``, which its ``Value`` fields name; a provider is kept
-# by its stable string form, as a conversation keeps it.
-_ROUND = codec.derive(_Round, namespace={"Decimal": Decimal}, codecs={Provider: _provider_codec()})
+# by its stable string form, and a call as a conversation keeps them.
+_ROUND = codec.derive(
+    _Round, namespace={"Decimal": Decimal}, codecs={Provider: _provider_codec(), ToolCall: _call_codec()}
+)
 _POSITIONAL_ROUND = codec.derive(_PositionalRound, namespace={"Decimal": Decimal})
 _FAILED = "the model call failed (recorded by a durable run)"
 _NOT_JSON = "the model's response held a value that is not JSON, so a durable run cannot record it"

@@ -147,13 +147,23 @@ def json_text(value: Value, what: str) -> str:
 class Call:
     """A call being received."""
 
-    __slots__ = ("done", "id", "name", "parts", "provider_id", "size", "state")
+    __slots__ = ("caller", "done", "id", "name", "namespace", "parts", "provider_id", "size", "state")
 
-    def __init__(self, call_id: str, name: str, provider_id: str | None, state: Value) -> None:
+    def __init__(
+        self,
+        call_id: str,
+        name: str,
+        provider_id: str | None,
+        state: Value,
+        namespace: str | None = None,
+        caller: Value = None,
+    ) -> None:
         self.id = call_id
         self.name = name
         self.provider_id = provider_id
         self.state = state
+        self.namespace = namespace
+        self.caller = caller
         self.parts: list[str] = []
         self.size = 0
         self.done = False
@@ -210,6 +220,8 @@ class Builder:
         *,
         provider_id: str | None = None,
         state: Value = None,
+        namespace: str | None = None,
+        caller: Value = None,
     ) -> Call:
         """Start a call routed by ``key``; ids must be present and unique, names present."""
         if key in self.calls:
@@ -221,7 +233,7 @@ class Builder:
         if call_id in self.ids:
             protocol("two calls share one call id")
         self.ids.add(call_id)
-        call = self.calls[key] = Call(call_id, name, provider_id, state)
+        call = self.calls[key] = Call(call_id, name, provider_id, state, namespace, caller)
         self.progress.append(ToolCallStarted(call_id, name))
         return call
 
@@ -255,7 +267,9 @@ class Builder:
     def terminal(self, finish: FinishReason, detail: str | None) -> Terminal:
         """The finished response; open calls are an error unless the output was cut for length."""
         complete = tuple(
-            ToolCall(c.id, c.name, c.text, c.provider_id, c.state) for c in self.calls.values() if c.done
+            ToolCall(c.id, c.name, c.text, c.provider_id, c.state, c.namespace, c.caller)
+            for c in self.calls.values()
+            if c.done
         )
         open_calls = tuple(PartialCall(c.id, c.name, c.text) for c in self.calls.values() if not c.done)
         if open_calls and finish in (FinishReason.STOP, FinishReason.TOOL_CALLS):

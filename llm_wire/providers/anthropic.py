@@ -153,14 +153,20 @@ def _path(model: str, stream: bool) -> str:
     return _PATH
 
 
-def _tool_use(call: ToolCall) -> dict[str, Value]:
-    """A ``tool_use`` block; ``input`` is the argument object (``arguments_object``)."""
-    return {
+def _tool_use(call: ToolCall, own: bool = True) -> dict[str, Value]:
+    """
+    A ``tool_use`` block; ``input`` is the argument object (``arguments_object``); ``caller`` as received,
+    on a call of this API (``own``) only.
+    """
+    block: dict[str, Value] = {
         "type": "tool_use",
         "id": call.id,
         "name": call.name,
         "input": _replay.arguments_object(call.arguments_json),
     }
+    if own and call.caller is not None:
+        block["caller"] = call.caller
+    return block
 
 
 def _text(text: str) -> dict[str, Value]:
@@ -196,7 +202,8 @@ def _encode(out: Outgoing) -> Result[Value, EncodeError]:
                         return Err(InvalidReplay(index, reason))
                     case Ok(None):
                         blocks: list[Value] = [_text(turn.text)] if turn.text else []
-                        blocks.extend(_tool_use(call) for call in turn.calls)
+                        own = turn.provider == _PROVIDER
+                        blocks.extend(_tool_use(call, own) for call in turn.calls)
                     case Ok(replayed):
                         blocks = list(replayed or ())
                 if blocks:
@@ -452,8 +459,14 @@ class _AnthropicDecoder(_reduce.Reducer):
         if kind == "tool_use":
             if not isinstance(block.get("input", {}), dict):
                 _reduce.protocol("a tool_use input must be an object")
+            caller = block.get("caller")
+            if caller is not None and not isinstance(caller, dict):
+                _reduce.protocol("a caller must be an object")
             call = self._b.open_call(
-                key, _reduce.string(block, "id", "a tool_use id"), _reduce.string(block, "name", "a name")
+                key,
+                _reduce.string(block, "id", "a tool_use id"),
+                _reduce.string(block, "name", "a name"),
+                caller=caller,
             )
         elif kind == "text":
             self._b.text(_reduce.string(block, "text", "text") or "")
@@ -524,12 +537,16 @@ class _AnthropicDecoder(_reduce.Reducer):
 # The server's speech, for the fake provider.
 
 
+def _spoken_call(call: ToolCall, arguments: Value) -> dict[str, Value]:
+    block: dict[str, Value] = {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments}
+    if call.caller is not None:
+        block["caller"] = call.caller
+    return block
+
+
 def _speak_body(text: str, calls: Sequence[ToolCall], model: str) -> Value:
     blocks: list[Value] = [{"type": "text", "text": text}] if text else []
-    blocks += [
-        {"type": "tool_use", "id": c.id, "name": c.name, "input": _speech.arguments(c.arguments_json)}
-        for c in calls
-    ]
+    blocks += [_spoken_call(c, _speech.arguments(c.arguments_json)) for c in calls]
     return {
         "id": "msg_fake",
         "type": "message",
@@ -560,8 +577,7 @@ def _speak_events(
         emit("content_block_stop", index=index)
         index += 1
     for call in calls:
-        block: Value = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
-        emit("content_block_start", index=index, content_block=block)
+        emit("content_block_start", index=index, content_block=_spoken_call(call, {}))
         for part in _speech.pieces(call.arguments_json, piece):
             emit("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": part})
         emit("content_block_stop", index=index)

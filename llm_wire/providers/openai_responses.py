@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
@@ -53,6 +54,8 @@ from llm_wire.value import Value, render
 
 __all__ = ["WIRE"]
 
+_T = TypeVar("_T")
+
 _PROVIDER = Provider.OPENAI_RESPONSES
 _PATH = "/v1/responses"
 
@@ -81,9 +84,22 @@ def _text(text: str) -> dict[str, Value]:
 _KIND = _replay.Kind(is_call=_is_call, is_text=_is_text, matches=_matches, text=_text)
 
 
-def _function_call(call: ToolCall) -> dict[str, Value]:
-    """A ``function_call`` input item; ``arguments`` is the model's text, unchanged."""
-    return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments_json}
+def _function_call(call: ToolCall, own: bool = True) -> dict[str, Value]:
+    """
+    A ``function_call`` input item; ``arguments`` is the model's text, unchanged. ``namespace`` and
+    ``caller`` go as received; ``caller`` only on a call of this API (``own``), whose callers it knows.
+    """
+    item: dict[str, Value] = {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments_json,
+    }
+    if call.namespace is not None:
+        item["namespace"] = call.namespace
+    if own and call.caller is not None:
+        item["caller"] = call.caller
+    return item
 
 
 def _encode(out: Outgoing) -> Result[Value, EncodeError]:
@@ -102,7 +118,8 @@ def _encode(out: Outgoing) -> Result[Value, EncodeError]:
                     case Ok(None):
                         if turn.text or not turn.calls:
                             items.append(_text(turn.text))
-                        items.extend(_function_call(call) for call in turn.calls)
+                        own = turn.provider == _PROVIDER
+                        items.extend(_function_call(call, own) for call in turn.calls)
                     case Ok(replayed):
                         items.extend(replayed or ())
             case ToolResult(call_id=call_id, content=content):
@@ -179,6 +196,25 @@ class _OutputItem:
         self.done = False
         self.final: Value = None
         self.text_seen = False
+
+
+def _extras(item: dict[str, Value]) -> tuple[str | None, dict[str, Value] | None]:
+    """A call item's ``namespace`` and ``caller`` (``None`` when absent or null), read in one step."""
+    namespace, caller = item.get("namespace"), item.get("caller")
+    if namespace is not None and not isinstance(namespace, str):
+        _reduce.protocol("a namespace must be a string")
+    if caller is not None and not isinstance(caller, dict):
+        _reduce.protocol("a caller must be an object")
+    return namespace, caller
+
+
+def _settled(first: _T, final: _T) -> _T:
+    """A call's member as the finished item gives it: sent once, or twice alike (``None``: not sent)."""
+    if final is None:
+        return first
+    if first is not None and first != final:
+        _reduce.protocol("an output item changed its call's namespace or caller")
+    return final
 
 
 class _ResponsesDecoder(_reduce.Reducer):
@@ -275,7 +311,10 @@ class _ResponsesDecoder(_reduce.Reducer):
         if kind == "function_call":
             call_id = _reduce.string(item, "call_id", "a call_id")
             name = _reduce.string(item, "name", "a function name")
-            call = self._b.open_call(position, call_id, name, provider_id=item_id)
+            namespace, caller = _extras(item) if "namespace" in item or "caller" in item else (None, None)
+            call = self._b.open_call(
+                position, call_id, name, provider_id=item_id, namespace=namespace, caller=caller
+            )
             self._b.append(call, _reduce.string(item, "arguments", "arguments") or "")
         self._items[position] = _OutputItem(kind, call)
         if item_id is not None:
@@ -295,6 +334,10 @@ class _ResponsesDecoder(_reduce.Reducer):
                 _reduce.protocol("an output item changed its call_id")
             if _reduce.string(item, "name", "a function name") not in (None, call.name):
                 _reduce.protocol("an output item changed its call's name")
+            if "namespace" in item or "caller" in item:
+                namespace, caller = _extras(item)
+                call.namespace = _settled(call.namespace, namespace)
+                call.caller = _settled(call.caller, caller)
             whole = _reduce.string(item, "arguments", "arguments")
             if whole is not None:
                 self._b.settle(call, whole)
@@ -386,8 +429,8 @@ def _speak_items(text: str, calls: Sequence[ToolCall]) -> list[Value]:
                 "content": content,
             }
         )
-    items += [
-        {
+    for n, c in enumerate(calls):
+        item: dict[str, Value] = {
             "type": "function_call",
             "id": f"fc_{n}",
             "call_id": c.id,
@@ -395,8 +438,11 @@ def _speak_items(text: str, calls: Sequence[ToolCall]) -> list[Value]:
             "arguments": c.arguments_json,
             "status": "completed",
         }
-        for n, c in enumerate(calls)
-    ]
+        if c.namespace is not None:
+            item["namespace"] = c.namespace
+        if c.caller is not None:
+            item["caller"] = c.caller
+        items.append(item)
     return items
 
 

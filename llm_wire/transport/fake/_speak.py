@@ -7,23 +7,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from attrs import frozen
+from attrs import field, frozen
 
 from llm_wire.message import Provider, ToolCall
 from llm_wire.providers import WIRES, Wires
 from llm_wire.transport.fake._reply import Reply
-from llm_wire.value import render
+from llm_wire.value import Value, render
 
 __all__ = ["FakeCall", "answer", "error", "sse"]
 
 
 @frozen
 class FakeCall:
-    """A tool call the fake model makes: its id, tool name and argument JSON text."""
+    """
+    A tool call the fake model makes: its id, tool name and argument JSON text, and the namespace and
+    caller the APIs that have them send (OpenAI Responses; Anthropic takes the caller only).
+    """
 
     id: str
     name: str
     arguments: str
+    namespace: str | None = None
+    caller: Value = field(default=None, hash=False)
 
 
 def sse(events: Iterable[tuple[str | None, str]]) -> tuple[bytes, ...]:
@@ -52,7 +57,10 @@ def answer(
     deltas, as the wire's ``Speech`` writes them.
     """
     speech = wires[provider].speech
-    said = tuple(ToolCall(call.id, call.name, call.arguments) for call in calls)
+    said = tuple(
+        ToolCall(call.id, call.name, call.arguments, namespace=call.namespace, caller=call.caller)
+        for call in calls
+    )
     if stream:
         events = speech.events(text, said, piece, model)
         return Reply(chunks=sse(events), stream=True, gap=gap, content_type="text/event-stream")
