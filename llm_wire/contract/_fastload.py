@@ -2,13 +2,14 @@
 The contract load path's speed trick, kept in one place (the package's others are in ``llm_wire._fast``).
 
 ``quick_plan`` reads the common schema document in one walk, building each ``Schema`` node straight from
-its object: the same nodes, keyword order, values and
-node paths that ``schema.from_value`` and ``_load``'s own walk make, in under a third of their time. It takes
-only what it can read plainly: every keyword allowed and of its plainest shape (exact JSON classes, counts
-already ``int``), nothing the caller sends the exact way (references, resources, a nested ``$schema``),
-nesting no deeper than a few dozen levels. At anything else it gives up (``None``) and the exact path reads
-the document again, so every refusal, and every document this walk does not take, keeps that path's result
-and texts.
+its object: the same nodes, keyword order, values and node paths that ``schema.from_value`` and ``_load``'s
+own walk make, in under a third of their time. It takes only what it can read plainly: every keyword allowed
+and of its plainest shape (exact JSON classes, counts already ``int``, ``enum`` and ``const`` values of exact
+JSON classes nested at most 32 deep), nothing the caller sends the exact way (references, resources, a
+nested ``$schema``), nesting no deeper than a few dozen levels. At anything else it gives up (``None``) and
+the exact path reads the document again, so every refusal, and every document this walk does not take,
+keeps that path's result and texts. What it takes, the compile cannot refuse (``Plan.plain``): a contract
+loaded this way compiles on its first validation.
 """
 
 from __future__ import annotations
@@ -184,6 +185,8 @@ class _Reader(Generic[N]):
                     raise _Bail  # a member name that is not a string: the exact way refuses it
             elif not tests[name](value):
                 raise _Bail
+            elif name in _COMPILED_VALUES and not _plain_json(value):
+                raise _Bail  # the compile renders and keys these values: it could refuse what is not JSON
             elif name == "pattern":
                 _plain_pattern(value, self.max_pattern_cost)
             elif name == "format" and self.formats is not None and value not in self.formats:
@@ -192,6 +195,36 @@ class _Reader(Generic[N]):
         made = Schema(tuple(pairs))
         self.nodes[id(made)] = self.make_node(made, path, "")
         return made
+
+
+#: Keywords whose JSON values the compile reads (renders and keys), and how deep such a value may nest here.
+_COMPILED_VALUES = frozenset({"enum", "const"})
+_VALUE_DEPTH = 32
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_json(value: object) -> bool:
+    """Whether ``value`` is JSON of the exact classes (finite numbers, string keys), at most 32 deep."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        cls = item.__class__
+        if cls in _SCALARS:
+            continue
+        if cls is Decimal:
+            if not item.is_finite():  # type: ignore[attr-defined]
+                return False
+        elif depth >= _VALUE_DEPTH:
+            return False
+        elif cls is list:
+            stack.extend((member, depth + 1) for member in item)  # type: ignore[attr-defined]
+        elif cls is dict:
+            if not all(key.__class__ is str for key in item):  # type: ignore[attr-defined]
+                return False
+            stack.extend((member, depth + 1) for member in item.values())  # type: ignore[attr-defined]
+        else:
+            return False
+    return True
 
 
 def _plain_pattern(source: object, max_cost: int) -> None:

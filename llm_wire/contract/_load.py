@@ -76,10 +76,16 @@ class Node:
 class Plan:
     """A checked schema tree ready to compile."""
 
-    __slots__ = ("anchors", "nodes", "root", "tree")
+    __slots__ = ("anchors", "nodes", "plain", "root", "tree")
 
     def __init__(
-        self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]], *, tree: bool
+        self,
+        root: Schema,
+        nodes: dict[int, Node],
+        anchors: dict[str, dict[str, Schema]],
+        *,
+        tree: bool,
+        plain: bool = False,
     ) -> None:
         self.root = root
         #: Every object schema, by ``id()`` of its ``Schema`` node.
@@ -89,6 +95,9 @@ class Plan:
         #: Whether the nodes form a tree: no reference, and no node reached twice (a ``Schema`` built in code
         #: may hold one node in several places).
         self.tree = tree
+        #: Read in one walk by ``quick_plan``, which takes nothing the compile could refuse: compiling it
+        #: cannot fail, so it may wait for the first validation.
+        self.plain = plain
 
 
 #: Keywords kept beside ``$ref`` in a draft-07 document (where every other sibling is ignored by the spec).
@@ -136,7 +145,7 @@ def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Pla
     )
     if quick is not None:
         root, nodes = quick
-        return Ok((dialect, Plan(root, nodes, {}, tree=True)))
+        return Ok((dialect, Plan(root, nodes, {}, tree=True, plain=True)))
     match _prepare_exactly(document, dialect, rules):
         case Ok(plan):
             return Ok((dialect, plan))
