@@ -22,7 +22,7 @@ from llm_wire.contract._compile import compile_plan, plain_plan
 from llm_wire.contract._errors import LoadError, ValidationError
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
-from llm_wire.contract._load import Dialect, Plan, Rules, prepare_document, prepare_schema
+from llm_wire.contract._load import Dialect, Plan, Rules, plain_document, prepare_document, prepare_schema
 from llm_wire.contract._quick import WARM_UP, quickened
 from llm_wire.contract._reasons import (
     InvalidShape,
@@ -292,12 +292,15 @@ def load(
         max_ref_depth=max_ref_depth,
         max_pattern_cost=max_pattern_cost,
     )
+    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    plain = plain_document(document, rules)  # no float in it: ``_exact`` would return it as it is
+    if plain is not None:
+        return _compiled(plain[1], plain[0], assert_formats, max_nodes, max_ref_depth)
     match _exact(document):
         case Err(error):
             return Err(error)
         case Ok(document):
             pass
-    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
     match prepare_document(document, rules):
         case Err(error):
             return Err(error)
@@ -357,7 +360,7 @@ def from_schema(
 def _compiled(
     plan: Plan, dialect: Dialect, assert_formats: bool, max_nodes: int, max_ref_depth: int
 ) -> Result[Contract, LoadError]:
-    keywords = sum(len(node.schema.keywords) for node in plan.nodes.values())
+    keywords = plan.keywords
     if plan.plain and plan.root.boolean is None:  # nothing to refuse: compiled on first use
         checker = _Checker(None, plan.root, assert_formats, Memo())
     else:
