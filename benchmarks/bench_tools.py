@@ -44,7 +44,7 @@ from llm_wire.message import Provider, ToolCall
 from llm_wire.result import unwrap
 from llm_wire.tool import Tool
 
-__all__ = ["declarations", "main", "summary_rows"]
+__all__ = ["declarations", "main", "ok_tool", "summary_rows"]
 
 #: The tool counts of the scale rows.
 SCALES = (100, 1_000, 5_000)
@@ -147,7 +147,7 @@ class _Declared:
         return None
 
 
-async def _ok(**_: Any) -> str:
+async def ok_tool(**_: Any) -> str:
     return "ok"
 
 
@@ -160,7 +160,7 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 def _peer(found: list[tuple[str, str, Any]]) -> Agent[None, str]:
-    tools = [PeerTool.from_schema(_ok, name, description, schema) for name, description, schema in found]
+    tools = [PeerTool.from_schema(ok_tool, name, description, schema) for name, description, schema in found]
     agent: Agent[None, str] = Agent(FunctionModel(_script), tools=tools)
 
     @agent.tool_plain
@@ -219,7 +219,9 @@ def declare_rows(*, rounds: int = 7) -> list[Row]:
         return [tool.from_json_schema(*declared) for declared in found]
 
     def peer() -> object:
-        return [PeerTool.from_schema(_ok, name, description, schema) for name, description, schema in found]
+        return [
+            PeerTool.from_schema(ok_tool, name, description, schema) for name, description, schema in found
+        ]
 
     def rust() -> object:
         return [jsonschema_rs.validator_for(schema) for _, _, schema in found]
