@@ -15,14 +15,22 @@ from typing import Any
 
 import fastjsonschema
 import jiter
+import jsonschema_rs
 import pydantic
+from pydantic_ai import Tool as PeerTool
 
-from benchmarks import bench_admission, bench_codec, bench_durable, bench_start
+from benchmarks import bench_admission, bench_codec, bench_durable, bench_start, bench_tools
 from benchmarks._harness import CORPORA, interleaved, print_table
-from llm_wire import admission, codec, tool, value
+from llm_wire import admission, codec, contract, tool, value
+from llm_wire._keywords import Shape, keyword
+from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.contract._contract import first_failure
+from llm_wire.contract._formats import FORMATS
+from llm_wire.contract._keywords import KEYWORDS
+from llm_wire.contract._load import Rules, plain_document
 from llm_wire.message import ToolCall
 from llm_wire.result import Ok, unwrap
+from llm_wire.schema import Schema
 from llm_wire.tool import Tool
 from llm_wire.value._parse import parse_value
 
@@ -144,6 +152,47 @@ def _typed_admission() -> None:
     )
 
 
+def _bare(document: Any) -> Schema:
+    """The least a load builds: each schema object copied into ``Schema`` nodes, nothing checked."""
+    pairs = []
+    for name, member in document.items():
+        shape = keyword(name).shape
+        if shape is Shape.SCHEMA and isinstance(member, dict):
+            member = _bare(member)
+        elif shape is Shape.SCHEMA_MAP and isinstance(member, dict):
+            member = tuple((k, _bare(v) if isinstance(v, dict) else v) for k, v in member.items())
+        elif shape is Shape.SCHEMA_LIST and isinstance(member, list):
+            member = tuple(_bare(v) if isinstance(v, dict) else v for v in member)
+        pairs.append((name, member))
+    return Schema(tuple(pairs))
+
+
+def _declaring() -> None:
+    """Declaring 1,000 MCP tools, by part, against the peers of the summary row."""
+    found = bench_tools.declarations(bench_tools.TOOLS)
+    rules = _rules()
+    parts: list[tuple[str, Callable[[], object]]] = [
+        (
+            "pydantic-ai Tool.from_schema + jsonschema_rs compile (the peer)",
+            lambda: [
+                (PeerTool.from_schema(bench_tools.ok_tool, n, d, s), jsonschema_rs.validator_for(s))
+                for n, d, s in found
+            ],
+        ),
+        ("json.dumps of each document", lambda: [json.dumps(s) for _, _, s in found]),
+        ("bare copy into Schema nodes (nothing checked)", lambda: [_bare(s) for _, _, s in found]),
+        ("the one-walk read (_load.plain_document)", lambda: [plain_document(s, rules) for _, _, s in found]),
+        ("contract.load (the walk and the lazy contract)", lambda: [contract.load(s) for _, _, s in found]),
+        ("tool.from_json_schema, whole", lambda: [tool.from_json_schema(*d) for d in found]),
+    ]
+    _parts(f"Declaring {bench_tools.TOOLS:,} MCP tools, by part", parts)
+
+
+def _rules() -> Rules:
+    """The rules ``contract.load`` reads a document under, by default."""
+    return Rules(frozenset(KEYWORDS), frozenset(), False, FORMATS, 10_000, 128, MAX_PATTERN_COST)
+
+
 def main() -> None:
     """Print the tables; the admission ones need the BFCL corpus."""
     if (CORPORA / "bfcl").is_dir():
@@ -157,6 +206,8 @@ def main() -> None:
     _typed_admission()
     bench_start.floor()
     bench_durable.floor()
+    if (CORPORA / "mcp-tools").is_dir():
+        _declaring()
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from benchmarks import (
     bench_durable,
     bench_start,
     bench_stream,
+    bench_tools,
     bench_transport,
     bench_value,
 )
@@ -390,6 +391,8 @@ def main() -> None:
     rows += _decode_rows()
     if (CORPORA / "mcp-tools").is_dir():
         rows += _load_rows()
+    # Many tools (issue 28, items 1, 2, 4): prepare, a round, declaring and memory with 1,000 MCP tools.
+    rows += bench_tools.summary_rows()
     rows.append(_stream_row())
     rows.append(_transport_row())
     rows.append(_tracing_row())

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import TypeAlias
 
-from attrs import field, frozen
+from attrs import frozen
 
 from llm_wire._described import Described as _Described
 from llm_wire._keywords import Shape as _Shape
@@ -64,23 +64,24 @@ class Schema:
 
     keywords: tuple[tuple[str, _KeywordValue], ...]
     boolean: bool | None
-    _index: dict[str, int] = field(repr=False)
 
     def __init__(
         self, keywords: tuple[tuple[str, _KeywordValue], ...] = (), boolean: bool | None = None
     ) -> None:
         # Written out, as attrs documents for a frozen class: a document's load makes one per schema object.
+        # No index by name: a node holds a few keywords, read when compiled or projected, not per call.
         _setattr(self, "keywords", keywords)
         _setattr(self, "boolean", boolean)
-        _setattr(self, "_index", {name: n for n, (name, _) in enumerate(keywords)})
 
     def get(self, name: str) -> _KeywordValue | None:
         """The value of keyword ``name``, or ``None`` when absent."""
-        n = self._index.get(name)
-        return None if n is None else self.keywords[n][1]
+        for keyword, value in self.keywords:
+            if keyword == name:
+                return value
+        return None
 
     def __contains__(self, name: object) -> bool:
-        return name in self._index
+        return any(keyword == name for keyword, _ in self.keywords)
 
     def names(self) -> tuple[str, ...]:
         """The keyword names in authored order."""
@@ -89,11 +90,11 @@ class Schema:
     def with_keyword(self, name: str, value: _KeywordValue) -> Schema:
         """A copy with ``name`` set (replaced in place, or appended); raises ``DefinitionError`` if bad."""
         pairs = list(self.keywords)
-        n = self._index.get(name)
-        if n is None:
-            pairs.append((name, value))
+        names = [keyword for keyword, _ in pairs]
+        if name in names:
+            pairs[names.index(name)] = (name, value)
         else:
-            pairs[n] = (name, value)
+            pairs.append((name, value))
         return make(*pairs)
 
     def without(self, *names: str) -> Schema:

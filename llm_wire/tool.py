@@ -9,6 +9,7 @@ compiled once; ``llm_wire.admission`` checks every call against it.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -65,6 +66,8 @@ else:
 
     Input = TypeVar("Input", covariant=True)
 
+
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
@@ -76,6 +79,8 @@ def check_name(name: str) -> Result[None, NameProblem]:
     """
     Check ``name`` against ``^[a-zA-Z0-9_-]{1,64}$``, the rule every built-in provider accepts.
     """
+    if name.__class__ is str and _NAME.fullmatch(name):
+        return Ok(None)
     if not name:
         return Err(EmptyName())
     for character in name:
@@ -179,6 +184,11 @@ def from_contract(name: str, description: str, contract: Contract) -> Result[Too
     match check_name(name):
         case Err(problem):
             return Err(InvalidName(name, problem))
+    return _schema_tool(name, description, contract)
+
+
+def _schema_tool(name: str, description: str, contract: Contract) -> Result[Tool, ToolError]:
+    """A schema-only tool of a checked name: ``InputNotObject`` unless the contract describes an object."""
     if not _is_object_schema(contract.schema):
         return Err(InputNotObject(name))
     return Ok(Tool(name, description, contract.schema, contract, None, _key=_CONSTRUCTOR))
@@ -201,7 +211,7 @@ def from_json_schema(
         case Err(load_error):
             return Err(InvalidSchema(load_error))
         case Ok(compiled):
-            return from_contract(name, description, compiled)
+            return _schema_tool(name, description, compiled)
 
 
 def _expect(parameter: str, given: object, expected: type) -> None:

@@ -36,6 +36,7 @@ from llm_wire._request._errors import (
     UnsupportedSchema,
 )
 from llm_wire._request._model import Output, Request
+from llm_wire._request._wired import projected
 from llm_wire.admission import AdmissionLimits
 from llm_wire.message import AssistantTurn, Message, Provider, ToolResult
 from llm_wire.providers import Declared, Outgoing, OutputSpec, Wire
@@ -44,7 +45,8 @@ from llm_wire.providers.response import ResponseError, ResponseLimits, StreamDec
 from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import Schema
 from llm_wire.tool import Tool, ToolCallChecks, new
-from llm_wire.value import NotJson, Value, render
+from llm_wire.value import NotJson, Value
+from llm_wire.value._render import render_with
 
 __all__ = ["Prepared", "prepare"]
 
@@ -128,6 +130,8 @@ def _call_ids(messages: Sequence[Message]) -> frozenset[str]:
 
 
 _Projector: TypeAlias = Callable[[Schema, bool], Result[Projection, ProjectionError]]
+#: A tool's projection in a dialect, from the cache (``_wired``), with its wire schema's text.
+_ToolProjector: TypeAlias = Callable[[Tool, bool], "tuple[Result[Projection, ProjectionError], str | None]"]
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -146,7 +150,13 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
     problem = _settings(config, request)
     if problem is not None:
         return Err(problem)
-    match _declare(config, request, wire, projector):
+    fragments: dict[int, tuple[object, str]] = {}
+
+    def tool_projector(tool: Tool, strict: bool) -> tuple[Result[Projection, ProjectionError], str | None]:
+        wired = projected(tool, wire.profile(strict, legacy=legacy))
+        return wired.result, wired.text
+
+    match _declare(config, request, wire, tool_projector, fragments):
         case Err() as failed:
             return failed
         case Ok(declared):
@@ -186,10 +196,10 @@ def prepare(config: Config, request: Request) -> Result[Prepared, PrepareError]:
         case Ok(body):
             pass
     try:
-        text = render(body)
+        text = render_with(body, fragments)
     except NotJson as bad:
         return Err(NotEncodable(bad.path, bad.problem))
-    size = len(text.encode("utf-8"))
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > config.request_bytes:
         return Err(RequestTooLarge(Limit.REQUEST_BYTES, config.request_bytes, size))
     adjust = {tool.name: tool.projection.restore for tool in declared if tool.projection.nullable}
@@ -277,29 +287,39 @@ def _settings(config: Config, request: Request) -> PrepareError | None:
 
 
 def _declare(
-    config: Config, request: Request, wire: Wire, projector: _Projector
+    config: Config,
+    request: Request,
+    wire: Wire,
+    projector: _ToolProjector,
+    fragments: dict[int, tuple[object, str]],
 ) -> Result[tuple[Declared, ...], PrepareError]:
+    """
+    Each tool as the wire declares it; ``fragments`` gets each wire schema's text, for ``render_with``.
+    """
     seen: set[str] = set()
     declared: list[Declared] = []
     for tool in request.tools:
         if tool.name in seen:
             return Err(DuplicateToolName(tool.name))
         seen.add(tool.name)
-        match _project_tool(config.strict, tool.schema, projector):
+        match _project_tool(config.strict, tool, projector):
             case Err(problem):
                 return Err(UnsupportedSchema(tool.name, problem))
-            case Ok((projection, strict)):
+            case Ok((projection, strict, text)):
                 pass
         if strict:
             over = wire.over_budget([*(d.projection for d in declared if d.strict), projection])
             if over is not None and config.strict is Strictness.ON:
                 return Err(InvalidSetting("strict tools", f"exceed the provider's limits: {over}"))
             if over is not None:
-                match projector(tool.schema, False):
+                loose, text = projector(tool, False)
+                match loose:
                     case Err(problem):
                         return Err(UnsupportedSchema(tool.name, problem))
                     case Ok(projection):
                         strict = False
+        if text is not None:
+            fragments[id(projection.wire_schema)] = (projection.wire_schema, text)
         declared.append(Declared(tool.name, tool.description, projection, strict))
     refused = choice_problem(request.tool_choice, seen)
     if refused is not None:
@@ -308,17 +328,19 @@ def _declare(
 
 
 def _project_tool(
-    strictness: Strictness, schema: Schema, projector: _Projector
-) -> Result[tuple[Projection, bool], ProjectionError]:
+    strictness: Strictness, tool: Tool, projector: _ToolProjector
+) -> Result[tuple[Projection, bool, str | None], ProjectionError]:
     if strictness is not Strictness.OFF:
-        match projector(schema, True):
+        result, text = projector(tool, True)
+        match result:
             case Ok(projection) if strictness is Strictness.ON or projection.qualifies:
-                return Ok((projection, True))
+                return Ok((projection, True, text))
             case Err() as failed if strictness is Strictness.ON:
                 return failed
-    match projector(schema, False):
+    result, text = projector(tool, False)
+    match result:
         case Ok(projection):
-            return Ok((projection, False))
+            return Ok((projection, False, text))
         case Err() as failed:
             return failed
 

@@ -53,6 +53,7 @@ __all__ = [
     "Refuse",
     "Rule",
     "compile_plan",
+    "plain_plan",
 ]
 
 #: The ``(node id, dynamic context)`` a closure is compiled for.
@@ -116,7 +117,11 @@ class Compiler:
     """
 
     def __init__(
-        self, plan: Plan, keywords: Mapping[str, KeywordCompiler | None], assert_formats: bool
+        self,
+        plan: Plan,
+        keywords: Mapping[str, KeywordCompiler | None],
+        assert_formats: bool,
+        memo: Memo | None = None,
     ) -> None:
         self.plan = plan
         self.keywords = keywords
@@ -132,7 +137,7 @@ class Compiler:
         self.extended: dict[tuple[tuple[tuple[str, int], ...], str], tuple[tuple[str, int], ...]] = {}
         #: Keys reached along several edges, with children: their results are shared within a validation.
         self.shared: dict[Key, int] = {}
-        self.memo = Memo()
+        self.memo = Memo() if memo is None else memo
 
     # Keys and edges -------------------------------------------------------------------------------------
 
@@ -525,6 +530,22 @@ def _specialised(table: dict[type, tuple[Check, ...]], slow: Check) -> Check:
     return node
 
 
+def plain_plan(root: Schema) -> Plan:
+    """
+    The plan of a plain schema tree (``Plan.plain``) again, from its root: every node the compile reaches,
+    without its path, which would only name a refusal, and a plain plan meets none.
+    """
+    nodes: dict[int, Node] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        nodes[id(node)] = Node(node, (), "")
+        for name, value in node.keywords:
+            if name in _EDGES:
+                stack.extend(_subschemas(value))
+    return Plan(root, nodes, {}, tree=True, plain=True)
+
+
 def compile_plan(
     plan: Plan,
     keywords: Mapping[str, KeywordCompiler | None],
@@ -532,14 +553,16 @@ def compile_plan(
     assert_formats: bool,
     max_nodes: int,
     max_ref_depth: int,
+    memo: Memo | None = None,
 ) -> Result[tuple[Check, Memo], LoadError]:
     """
-    The compiled check of a plan's root and its memo; ``Err`` for references that loop or chain too deep.
+    The compiled check of a plan's root and its memo (``memo`` when given); ``Err`` for references that
+    loop or chain too deep.
     """
     root = plan.root
     if root.boolean is not None:
-        return Ok((accept if root.boolean else reject, Memo()))
-    compiler = Compiler(plan, keywords, assert_formats)
+        return Ok((accept if root.boolean else reject, Memo() if memo is None else memo))
+    compiler = Compiler(plan, keywords, assert_formats, memo)
     try:
         if plan.tree:
             return Ok((compiler.assemble_tree(root), compiler.memo))

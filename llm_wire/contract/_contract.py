@@ -18,11 +18,11 @@ from llm_wire import value as _value
 from llm_wire._regex import MAX_PATTERN_COST
 from llm_wire.codec import ContractMismatch, DecodeError
 from llm_wire.contract._checks import Budget, Check, Memo, Out, Res
-from llm_wire.contract._compile import compile_plan
+from llm_wire.contract._compile import compile_plan, plain_plan
 from llm_wire.contract._errors import LoadError, ValidationError
 from llm_wire.contract._formats import FORMATS
 from llm_wire.contract._keywords import KEYWORDS
-from llm_wire.contract._load import Dialect, Plan, Rules, prepare_document, prepare_schema
+from llm_wire.contract._load import Dialect, Plan, Rules, plain_document, prepare_document, prepare_schema
 from llm_wire.contract._quick import WARM_UP, quickened
 from llm_wire.contract._reasons import (
     InvalidShape,
@@ -65,15 +65,53 @@ class _Checker:
     """
     The check a contract runs (``run``): its compiled check counting uses, then from the ``WARM_UP``-th use
     the fast path ``_quick`` writes in front of it, or the compiled check alone when the schema has none.
-    The one mutable part of a contract, owned by it.
+    A plain document's check is compiled on its first use (``compiled``): its load refused all that the
+    compile could refuse (``Plan.plain``). The one mutable part of a contract, owned by it.
     """
 
-    __slots__ = ("__weakref__", "compiled", "run")
+    __slots__ = ("__weakref__", "_compiled", "assert_formats", "memo", "run", "schema")
 
-    def __init__(self, compiled: Check, schema: Schema, assert_formats: bool) -> None:
-        #: The compiled check: the slow twin of the fast path, and what ``run`` falls back on.
-        self.compiled = compiled
-        self.run = _warming(weakref.ref(self), compiled, schema, assert_formats)
+    def __init__(self, compiled: Check | None, schema: Schema, assert_formats: bool, memo: Memo) -> None:
+        self._compiled = compiled
+        self.schema = schema
+        self.assert_formats = assert_formats
+        #: The memo the compiled check shares its results in (``Contract._memo``).
+        self.memo = memo
+        owner = weakref.ref(self)
+        self.run = (
+            _compiling(owner) if compiled is None else _warming(owner, compiled, schema, assert_formats)
+        )
+
+    @property
+    def compiled(self) -> Check:
+        """The compiled check: the slow twin of the fast path, and what ``run`` falls back on."""
+        compiled = self._compiled
+        if compiled is None:
+            made = compile_plan(
+                plain_plan(self.schema),
+                KEYWORDS,
+                assert_formats=self.assert_formats,
+                max_nodes=0,
+                max_ref_depth=0,
+                memo=self.memo,
+            )
+            if not isinstance(made, Ok):  # pragma: no cover - a plain plan holds nothing the compile refuses
+                raise AssertionError(f"a plain contract did not compile: {made.error.describe()}")
+            compiled = self._compiled = made.value[0]
+        return compiled
+
+
+def _compiling(owner: weakref.ref[_Checker]) -> Check:
+    """The first ``run`` of a plain contract: compile it, put the warming check in place, and run that."""
+
+    def compiling(v: Any, out: Out) -> Res:
+        checker = owner()
+        assert checker is not None  # the contract calling this holds its checker
+        run = _warming(owner, checker.compiled, checker.schema, checker.assert_formats)
+        checker.run = run
+        return run(v, out)
+
+    return compiling
 
 
 def _warming(owner: weakref.ref[_Checker], check: Check, schema: Schema, assert_formats: bool) -> Check:
@@ -254,12 +292,15 @@ def load(
         max_ref_depth=max_ref_depth,
         max_pattern_cost=max_pattern_cost,
     )
+    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    plain = plain_document(document, rules)  # no float in it: ``_exact`` would return it as it is
+    if plain is not None:
+        return _compiled(plain[1], plain[0], assert_formats, max_nodes, max_ref_depth)
     match _exact(document):
         case Err(error):
             return Err(error)
         case Ok(document):
             pass
-    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
     match prepare_document(document, rules):
         case Err(error):
             return Err(error)
@@ -319,24 +360,27 @@ def from_schema(
 def _compiled(
     plan: Plan, dialect: Dialect, assert_formats: bool, max_nodes: int, max_ref_depth: int
 ) -> Result[Contract, LoadError]:
-    match compile_plan(
-        plan, KEYWORDS, assert_formats=assert_formats, max_nodes=max_nodes, max_ref_depth=max_ref_depth
-    ):
-        case Err(error):
-            return Err(error)
-        case Ok((check, memo)):
-            keywords = sum(len(node.schema.keywords) for node in plan.nodes.values())
-            checker = _Checker(check, plan.root, assert_formats)
-            made = Contract(
-                plan.root,
-                dialect,
-                assert_formats,
-                _checker=checker,
-                _keywords=keywords,
-                _memo=memo,
-                _key=_MADE_HERE,
-            )
-            return Ok(made)
+    keywords = plan.keywords
+    if plan.plain and plan.root.boolean is None:  # nothing to refuse: compiled on first use
+        checker = _Checker(None, plan.root, assert_formats, Memo())
+    else:
+        match compile_plan(
+            plan, KEYWORDS, assert_formats=assert_formats, max_nodes=max_nodes, max_ref_depth=max_ref_depth
+        ):
+            case Err(error):
+                return Err(error)
+            case Ok((check, memo)):
+                checker = _Checker(check, plan.root, assert_formats, memo)
+    made = Contract(
+        plan.root,
+        dialect,
+        assert_formats,
+        _checker=checker,
+        _keywords=keywords,
+        _memo=checker.memo,
+        _key=_MADE_HERE,
+    )
+    return Ok(made)
 
 
 _TOO_DEEP = ValidationError((), TooDeep())

@@ -2,20 +2,21 @@
 The contract load path's speed trick, kept in one place (the package's others are in ``llm_wire._fast``).
 
 ``quick_plan`` reads the common schema document in one walk, building each ``Schema`` node straight from
-its object: the same nodes, keyword order, values and
-node paths that ``schema.from_value`` and ``_load``'s own walk make, in under a third of their time. It takes
-only what it can read plainly: every keyword allowed and of its plainest shape (exact JSON classes, counts
-already ``int``), nothing the caller sends the exact way (references, resources, a nested ``$schema``),
-nesting no deeper than a few dozen levels. At anything else it gives up (``None``) and the exact path reads
-the document again, so every refusal, and every document this walk does not take, keeps that path's result
-and texts.
+its object: the same nodes, keyword order, values and node paths that ``schema.from_value`` and ``_load``'s
+own walk make, in under a third of their time. It takes only what it can read plainly: every keyword allowed
+and of its plainest shape (exact JSON classes, counts already ``int``, every JSON value of exact classes, no
+``float``, nested at most 32 deep), nothing the caller sends the exact way (references, resources, a
+nested ``$schema``), nesting no deeper than a few dozen levels. At anything else it gives up (``None``) and
+the exact path reads the document again, so every refusal, and every document this walk does not take,
+keeps that path's result and texts. What it takes, the compile cannot refuse (``Plan.plain``): a contract
+loaded this way compiles on its first validation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from decimal import Decimal
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from llm_wire._keywords import KEYWORDS, Role, Shape
 from llm_wire._regex import compile_pattern, pattern_cost
@@ -85,12 +86,17 @@ class _Bail(Exception):
 
 
 def quick_plan(
-    document: Value, rules: Rules, *, exact_way: Collection[str], node: Callable[[Schema, Path, str], N]
-) -> tuple[Schema, dict[int, N]] | None:
+    document: Value,
+    rules: Rules,
+    *,
+    exact_way: Collection[str],
+    node: Callable[[Schema, Path, str], N] | None,
+) -> tuple[Schema, dict[int, N], int] | None:
     """
-    The root node and ``{id(node): node(schema, path, "")}`` of a plain document (see the module), else
-    ``None``; so is a document with a keyword in ``exact_way`` (but the root's ``$schema``, left out as the
-    exact path leaves it out).
+    The root node, ``{id(node): node(schema, path, "")}`` (empty when ``node`` is ``None``) and the count of
+    keywords of a plain document (see the module), else ``None``; so is a document with a keyword in
+    ``exact_way`` (but the root's ``$schema``, left out as the exact path leaves it out) or a ``float``
+    anywhere (the exact path reads each exactly).
     """
     if document.__class__ is not dict:
         return None
@@ -103,7 +109,59 @@ def quick_plan(
         root = reader.read(document, (), 1)
     except (_Bail, RecursionError):
         return None
-    return root, reader.nodes
+    return root, reader.nodes, reader.keywords
+
+
+#: What the walk does with a keyword (``_Reader.table``): read a subschema, a list or map of them, keep a JSON
+#: value (``_KEEP``), test a value (the entry is its test, or the exact class it must have), or leave the
+#: document to the exact way. A test of strings or numbers also says the value is plain JSON.
+_SUB, _LIST, _MAP, _EXACT, _KEEP, _PATTERN, _FORMAT = (
+    "sub",
+    "list",
+    "map",
+    "exact",
+    "keep",
+    "pattern",
+    "format",
+)
+_Action: TypeAlias = "str | type | Callable[[Any], bool]"
+#: The shapes a class says all of (a bool, a string), and those whose values may hold anything JSON.
+_CLASSES: dict[Shape, type] = {Shape.STRING: str, Shape.BOOLEAN: bool, Shape.ARRAY: list, Shape.OBJECT: dict}
+_OPEN = frozenset({Shape.ANY, Shape.STRINGS_MAP})
+#: Tables already made, by the sets they are made from (bounded: a caller's annotations make new ones).
+_TABLES: dict[tuple[Collection[str], Collection[str], Collection[str]], dict[str, _Action]] = {}
+_MAX_TABLES = 64
+
+
+def _table(
+    exact_way: Collection[str], supported: Collection[str], annotations: Collection[str]
+) -> dict[str, _Action]:
+    """Each keyword the walk knows, with what it does with it; a name missing is an extension (or refused)."""
+    key = (exact_way, supported, annotations)
+    found = _TABLES.get(key)
+    if found is not None:
+        return found
+    table: dict[str, _Action] = dict.fromkeys(annotations, _KEEP)
+    for name, shape in _SHAPES.items():
+        if name not in supported and not (name in annotations or name in _ANNOTATION_ROLE):
+            table[name] = _EXACT
+        elif shape in _SUBSCHEMA_ACTIONS:
+            table[name] = _SUBSCHEMA_ACTIONS[shape]
+        elif name in ("pattern", "format"):
+            table[name] = _PATTERN if name == "pattern" else _FORMAT
+        elif shape in _OPEN:
+            table[name] = _KEEP if shape is Shape.ANY else _TESTS[name]
+        else:
+            table[name] = _CLASSES.get(shape) or _TESTS[name]
+    table.update(dict.fromkeys(exact_way, _EXACT))
+    if len(_TABLES) >= _MAX_TABLES:
+        _TABLES.clear()
+    _TABLES[key] = table
+    return table
+
+
+_SUBSCHEMA_ACTIONS = {Shape.SCHEMA: _SUB, Shape.SCHEMA_LIST: _LIST, Shape.SCHEMA_MAP: _MAP}
+_FUNCTION = type(_count)
 
 
 class _Reader(Generic[N]):
@@ -111,35 +169,32 @@ class _Reader(Generic[N]):
     cycle, which would keep every node it made alive until the garbage collector runs)."""
 
     __slots__ = (
-        "annotations",
         "count",
         "deepest",
-        "exact_way",
         "formats",
+        "keywords",
         "make_node",
         "max_nodes",
         "max_pattern_cost",
         "nodes",
-        "supported",
+        "table",
     )
 
     def __init__(
         self,
-        make_node: Callable[[Schema, Path, str], N],
+        make_node: Callable[[Schema, Path, str], N] | None,
         exact_way: Collection[str],
         supported: Collection[str],
         annotations: Collection[str],
         formats: Collection[str] | None,
     ) -> None:
         self.make_node = make_node
-        self.exact_way = exact_way
-        self.supported = supported
-        self.annotations = annotations
+        self.table = _table(exact_way, supported, annotations)
         #: The formats asserted, or ``None`` when ``format`` is an annotation.
         self.formats = formats
         self.max_nodes = self.deepest = self.max_pattern_cost = 0
         self.nodes: dict[int, N] = {}
-        self.count = 0
+        self.count = self.keywords = 0
 
     def sub(self, raw: Any, path: Path, depth: int) -> Schema:
         cls = raw.__class__
@@ -153,45 +208,99 @@ class _Reader(Generic[N]):
         self.count += 1
         if self.count > self.max_nodes or depth > self.deepest:
             raise _Bail
-        exact_way, supported, annotations, sub = self.exact_way, self.supported, self.annotations, self.sub
-        shapes, tests = _SHAPES, _TESTS
+        table, sub, read, record = self.table, self.sub, self.read, self.make_node is not None
         pairs: list[tuple[str, Any]] = []
         for name, value in raw.items():
-            if name in exact_way:
-                if name == "$schema" and depth == 1:
-                    continue
-                raise _Bail
-            shape = shapes.get(name)
-            if shape is None:  # not in the vocabulary: kept as it is, if it is an annotation
-                if not (name in annotations or (name.__class__ is str and name.startswith("x-"))):
+            action = table.get(name)
+            kind = action.__class__
+            if kind is type:  # the class the value must have
+                if value.__class__ is not action:
                     raise _Bail
-            elif name not in supported and not (name in annotations or name in _ANNOTATION_ROLE):
-                raise _Bail
-            elif shape is _SCHEMA:
-                value = sub(value, (*path, name), depth + 1)
-            elif shape is _SCHEMA_LIST:
-                if value.__class__ is not list or not value:
+                if (action is list or action is dict) and not _plain_json(value):
+                    raise _Bail  # a float (read exactly the exact way), or what the compile could refuse
+            elif kind is _FUNCTION:  # a test of strings or numbers (or of a map of string lists)
+                if not action(value) or (value.__class__ is dict and not _plain_json(value)):  # type: ignore[operator,misc]
                     raise _Bail
-                value = tuple([sub(item, (*path, name, n), depth + 1) for n, item in enumerate(value)])
-            elif shape is _SCHEMA_MAP:
+            elif action is _SUB:
+                if value.__class__ is dict:
+                    value = read(value, (*path, name) if record else path, depth + 1)
+                else:
+                    value = sub(value, path, depth + 1)
+            elif action is _MAP:
                 if value.__class__ is not dict:
                     raise _Bail
                 if name == "patternProperties":
                     for source in value:
                         _plain_pattern(source, self.max_pattern_cost)
-                value = tuple([(k, sub(item, (*path, name, k), depth + 1)) for k, item in value.items()])
+                value = tuple(
+                    [
+                        (k, read(item, (*path, name, k) if record else path, depth + 1))
+                        if item.__class__ is dict
+                        else (k, sub(item, path, depth + 1))
+                        for k, item in value.items()
+                    ]
+                )
                 if not all(k.__class__ is str for k, _ in value):
                     raise _Bail  # a member name that is not a string: the exact way refuses it
-            elif not tests[name](value):
-                raise _Bail
-            elif name == "pattern":
+            elif action is _LIST:
+                if value.__class__ is not list or not value:
+                    raise _Bail
+                value = tuple(
+                    [
+                        sub(item, (*path, name, n) if record else path, depth + 1)
+                        for n, item in enumerate(value)
+                    ]
+                )
+            elif action is _KEEP or (action is None and name.__class__ is str and name.startswith("x-")):
+                if value.__class__ not in _SCALARS and not _plain_json(value):
+                    raise _Bail  # a float (read exactly the exact way), or what the compile could refuse
+            elif action is _PATTERN:
+                if value.__class__ is not str:
+                    raise _Bail
                 _plain_pattern(value, self.max_pattern_cost)
-            elif name == "format" and self.formats is not None and value not in self.formats:
+            elif action is _FORMAT:
+                formats = self.formats
+                if value.__class__ is not str or (formats is not None and value not in formats):
+                    raise _Bail
+            elif action is _EXACT and name == "$schema" and depth == 1:
+                continue
+            else:  # to the exact way, or not in the vocabulary and not an extension
                 raise _Bail
             pairs.append((name, value))
         made = Schema(tuple(pairs))
-        self.nodes[id(made)] = self.make_node(made, path, "")
+        self.keywords += len(pairs)
+        if record:
+            self.nodes[id(made)] = self.make_node(made, path, "")  # type: ignore[misc]
         return made
+
+
+#: How deep a keyword's JSON value may nest here (the compile renders and keys ``enum`` and ``const``).
+_VALUE_DEPTH = 32
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_json(value: object) -> bool:
+    """Whether ``value`` is JSON of the exact classes (finite numbers, string keys), at most 32 deep."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        cls = item.__class__
+        if cls in _SCALARS:
+            continue
+        if cls is Decimal:
+            if not item.is_finite():  # type: ignore[attr-defined]
+                return False
+        elif depth >= _VALUE_DEPTH:
+            return False
+        elif cls is list:
+            stack.extend((member, depth + 1) for member in item)  # type: ignore[attr-defined]
+        elif cls is dict:
+            if not all(key.__class__ is str for key in item):  # type: ignore[attr-defined]
+                return False
+            stack.extend((member, depth + 1) for member in item.values())  # type: ignore[attr-defined]
+        else:
+            return False
+    return True
 
 
 def _plain_pattern(source: object, max_cost: int) -> None:

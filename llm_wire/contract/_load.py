@@ -34,7 +34,7 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.schema import _FALSE, _TRUE, Schema
 from llm_wire.value import Path, Value
 
-__all__ = ["Dialect", "Node", "Plan", "Rules", "prepare_document", "prepare_schema"]
+__all__ = ["Dialect", "Node", "Plan", "Rules", "plain_document", "prepare_document", "prepare_schema"]
 
 _URI_2020 = "https://json-schema.org/draft/2020-12/schema"
 _URI_07 = "http://json-schema.org/draft-07/schema"
@@ -76,10 +76,17 @@ class Node:
 class Plan:
     """A checked schema tree ready to compile."""
 
-    __slots__ = ("anchors", "nodes", "root", "tree")
+    __slots__ = ("anchors", "keywords", "nodes", "plain", "root", "tree")
 
     def __init__(
-        self, root: Schema, nodes: dict[int, Node], anchors: dict[str, dict[str, Schema]], *, tree: bool
+        self,
+        root: Schema,
+        nodes: dict[int, Node],
+        anchors: dict[str, dict[str, Schema]],
+        *,
+        tree: bool,
+        plain: bool = False,
+        keywords: int | None = None,
     ) -> None:
         self.root = root
         #: Every object schema, by ``id()`` of its ``Schema`` node.
@@ -89,6 +96,11 @@ class Plan:
         #: Whether the nodes form a tree: no reference, and no node reached twice (a ``Schema`` built in code
         #: may hold one node in several places).
         self.tree = tree
+        #: Read in one walk by ``quick_plan``, which takes nothing the compile could refuse: compiling it
+        #: cannot fail, so it may wait for the first validation.
+        self.plain = plain
+        #: How many keywords the nodes hold (counted from the node table when not given).
+        self.keywords = sum(len(n.schema.keywords) for n in nodes.values()) if keywords is None else keywords
 
 
 #: Keywords kept beside ``$ref`` in a draft-07 document (where every other sibling is ignored by the spec).
@@ -135,13 +147,35 @@ def prepare_document(document: Value, rules: Rules) -> Result[tuple[Dialect, Pla
         document, rules, exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY, node=Node
     )
     if quick is not None:
-        root, nodes = quick
-        return Ok((dialect, Plan(root, nodes, {}, tree=True)))
+        root, nodes, keywords = quick
+        return Ok((dialect, Plan(root, nodes, {}, tree=True, plain=True, keywords=keywords)))
     match _prepare_exactly(document, dialect, rules):
         case Ok(plan):
             return Ok((dialect, plan))
         case Err(error):
             return Err(error)
+
+
+def plain_document(document: Value, rules: Rules) -> tuple[Dialect, Plan] | None:
+    """
+    ``prepare_document``'s result for a plain document read in one walk, without the node table a plain
+    plan does not need at load (``Plan.plain``); ``None`` for any other document, which ``prepare_document``
+    then reads.
+    """
+    dialect = Dialect.DRAFT_2020_12
+    if isinstance(document, dict) and "$schema" in document:
+        declared = document["$schema"]
+        found = _dialect_of(declared) if declared.__class__ is str else None
+        if found is None:
+            return None
+        dialect = found
+    quick: tuple[Schema, dict[int, Node], int] | None = quick_plan(
+        document, rules, exact_way=_EXACT_WAY_07 if dialect is Dialect.DRAFT_07 else _EXACT_WAY, node=None
+    )
+    if quick is None:
+        return None
+    root, _, keywords = quick
+    return dialect, Plan(root, {}, {}, tree=True, plain=True, keywords=keywords)
 
 
 def _prepare_exactly(document: Value, dialect: Dialect, rules: Rules) -> Result[Plan, LoadError]:

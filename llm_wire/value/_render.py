@@ -6,7 +6,7 @@ Rendering of ``llm_wire.value``: compact exact JSON text (``render``), plain Pyt
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from decimal import Decimal
 from typing import Any, TypeAlias
 
@@ -17,12 +17,14 @@ from llm_wire.result import Err, Ok, Result
 from llm_wire.value._records import Path, PlainValue, Value
 
 __all__ = [
+    "Fragments",
     "NotJson",
     "UnrepresentableNumber",
     "pointer",
     "render",
     "render_path",
     "render_redacted",
+    "render_with",
     "to_plain",
 ]
 
@@ -55,11 +57,24 @@ def _path_of(link: _Link) -> Path:
     return tuple(reversed(segments))
 
 
+#: Text already rendered, by the ``id`` of the list or dict it renders, with that object (the ``id`` counts
+#: only while the object is the one named: the entry holds it, so its ``id`` cannot go to another object).
+Fragments: TypeAlias = Mapping[int, tuple[object, str]]
+
+
 def render(value: Value) -> str:
     """
     Compact, exact JSON text for ``value``; raises ``NotJson`` for anything that is not a JSON value.
 
     A finite Python ``float`` is written as its shortest repr, which reads back as the same number.
+    """
+    return render_with(value, {})
+
+
+def render_with(value: Value, fragments: Fragments) -> str:
+    """
+    ``render``, writing each list or dict that ``fragments`` holds as its text there (``render`` of that
+    same object, computed once by the caller and not mutated since) instead of walking it again.
     """
     out: list[str] = []
     # Work items: a value with its path, or a literal piece of punctuation.
@@ -89,6 +104,8 @@ def render(value: Value) -> str:
             if v != v or v in (_INF, -_INF):
                 raise NotJson(_path_of(link), "a JSON number must be finite")
             out.append(float.__repr__(v))
+        elif fragments and (known := fragments.get(id(v))) is not None and known[0] is v:
+            out.append(known[1])
         elif isinstance(v, list):
             out.append("[")
             stack.append("]")
