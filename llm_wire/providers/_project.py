@@ -44,13 +44,18 @@ def project_schema(schema: Schema, profile: Profile) -> Result[Projection, Proje
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the walk well inside the limit
         return Err(ProjectionError((), None, "the schema is nested too deeply"))
     unique = tuple(dict.fromkeys(walker.losses))
-    return Ok(Projection(wire, unique, profile, frozenset(walker.nullable)))
+    return Ok(Projection(wire, unique, profile, frozenset(walker.nullable), walker.deepest))
 
 
 #: Where each member of a node sits in the user's document, when not inside that node (a merged allOf
 #: branch, an inlined $ref, oneOf sent as anyOf): member name to the member's path.
 Homes: TypeAlias = dict[str, Path]
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
+#: What a root ``allOf`` branch may hold to be merged into the root exactly.
+_MERGEABLE = frozenset({"type", "properties", "required", "title", "description", "$comment"})
+#: Root members that count the root's own properties: with one of them, merging a branch's would change
+#: what they allow.
+_OTHER_MEMBERS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 #: Keyword values that accept every instance: a keyword so spelt means what its absence means.
 _ACCEPT_ALL: dict[str, tuple[Value, ...]] = {
     **dict.fromkeys(("additionalProperties", "items", "propertyNames", "then", "else"), (True, {})),
@@ -89,6 +94,8 @@ class _Walker:
         self.losses: list[Loss] = []
         self.nullable: set[Path] = set()
         self.nodes = 0
+        #: The deepest level written (``Projection.depth``).
+        self.deepest = 0
         self.inlining: list[str] = []
         # Nodes walked away from where they sit in the user's document (written by the walk in place of
         # one, or left in a list that lost a member), found by the object itself: each with its place and
@@ -125,6 +132,7 @@ class _Walker:
                 raw = {**{k: v for k, v in target.items() if k not in raw}, **raw}
             self.loss((), "$ref", Action.REWRITTEN, "the referenced root schema is inlined")
         if not self.profile.root_combinators:
+            raw = self.merge_root(raw, homes)
             for name in _COMBINATORS:
                 if name in raw:
                     del raw[name]
@@ -146,6 +154,75 @@ class _Walker:
         if self.profile.refs is Refs.KEEP and not self.profile.recursion:
             self.refuse_recursion(raw)
         return self.node(raw, (), (), 0, homes)
+
+    def merge_root(self, raw: dict[str, Value], homes: Homes) -> dict[str, Value]:
+        """
+        ``raw`` with a root ``allOf`` (or a ``oneOf``/``anyOf`` of one branch) merged into it, where that
+        keeps the meaning exactly: each branch only adds properties (``type`` object, ``properties`` the root
+        and the other branches do not hold with another schema, ``required``, an annotation the root lacks),
+        and nothing counts the root's own properties (no ``additionalProperties``, ``patternProperties`` or
+        ``unevaluatedProperties`` but one that accepts everything). Anything else is left as it is (and
+        dropped with a loss by ``root``).
+        """
+        if any(name in raw and raw[name] not in _ACCEPT_ALL[name] for name in _OTHER_MEMBERS):
+            return raw
+        merged = raw
+        for name in _COMBINATORS:
+            branches = raw.get(name)
+            if not isinstance(branches, list) or (name != "allOf" and len(branches) != 1):
+                continue
+            done = self.merged_branches(merged, name, branches, homes)
+            if done is not None:
+                merged = done
+                why = "its branches are merged into it" if name == "allOf" else "its one branch is the root"
+                where = homes.get(name, (name,))[:-1]
+                self.loss(where, name, Action.REWRITTEN, f"{why}: the provider refuses it at the root")
+        return merged
+
+    def merged_branches(
+        self, raw: dict[str, Value], name: str, branches: list[Value], homes: Homes
+    ) -> dict[str, Value] | None:
+        """``raw`` without ``name``, its ``branches`` merged in; ``None`` when that would not be exact."""
+        props = raw.get("properties", {})
+        required = raw.get("required", [])
+        if not isinstance(props, dict) or not isinstance(required, list):
+            return None
+        props, required = dict(props), list(required)
+        annotations: dict[str, Value] = {}
+        at = homes.get(name, (name,))
+        for n, branch in enumerate(branches):
+            if branch is True:
+                continue
+            if not isinstance(branch, dict):
+                return None
+            # A member spelling its default means what its absence means.
+            branch = {k: v for k, v in branch.items() if v not in _ACCEPT_ALL.get(k, ())}
+            if not branch.keys() <= _MERGEABLE:
+                return None
+            if branch.get("type", "object") not in ("object", ["object"]):
+                return None
+            extra, names = branch.get("properties", {}), branch.get("required", [])
+            if not isinstance(extra, dict) or not isinstance(names, list):
+                return None
+            for key, sub in extra.items():
+                if key in props and props[key] != sub:
+                    return None
+                if key not in props and isinstance(sub, dict):
+                    self.made(sub, (*at, n, "properties", key))
+                props.setdefault(key, sub)
+            required += [key for key in names if key not in required]
+            for key in branch.keys() - {"type", "properties", "required"}:
+                if key in raw or annotations.get(key, branch[key]) != branch[key]:
+                    return None
+                annotations[key] = branch[key]
+                homes[key] = (*at, n, key)
+        merged = {k: v for k, v in raw.items() if k != name}
+        merged.update(annotations)
+        if props:
+            merged["properties"] = props
+        if required:
+            merged["required"] = required
+        return merged
 
     def refuse_recursion(self, root: dict[str, Value]) -> None:
         graph: dict[str, set[str]] = {}
@@ -194,6 +271,8 @@ class _Walker:
             raise _refuse(src, None, f"the projected schema would have more than {MAX_NODES} nodes")
         if depth > MAX_DEPTH:
             raise _refuse(src, None, f"the projected schema would nest deeper than {MAX_DEPTH}")
+        # An inlined $ref walks its target one level down, though the wire nests it where the $ref was.
+        self.deepest = max(self.deepest, depth - len(self.inlining))
         if isinstance(raw, bool):
             if self.profile.typed:
                 raise _refuse(
