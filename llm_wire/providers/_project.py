@@ -164,6 +164,8 @@ class _Walker:
         ``unevaluatedProperties`` but one that accepts everything). Anything else is left as it is (and
         dropped with a loss by ``root``).
         """
+        if "allOf" not in raw and "oneOf" not in raw and "anyOf" not in raw:
+            return raw
         if any(name in raw and raw[name] not in _ACCEPT_ALL[name] for name in _OTHER_MEMBERS):
             return raw
         merged = raw
@@ -272,7 +274,9 @@ class _Walker:
         if depth > MAX_DEPTH:
             raise _refuse(src, None, f"the projected schema would nest deeper than {MAX_DEPTH}")
         # An inlined $ref walks its target one level down, though the wire nests it where the $ref was.
-        self.deepest = max(self.deepest, depth - len(self.inlining))
+        level = depth - len(self.inlining) if self.inlining else depth
+        if level > self.deepest:
+            self.deepest = level
         if isinstance(raw, bool):
             if self.profile.typed:
                 raise _refuse(

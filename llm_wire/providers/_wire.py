@@ -206,11 +206,14 @@ class OverProviderLimit(Described):
         api = self.provider.value
         match self.limit:
             case ProviderLimit.TOOLS:
-                what = f"{api} takes at most {self.allowed} tools in one request; this one declares {self.found}"
+                what = (
+                    f"{api} takes at most {self.allowed} tools in one request; this one declares {self.found}"
+                )
             case ProviderLimit.NAME:
                 what = f"{api} takes only tool names matching {self.allowed}"
             case ProviderLimit.SCHEMA_DEPTH:
-                what = f"{api} takes a tool schema nested at most {self.allowed} deep; this one nests {self.found}"
+                most, nests = self.allowed, self.found
+                what = f"{api} takes a tool schema nested at most {most} deep; this one nests {nests}"
             case ProviderLimit.ROOT_COMBINATORS:
                 what = f"{api} refuses {self.found} at the root of a tool schema"
         where = "" if self.tool is None else f"tool {self.tool}: "
@@ -332,12 +335,10 @@ class Wire(Lean):
                 self.provider, ProviderLimit.SCHEMA_DEPTH, name, limits.schema_depth, projection.depth
             )
         root = projection.wire_schema
-        if limits.root_combinators and isinstance(root, dict):
-            for combinator in sorted(limits.root_combinators):
-                if combinator in root:
-                    return OverProviderLimit(
-                        self.provider, ProviderLimit.ROOT_COMBINATORS, name, None, combinator
-                    )
+        refused = limits.root_combinators
+        if refused and isinstance(root, dict) and not refused.isdisjoint(root):
+            first = min(key for key in root if key in refused)
+            return OverProviderLimit(self.provider, ProviderLimit.ROOT_COMBINATORS, name, None, first)
         return None
 
     def request_over_limit(self, tools: int) -> OverProviderLimit | None:
