@@ -5,10 +5,10 @@ Prepare: a request checked once for one provider and encoded exactly, carrying w
 provider (``Projection`` with its losses), the provider's limits (``Wire.limits`` and ``Wire.name_rule``, from
 the tool count, each name and each projection's root and depth: no walk of a schema), the history (every call
 answered once, every result answering a call of the turn before it) and the body size, then returns the exact
-JSON body in a ``Prepared``, or a typed
-``PrepareError``. Everything provider-specific comes from the configuration's ``Wire``. ``Prepared``
-closes the round trip: it makes the response's decoder under the configured bounds, and carries the declared
-tools, checks, admission limits, restore functions and output tool that ``outcome.resolve`` needs.
+JSON body in a ``Prepared``, or a typed ``PrepareError``. Everything provider-specific comes from the
+configuration's ``Wire``. ``Prepared`` closes the round trip: it makes the response's decoder under the
+configured bounds, and carries the declared tools, checks, admission limits, restore functions and output tool
+that ``outcome.resolve`` needs.
 """
 
 from __future__ import annotations
