@@ -96,6 +96,8 @@ class _Walker:
         self.nodes = 0
         #: The deepest level written (``Projection.depth``).
         self.deepest = 0
+        # Properties merged from several places (a root allOf), found by the object: each key's place.
+        self.key_homes: dict[int, tuple[Value, dict[str, Path]]] = {}
         self.inlining: list[str] = []
         # Nodes walked away from where they sit in the user's document (written by the walk in place of
         # one, or left in a list that lost a member), found by the object itself: each with its place and
@@ -190,6 +192,8 @@ class _Walker:
         if not isinstance(props, dict) or not isinstance(required, list):
             return None
         props, required = dict(props), list(required)
+        mine = homes.get("properties", ("properties",))
+        origins: dict[str, Path] = {key: (*mine, key) for key in props}
         annotations: dict[str, Value] = {}
         at = homes.get(name, (name,))
         for n, branch in enumerate(branches):
@@ -209,9 +213,9 @@ class _Walker:
             for key, sub in extra.items():
                 if key in props and props[key] != sub:
                     return None
-                if key not in props and isinstance(sub, dict):
-                    self.made(sub, (*at, n, "properties", key))
-                props.setdefault(key, sub)
+                if key not in props:
+                    origins[key] = (*at, n, "properties", key)
+                    props[key] = sub
             required += [key for key in names if key not in required]
             for key in branch.keys() - {"type", "properties", "required"}:
                 if key in raw or annotations.get(key, branch[key]) != branch[key]:
@@ -222,6 +226,7 @@ class _Walker:
         merged.update(annotations)
         if props:
             merged["properties"] = props
+            self.key_homes[id(props)] = (props, origins)
         if required:
             merged["required"] = required
         return merged
@@ -321,7 +326,8 @@ class _Walker:
             del result["allOf"]
             self.loss(src, "allOf", Action.DROPPED, "a branch is a $ref, which the provider refuses in allOf")
         if _has_type(result, "object") or "properties" in result:
-            self.object_rules(result, src, out, homes.get("properties", (*src, "properties")))
+            here = homes.get("properties", (*src, "properties"))
+            self.object_rules(result, src, out, here, self.merged_homes(raw.get("properties")))
         if _has_type(result, "array"):
             self.array_rules(result, src)
         if profile.openapi:
@@ -354,11 +360,13 @@ class _Walker:
             return
         if name == "properties" and isinstance(value, dict):
             props: dict[str, Value] = {}
+            origins = self.merged_homes(value)
             for key, sub in value.items():
+                place = origins[key] if origins else (*here, key)
                 if sub is False and (profile.typed or profile.close_objects):
-                    self.loss((*here, key), "false", Action.REWRITTEN, "a forbidden property is left out")
+                    self.loss(place, "false", Action.REWRITTEN, "a forbidden property is left out")
                     continue
-                props[key] = self.node(sub, (*here, key), (*out, name, key), depth + 1)
+                props[key] = self.node(sub, place, (*out, name, key), depth + 1)
             result[name] = props
             return
         kept = self.check_value(name, value, src)
@@ -489,7 +497,19 @@ class _Walker:
         self.loss(src, "type", Action.REWRITTEN, f'"{kind}" added: the provider needs a type on every node')
         return {"type": kind, **raw}
 
-    def object_rules(self, result: dict[str, Value], src: Path, out: Path, properties: Path) -> None:
+    def merged_homes(self, properties: Value) -> dict[str, Path] | None:
+        """Where each of ``properties`` sits, when a root ``allOf`` merged them from several places."""
+        merged = self.key_homes.get(id(properties)) if self.key_homes else None
+        return merged[1] if merged is not None and merged[0] is properties else None
+
+    def object_rules(
+        self,
+        result: dict[str, Value],
+        src: Path,
+        out: Path,
+        properties: Path,
+        origins: dict[str, Path] | None = None,
+    ) -> None:
         profile = self.profile
         props = result.get("properties")
         names: list[Value] = list(props) if isinstance(props, dict) else []
@@ -517,7 +537,8 @@ class _Walker:
                     reason = "sent as required and nullable; a null is restored to absent on admission"
                 else:
                     reason = "sent as required (it already accepts null, so null stays null)"
-                self.loss((*properties, name), "required", Action.REWRITTEN, reason)
+                place = origins[name] if origins else (*properties, name)
+                self.loss(place, "required", Action.REWRITTEN, reason)
             if props or "required" in result:
                 result["required"] = list(props)
 

@@ -307,6 +307,32 @@ class TestAnthropicRootCombinators:
         assert losses(config, tool, "anyOf") == [Action.DROPPED]
 
 
+def test_losses_inside_merged_branches_name_their_place_in_the_original() -> None:
+    """A loss in a merged ``allOf`` branch points into that branch, in every dialect that merges it."""
+    schema = unwrap(from_value(ALL_OF))
+    for wire in (anthropic.WIRE, openai_chat.WIRE, google.WIRE):
+        for strict in (False, True):
+            for loss in unwrap(wire.project_schema(schema, strict)).losses:
+                node: Any = ALL_OF
+                for segment in loss.path:
+                    node = node[segment]
+                assert isinstance(node, dict), (wire.provider, strict, loss)
+    # Strict OpenAI makes each optional property required and nullable: each loss where its property is
+    # written, the root's a at the root, the branch's b in the branch.
+    optional: Value = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "allOf": [{"properties": {"b": {"type": "integer", "minimum": 1}}}],
+    }
+    losses = unwrap(openai_chat.WIRE.project_schema(unwrap(from_value(optional)), True)).losses
+    assert sorted(
+        (loss.path, loss.keyword) for loss in losses if loss.keyword in ("required", "minimum")
+    ) == [
+        (("allOf", 0, "properties", "b"), "required"),
+        (("properties", "a"), "required"),
+    ]
+
+
 def test_a_wire_sending_root_combinators_to_anthropic_is_refused() -> None:
     """The table is checked on what is sent: a profile that keeps a root ``oneOf`` is refused, typed."""
     keeping = evolve(anthropic.WIRE, loose=Profile(name="keeps-everything"))
