@@ -326,8 +326,8 @@ class _Walker:
             del result["allOf"]
             self.loss(src, "allOf", Action.DROPPED, "a branch is a $ref, which the provider refuses in allOf")
         if _has_type(result, "object") or "properties" in result:
-            here = homes.get("properties", (*src, "properties"))
-            self.object_rules(result, src, out, here, self.merged_homes(raw.get("properties")))
+            origins = self.merged_homes(raw.get("properties")) if self.key_homes else None
+            self.object_rules(result, src, out, homes.get("properties", (*src, "properties")), origins)
         if _has_type(result, "array"):
             self.array_rules(result, src)
         if profile.openapi:
@@ -360,7 +360,7 @@ class _Walker:
             return
         if name == "properties" and isinstance(value, dict):
             props: dict[str, Value] = {}
-            origins = self.merged_homes(value)
+            origins = self.merged_homes(value) if self.key_homes else None
             for key, sub in value.items():
                 place = origins[key] if origins else (*here, key)
                 if sub is False and (profile.typed or profile.close_objects):
@@ -499,7 +499,7 @@ class _Walker:
 
     def merged_homes(self, properties: Value) -> dict[str, Path] | None:
         """Where each of ``properties`` sits, when a root ``allOf`` merged them from several places."""
-        merged = self.key_homes.get(id(properties)) if self.key_homes else None
+        merged = self.key_homes.get(id(properties))
         return merged[1] if merged is not None and merged[0] is properties else None
 
     def object_rules(
