@@ -47,7 +47,7 @@ FACADE = "llm_wire"
 #: At most this many names on ``llm_wire.agent`` (issue 24).
 MAX_AGENT = 35
 #: At most this many listings over every public module: the floor with every matchable error public.
-MAX_TOTAL = 485
+MAX_TOTAL = 488
 #: What issue 24 asked for, not met (``docs/architecture.md`` says why).
 ISSUE_TARGET = 250
 #: At most this many lines per module.

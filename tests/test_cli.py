@@ -166,6 +166,66 @@ class TestCheck:
         assert out.startswith("llm-wire check:")
 
 
+class TestCheckLimits:
+    """``check`` shows what ``prepare`` would refuse: every tool of a source in one request, and each tool."""
+
+    def test_600_tools_are_refused_by_each_provider_with_a_tool_count(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        listing = {"tools": [{"name": f"tool_{n}", "inputSchema": {"type": "object"}} for n in range(600)]}
+        tools = tmp_path / "tools.json"
+        tools.write_text(json.dumps(listing))
+        status, out = _run(capsys, "check", "--json", "--tools", str(tools), "--mode", "loose")
+        source = json.loads(out)["sources"][0]
+        assert status == 0
+        assert source["request_limits"] == {
+            "openai-responses": (
+                "openai-responses takes at most 128 tools in one request; this one declares 600 (limit tools)"
+            ),
+            "openai-chat": (
+                "openai-chat takes at most 128 tools in one request; this one declares 600 (limit tools)"
+            ),
+            "anthropic": None,
+            "google": "google takes at most 512 tools in one request; this one declares 600 (limit tools)",
+        }
+        for provider in ("openai-responses", "openai-chat", "google"):
+            one = WIRES.named(provider)
+            assert one is not None
+            assert source["request_limits"][provider] == str(one.request_over_limit(600))
+        _, table = _run(capsys, "check", "--tools", str(tools), "--mode", "loose")
+        line = next(line for line in table.splitlines() if line.startswith("every tool in one request"))
+        for refused in (
+            "openai-responses takes at most 128",
+            "openai-chat takes at most 128",
+            "google takes at most 512",
+        ):
+            assert refused in line
+        assert "anthropic" not in line
+
+    def test_a_tool_over_a_limit_is_refused_in_its_cells(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A name Gemini's rule refuses: its google cells say so; the other providers take it."""
+        (tmp_path / "leading_digit.py").write_text(
+            "from llm_wire import codec, tool\n"
+            "N = codec.record('Lives', codec.required('n', codec.integer()))\n"
+            "LIVES = tool.new('9lives', 'A tool.', N)\n"
+        )
+        monkeypatch.syspath_prepend(str(tmp_path))
+        status, out = _run(capsys, "check", "--json", "--module", "leading_digit")
+        cells = json.loads(out)["sources"][0]["tools"][0]["providers"]
+        assert status == 0
+        for mode in ("loose", "strict"):
+            assert cells["google"][mode]["accepted"] is False
+            assert cells["google"][mode]["error"]["limit"] == "name"
+            assert cells["google"][mode]["error"]["reason"].startswith(
+                "tool 9lives: google takes only tool names"
+            )
+            assert all(cells[p][mode]["accepted"] for p in ("openai-responses", "openai-chat", "anthropic"))
+        _, table = _run(capsys, "check", "--module", "leading_digit", "--provider", "google", "--losses")
+        assert "9lives google loose: refused: tool 9lives: google takes only tool names" in table
+
+
 TOOLS = {
     "tools": [
         {

@@ -1,8 +1,9 @@
 """
 Why ``prepare`` refused a request: one frozen record per problem, each with ``describe()``.
 
-``PrepareError`` is their union, with the provider encoders' ``EncodeError``. Texts name tools, settings and
-message positions, never call ids, arguments or contents. Public through ``llm_wire``.
+``PrepareError`` is their union, with the provider encoders' ``EncodeError`` and ``OverProviderLimit`` (a
+limit of the wire's table, ``Wire.limits``). Texts name tools, settings and message positions, never call ids,
+arguments or contents. Public through ``llm_wire``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from attrs import frozen
 
 from llm_wire._described import Described
 from llm_wire._request._config import Limit
-from llm_wire.providers import EncodeError
+from llm_wire.providers import EncodeError, OverProviderLimit
 from llm_wire.providers.projection import ProjectionError
 from llm_wire.tool import DuplicateToolName
 from llm_wire.value import Path, render_path
@@ -181,5 +182,6 @@ PrepareError: TypeAlias = (
     | DuplicateCallId
     | RequestTooLarge
     | NotEncodable
+    | OverProviderLimit
     | EncodeError
 )

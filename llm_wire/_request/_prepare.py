@@ -2,11 +2,13 @@
 Prepare: a request checked once for one provider and encoded exactly, carrying what its response needs.
 
 ``prepare(config, request)`` is pure: it checks the settings, the tool names, each tool's schema against the
-provider (``Projection`` with its losses), the history (every call answered once, every result answering a
-call of the turn before it) and the body size, then returns the exact JSON body in a ``Prepared``, or a typed
-``PrepareError``. Everything provider-specific comes from the configuration's ``Wire``. ``Prepared``
-closes the round trip: it makes the response's decoder under the configured bounds, and carries the declared
-tools, checks, admission limits, restore functions and output tool that ``outcome.resolve`` needs.
+provider (``Projection`` with its losses), the provider's limits (``Wire.limits`` and ``Wire.name_rule``, from
+the tool count, each name and each projection's root and depth: no walk of a schema), the history (every call
+answered once, every result answering a call of the turn before it) and the body size, then returns the exact
+JSON body in a ``Prepared``, or a typed ``PrepareError``. Everything provider-specific comes from the
+configuration's ``Wire``. ``Prepared`` closes the round trip: it makes the response's decoder under the
+configured bounds, and carries the declared tools, checks, admission limits, restore functions and output tool
+that ``outcome.resolve`` needs.
 """
 
 from __future__ import annotations
@@ -296,6 +298,9 @@ def _declare(
     """
     Each tool as the wire declares it; ``fragments`` gets each wire schema's text, for ``render_with``.
     """
+    over_limit = wire.request_over_limit(len(request.tools))
+    if over_limit is not None:
+        return Err(over_limit)
     seen: set[str] = set()
     declared: list[Declared] = []
     for tool in request.tools:
@@ -318,6 +323,9 @@ def _declare(
                         return Err(UnsupportedSchema(tool.name, problem))
                     case Ok(projection):
                         strict = False
+        over_limit = wire.tool_over_limit(tool.name, projection)
+        if over_limit is not None:
+            return Err(over_limit)
         if text is not None:
             fragments[id(projection.wire_schema)] = (projection.wire_schema, text)
         declared.append(Declared(tool.name, tool.description, projection, strict))

@@ -3,7 +3,8 @@
 
 Every figure is the library's own: ``mcp.declare`` (so ``tool.from_json_schema``) decides what loads, each
 ``Wire.project_schema`` what a provider takes, ``Projection.qualifies`` whether a projection keeps the
-meaning.
+meaning, ``Wire.tool_over_limit`` and ``Wire.request_over_limit`` what ``prepare`` would refuse (a tool, or
+every tool of a source in one request).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from llm_wire._keywords import Role, keyword
 from llm_wire.cli._names import provider_names
 from llm_wire.cli._sources import Source, add_arguments, load_all, shown
 from llm_wire.message import Provider
-from llm_wire.providers import WIRES
+from llm_wire.providers import WIRES, OverProviderLimit, ProviderLimit, Wire
 from llm_wire.providers.projection import Action, Loss, Projection
 from llm_wire.result import Err, Ok
 from llm_wire.tool import Tool
@@ -80,7 +81,7 @@ def _loss(loss: Loss) -> dict[str, Any]:
     }
 
 
-def _mode(projected: Any) -> dict[str, Any]:
+def _mode(wire: Wire, name: str, projected: Any) -> dict[str, Any]:
     match projected:
         case Err(error):
             return {
@@ -89,6 +90,14 @@ def _mode(projected: Any) -> dict[str, Any]:
             }
         case Ok(projection):
             assert isinstance(projection, Projection)
+            over = wire.tool_over_limit(name, projection)
+            if over is not None:
+                root = over.found if over.limit is ProviderLimit.ROOT_COMBINATORS else None
+                reason = over.describe()
+                return {
+                    "accepted": False,
+                    "error": {"path": [], "keyword": root, "reason": reason, "limit": over.limit.value},
+                }
             return {
                 "accepted": True,
                 "keeps_meaning": projection.qualifies,
@@ -106,7 +115,12 @@ def _tool_report(
         "loaded": True,
         "providers": {
             provider.value: {
-                mode: _mode(WIRES[provider].project_schema(declared.schema, MODES[mode])) for mode in modes
+                mode: _mode(
+                    WIRES[provider],
+                    declared.name,
+                    WIRES[provider].project_schema(declared.schema, MODES[mode]),
+                )
+                for mode in modes
             }
             for provider in providers
         },
@@ -175,9 +189,17 @@ def check(sources: Sequence[Source], providers: Sequence[Provider], modes: Seque
                 "tools": tools,
                 "totals": _totals(tools, providers, modes),
                 "strict_budget": _budgets(source, providers) if "strict" in modes else {},
+                "request_limits": {
+                    provider.value: _described(WIRES[provider].request_over_limit(len(source.tools)))
+                    for provider in providers
+                },
             }
         )
     return {"sources": reports, "totals": _totals(everything, providers, modes)}
+
+
+def _described(over: OverProviderLimit | None) -> str | None:
+    return None if over is None else over.describe()
 
 
 def _budgets(source: Source, providers: Sequence[Provider]) -> dict[str, str | None]:
@@ -225,6 +247,9 @@ def _table(
         lost = totals["losses_by_keyword"]
         if lost:
             lines.append("losses by keyword: " + ", ".join(f"{k} {n}" for k, n in lost.items()))
+        refused = {p: why for p, why in source["request_limits"].items() if why is not None}
+        if refused:
+            lines.append("every tool in one request: refused by " + "; ".join(refused.values()))
         over = {p: why for p, why in source["strict_budget"].items() if why is not None}
         if over:
             lines.append(

@@ -29,8 +29,11 @@ from llm_wire.providers._wire import (
     InvalidReplay,
     Outgoing,
     OutputSpec,
+    OverProviderLimit,
+    ProviderLimit,
     Speech,
     ToolChoice,
+    ToolLimits,
     UnsupportedSetting,
     UseTool,
     Wire,
@@ -54,6 +57,9 @@ __all__ = [
     "EncodeError",
     "UnsupportedSetting",
     "InvalidReplay",
+    "ToolLimits",
+    "ProviderLimit",
+    "OverProviderLimit",
 ]
 
 #: Every built-in API's wire, its module loaded on the first look-up of its provider.

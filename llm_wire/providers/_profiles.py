@@ -152,6 +152,9 @@ class Projection(Lean):
     profile: Profile = field(factory=lambda: LOOSEST, repr=False)
     #: Paths (in ``wire_schema``) of the properties strict mode made nullable.
     nullable: frozenset[Path] = field(factory=frozenset)
+    #: How deep ``wire_schema`` nests: 0 for a root without subschemas, one more per level of subschema
+    #: (a property, ``items``, a branch, a ``$defs`` entry); an inlined ``$ref`` adds no level.
+    depth: int = 0
 
     def restore(self, value: Value) -> Value:
         """

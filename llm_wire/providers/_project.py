@@ -44,13 +44,18 @@ def project_schema(schema: Schema, profile: Profile) -> Result[Projection, Proje
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the walk well inside the limit
         return Err(ProjectionError((), None, "the schema is nested too deeply"))
     unique = tuple(dict.fromkeys(walker.losses))
-    return Ok(Projection(wire, unique, profile, frozenset(walker.nullable)))
+    return Ok(Projection(wire, unique, profile, frozenset(walker.nullable), walker.deepest))
 
 
 #: Where each member of a node sits in the user's document, when not inside that node (a merged allOf
 #: branch, an inlined $ref, oneOf sent as anyOf): member name to the member's path.
 Homes: TypeAlias = dict[str, Path]
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
+#: What a root ``allOf`` branch may hold to be merged into the root exactly.
+_MERGEABLE = frozenset({"type", "properties", "required", "title", "description", "$comment"})
+#: Root members that count the root's own properties: with one of them, merging a branch's would change
+#: what they allow.
+_OTHER_MEMBERS = ("additionalProperties", "patternProperties", "unevaluatedProperties")
 #: Keyword values that accept every instance: a keyword so spelt means what its absence means.
 _ACCEPT_ALL: dict[str, tuple[Value, ...]] = {
     **dict.fromkeys(("additionalProperties", "items", "propertyNames", "then", "else"), (True, {})),
@@ -89,6 +94,10 @@ class _Walker:
         self.losses: list[Loss] = []
         self.nullable: set[Path] = set()
         self.nodes = 0
+        #: The deepest level written (``Projection.depth``).
+        self.deepest = 0
+        # Properties merged from several places (a root allOf), found by the object: each key's place.
+        self.key_homes: dict[int, tuple[Value, dict[str, Path]]] = {}
         self.inlining: list[str] = []
         # Nodes walked away from where they sit in the user's document (written by the walk in place of
         # one, or left in a list that lost a member), found by the object itself: each with its place and
@@ -125,6 +134,7 @@ class _Walker:
                 raw = {**{k: v for k, v in target.items() if k not in raw}, **raw}
             self.loss((), "$ref", Action.REWRITTEN, "the referenced root schema is inlined")
         if not self.profile.root_combinators:
+            raw = self.merge_root(raw, homes)
             for name in _COMBINATORS:
                 if name in raw:
                     del raw[name]
@@ -146,6 +156,80 @@ class _Walker:
         if self.profile.refs is Refs.KEEP and not self.profile.recursion:
             self.refuse_recursion(raw)
         return self.node(raw, (), (), 0, homes)
+
+    def merge_root(self, raw: dict[str, Value], homes: Homes) -> dict[str, Value]:
+        """
+        ``raw`` with a root ``allOf`` (or a ``oneOf``/``anyOf`` of one branch) merged into it, where that
+        keeps the meaning exactly: each branch only adds properties (``type`` object, ``properties`` the root
+        and the other branches do not hold with another schema, ``required``, an annotation the root lacks),
+        and nothing counts the root's own properties (no ``additionalProperties``, ``patternProperties`` or
+        ``unevaluatedProperties`` but one that accepts everything). Anything else is left as it is (and
+        dropped with a loss by ``root``).
+        """
+        if "allOf" not in raw and "oneOf" not in raw and "anyOf" not in raw:
+            return raw
+        if any(name in raw and raw[name] not in _ACCEPT_ALL[name] for name in _OTHER_MEMBERS):
+            return raw
+        merged = raw
+        for name in _COMBINATORS:
+            branches = raw.get(name)
+            if not isinstance(branches, list) or (name != "allOf" and len(branches) != 1):
+                continue
+            done = self.merged_branches(merged, name, branches, homes)
+            if done is not None:
+                merged = done
+                why = "its branches are merged into it" if name == "allOf" else "its one branch is the root"
+                where = homes.get(name, (name,))[:-1]
+                self.loss(where, name, Action.REWRITTEN, f"{why}: the provider refuses it at the root")
+        return merged
+
+    def merged_branches(
+        self, raw: dict[str, Value], name: str, branches: list[Value], homes: Homes
+    ) -> dict[str, Value] | None:
+        """``raw`` without ``name``, its ``branches`` merged in; ``None`` when that would not be exact."""
+        props = raw.get("properties", {})
+        required = raw.get("required", [])
+        if not isinstance(props, dict) or not isinstance(required, list):
+            return None
+        props, required = dict(props), list(required)
+        mine = homes.get("properties", ("properties",))
+        origins: dict[str, Path] = {key: (*mine, key) for key in props}
+        annotations: dict[str, Value] = {}
+        at = homes.get(name, (name,))
+        for n, branch in enumerate(branches):
+            if branch is True:
+                continue
+            if not isinstance(branch, dict):
+                return None
+            # A member spelling its default means what its absence means.
+            branch = {k: v for k, v in branch.items() if v not in _ACCEPT_ALL.get(k, ())}
+            if not branch.keys() <= _MERGEABLE:
+                return None
+            if branch.get("type", "object") not in ("object", ["object"]):
+                return None
+            extra, names = branch.get("properties", {}), branch.get("required", [])
+            if not isinstance(extra, dict) or not isinstance(names, list):
+                return None
+            for key, sub in extra.items():
+                if key in props and props[key] != sub:
+                    return None
+                if key not in props:
+                    origins[key] = (*at, n, "properties", key)
+                    props[key] = sub
+            required += [key for key in names if key not in required]
+            for key in branch.keys() - {"type", "properties", "required"}:
+                if key in raw or annotations.get(key, branch[key]) != branch[key]:
+                    return None
+                annotations[key] = branch[key]
+                homes[key] = (*at, n, key)
+        merged = {k: v for k, v in raw.items() if k != name}
+        merged.update(annotations)
+        if props:
+            merged["properties"] = props
+            self.key_homes[id(props)] = (props, origins)
+        if required:
+            merged["required"] = required
+        return merged
 
     def refuse_recursion(self, root: dict[str, Value]) -> None:
         graph: dict[str, set[str]] = {}
@@ -194,6 +278,10 @@ class _Walker:
             raise _refuse(src, None, f"the projected schema would have more than {MAX_NODES} nodes")
         if depth > MAX_DEPTH:
             raise _refuse(src, None, f"the projected schema would nest deeper than {MAX_DEPTH}")
+        # An inlined $ref walks its target one level down, though the wire nests it where the $ref was.
+        level = depth - len(self.inlining) if self.inlining else depth
+        if level > self.deepest:
+            self.deepest = level
         if isinstance(raw, bool):
             if self.profile.typed:
                 raise _refuse(
@@ -238,7 +326,8 @@ class _Walker:
             del result["allOf"]
             self.loss(src, "allOf", Action.DROPPED, "a branch is a $ref, which the provider refuses in allOf")
         if _has_type(result, "object") or "properties" in result:
-            self.object_rules(result, src, out, homes.get("properties", (*src, "properties")))
+            origins = self.merged_homes(raw.get("properties")) if self.key_homes else None
+            self.object_rules(result, src, out, homes.get("properties", (*src, "properties")), origins)
         if _has_type(result, "array"):
             self.array_rules(result, src)
         if profile.openapi:
@@ -271,11 +360,13 @@ class _Walker:
             return
         if name == "properties" and isinstance(value, dict):
             props: dict[str, Value] = {}
+            origins = self.merged_homes(value) if self.key_homes else None
             for key, sub in value.items():
+                place = origins[key] if origins else (*here, key)
                 if sub is False and (profile.typed or profile.close_objects):
-                    self.loss((*here, key), "false", Action.REWRITTEN, "a forbidden property is left out")
+                    self.loss(place, "false", Action.REWRITTEN, "a forbidden property is left out")
                     continue
-                props[key] = self.node(sub, (*here, key), (*out, name, key), depth + 1)
+                props[key] = self.node(sub, place, (*out, name, key), depth + 1)
             result[name] = props
             return
         kept = self.check_value(name, value, src)
@@ -406,7 +497,19 @@ class _Walker:
         self.loss(src, "type", Action.REWRITTEN, f'"{kind}" added: the provider needs a type on every node')
         return {"type": kind, **raw}
 
-    def object_rules(self, result: dict[str, Value], src: Path, out: Path, properties: Path) -> None:
+    def merged_homes(self, properties: Value) -> dict[str, Path] | None:
+        """Where each of ``properties`` sits, when a root ``allOf`` merged them from several places."""
+        merged = self.key_homes.get(id(properties))
+        return merged[1] if merged is not None and merged[0] is properties else None
+
+    def object_rules(
+        self,
+        result: dict[str, Value],
+        src: Path,
+        out: Path,
+        properties: Path,
+        origins: dict[str, Path] | None = None,
+    ) -> None:
         profile = self.profile
         props = result.get("properties")
         names: list[Value] = list(props) if isinstance(props, dict) else []
@@ -434,7 +537,8 @@ class _Walker:
                     reason = "sent as required and nullable; a null is restored to absent on admission"
                 else:
                     reason = "sent as required (it already accepts null, so null stays null)"
-                self.loss((*properties, name), "required", Action.REWRITTEN, reason)
+                place = origins[name] if origins else (*properties, name)
+                self.loss(place, "required", Action.REWRITTEN, reason)
             if props or "required" in result:
                 result["required"] = list(props)
 

@@ -59,8 +59,11 @@ __all__ = [
     "Number",
     "Outgoing",
     "OutputSpec",
+    "OverProviderLimit",
+    "ProviderLimit",
     "Speech",
     "ToolChoice",
+    "ToolLimits",
     "UnsupportedSetting",
     "UseTool",
     "Wire",
@@ -172,6 +175,69 @@ class InvalidReplay(Described):
 EncodeError: TypeAlias = UnsupportedSetting | InvalidReplay
 
 
+class ProviderLimit(enum.Enum):
+    """A limit an API sets on the tools of one request (``ToolLimits``, and ``Wire.name_rule``)."""
+
+    #: The most tools one request may declare.
+    TOOLS = "tools"
+    #: A tool name's characters and length (``Wire.name_rule``).
+    NAME = "name"
+    #: How deep a tool's wire schema may nest.
+    SCHEMA_DEPTH = "schema_depth"
+    #: ``anyOf``, ``oneOf`` or ``allOf`` at the root of a tool's wire schema.
+    ROOT_COMBINATORS = "root_combinators"
+
+
+@frozen
+class ToolLimits(Lean):
+    """
+    What an API refuses in the tools of one request, beside its ``Wire.name_rule``: each figure as its
+    documentation (or SDK) states it, the source in a comment where the wire sets it; ``None`` where the API
+    documents no limit.
+    """
+
+    #: The most tools one request may declare.
+    tools: int | None = None
+    #: How deep a tool's wire schema may nest (``Projection.depth``).
+    schema_depth: int | None = None
+    #: The combinators the API refuses at the root of a tool's wire schema.
+    root_combinators: frozenset[str] = frozenset()
+
+
+@frozen
+class OverProviderLimit(Described):
+    """
+    A request its provider is known to refuse, before it is sent: which limit of the wire's table, for which
+    tool (``None``: the request as a whole), what the API takes and what the request has.
+    """
+
+    provider: Provider
+    limit: ProviderLimit
+    tool: str | None
+    #: What the API takes: the most tools, the deepest nesting, or the name rule's pattern.
+    allowed: int | str | None = None
+    #: What the request has: the tools it declares, its schema's depth, or the combinator at the root.
+    found: int | str | None = None
+
+    def describe(self) -> str:
+        """The limit, the provider and the figures; a tool's name (declared, not input), never a value."""
+        api = self.provider.value
+        match self.limit:
+            case ProviderLimit.TOOLS:
+                what = (
+                    f"{api} takes at most {self.allowed} tools in one request; this one declares {self.found}"
+                )
+            case ProviderLimit.NAME:
+                what = f"{api} takes only tool names matching {self.allowed}"
+            case ProviderLimit.SCHEMA_DEPTH:
+                most, nests = self.allowed, self.found
+                what = f"{api} takes a tool schema nested at most {most} deep; this one nests {nests}"
+            case ProviderLimit.ROOT_COMBINATORS:
+                what = f"{api} refuses {self.found} at the root of a tool schema"
+        where = "" if self.tool is None else f"tool {self.tool}: "
+        return f"{where}{what} (limit {self.limit.value})"
+
+
 @frozen
 class Http(Lean):
     """
@@ -229,8 +295,10 @@ def _within_budget(strict: Sequence[Projection]) -> str | None:
     return None
 
 
-#: The tool-name rule most APIs document.
+#: The tool-name rule most APIs document (each wire states its own, with its source).
 _NAME_RULE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+#: A wire whose table states no limit.
+_NO_LIMITS = ToolLimits()
 
 
 @frozen
@@ -269,6 +337,34 @@ class Wire(Lean):
     name_rule: re.Pattern[str] = _NAME_RULE
     #: Other names the command line and recorded exchanges give the API (``gemini`` for Google).
     aliases: tuple[str, ...] = ()
+    #: What the API refuses in a request's tools (with ``name_rule``): ``prepare`` checks it before sending.
+    limits: ToolLimits = _NO_LIMITS
+
+    def tool_over_limit(self, name: str, projection: Projection) -> OverProviderLimit | None:
+        """
+        Why the API would refuse the tool ``name`` sent with ``projection`` (its name, its schema's depth or
+        root), or ``None``. Reads the name and the projection's root and ``depth``: no walk of the schema.
+        """
+        if not self.name_rule.fullmatch(name):
+            return OverProviderLimit(self.provider, ProviderLimit.NAME, name, self.name_rule.pattern)
+        limits = self.limits
+        if limits.schema_depth is not None and projection.depth > limits.schema_depth:
+            return OverProviderLimit(
+                self.provider, ProviderLimit.SCHEMA_DEPTH, name, limits.schema_depth, projection.depth
+            )
+        root = projection.wire_schema
+        refused = limits.root_combinators
+        if refused and isinstance(root, dict) and not refused.isdisjoint(root):
+            first = min(key for key in root if key in refused)
+            return OverProviderLimit(self.provider, ProviderLimit.ROOT_COMBINATORS, name, None, first)
+        return None
+
+    def request_over_limit(self, tools: int) -> OverProviderLimit | None:
+        """Why the API would refuse a request declaring ``tools`` tools, or ``None``."""
+        most = self.limits.tools
+        if most is not None and tools > most:
+            return OverProviderLimit(self.provider, ProviderLimit.TOOLS, None, most, tools)
+        return None
 
     def profile(self, strict: bool, *, legacy: bool = False) -> Profile:
         """The dialect for a tool: the legacy one when asked for and the API has one, else strict or loose."""

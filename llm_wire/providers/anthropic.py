@@ -30,6 +30,7 @@ from llm_wire.providers import (
     Outgoing,
     Speech,
     ToolChoice,
+    ToolLimits,
     UnsupportedSetting,
     UseTool,
     Wire,
@@ -614,6 +615,20 @@ _HTTP = Http(
     headers=(("anthropic-version", "2023-06-01"),),
 )
 
+#: Anthropic's tool-name rule: "Must match the regex ^[a-zA-Z0-9_-]{1,64}$" (the tool-use guide's table of
+#: tool parameters, docs.anthropic.com/en/docs/build-with-claude/tool-use; the SDK's types state none).
+_NAME_RULE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+#: What the Messages API refuses in a request's tools. It documents no tool count.
+_LIMITS = ToolLimits(
+    # The API's own answer: "tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf
+    # at the top level" (400 invalid_request_error, in strict and non-strict mode alike;
+    # anthropics/claude-code#5319, #5973). The tool-use guide does not state it (marianfoo/mcp-sap-docs#51).
+    # Both profiles rewrite or drop them (``Profile.root_combinators``), so only a wire with another profile
+    # can meet it.
+    root_combinators=frozenset({"anyOf", "oneOf", "allOf"}),
+)
+
 WIRE = Wire(
     provider=_PROVIDER,
     loose=_LOOSE,
@@ -626,6 +641,8 @@ WIRE = Wire(
     speech=_SPEECH,
     default_max_tokens=_DEFAULT_MAX_TOKENS,
     http=_HTTP,
+    name_rule=_NAME_RULE,
+    limits=_LIMITS,
 )
 
 # Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.

@@ -40,6 +40,7 @@ from llm_wire.providers import (
     Outgoing,
     Speech,
     ToolChoice,
+    ToolLimits,
     UnsupportedSetting,
     UseTool,
     Wire,
@@ -66,8 +67,10 @@ from llm_wire.value import Value, render
 __all__ = ["WIRE", "GoogleSchema"]
 
 _PROVIDER = Provider.GOOGLE
-#: Gemini's rule for a function name (Vertex AI also wants a letter or ``_`` first).
-_NAME_RULE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}")
+#: Gemini's rule for a function name: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or
+#: contain underscores, dots, colons and dashes, with a maximum length of 128." (google-genai
+#: ``google/genai/types.py``, ``FunctionDeclaration.name``, since commit 29103464 of 2026-05; 64 before.)
+_NAME_RULE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}")
 #: The prefix of the ids the decoder gives calls that came without one (``llm_wire_call_0``...).
 _GENERATED_PREFIX = "llm_wire_call_"
 
@@ -657,6 +660,15 @@ _HTTP = Http(
     headers=(),
 )
 
+#: What GenerateContent refuses in a request's tools. Its nesting depth is unpublished ("A FunctionDeclaration
+#: in the request exceeds the maximum allowed nesting depth.", google-gemini/gemini-cli#5923; third parties
+#: say 4 or 5), so ``schema_depth`` stays unset rather than guessed.
+_LIMITS = ToolLimits(
+    # "Maximum 512 function declarations can be provided." (google-genai ``google/genai/types.py``,
+    # ``Tool.function_declarations``, since 2025-12; older Vertex AI references said 64, then 128.)
+    tools=512,
+)
+
 WIRE = Wire(
     provider=_PROVIDER,
     loose=_JSON,
@@ -668,6 +680,7 @@ WIRE = Wire(
     decode_error=_decode_error,
     speech=_SPEECH,
     http=_HTTP,
+    limits=_LIMITS,
     name_rule=_NAME_RULE,
     aliases=("gemini",),
 )

@@ -26,6 +26,7 @@ from llm_wire.providers import (
     Outgoing,
     Speech,
     ToolChoice,
+    ToolLimits,
     UseTool,
     Wire,
     _http_errors,
@@ -315,6 +316,21 @@ _HTTP = Http(
     headers=(),
 )
 
+#: OpenAI's tool-name rule: "Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length
+#: of 64." (openai-python ``src/openai/types/shared_params/function_definition.py``,
+#: ``FunctionDefinition.name``).
+_NAME_RULE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+#: What Chat Completions refuses in a request's tools.
+_LIMITS = ToolLimits(
+    # "A max of 128 functions are supported." (openai-python
+    # ``src/openai/types/chat/completion_create_params.py``, ``tools``, through v1.99.1; the API reference,
+    # platform.openai.com/docs/api-reference/chat/create). The API answers a longer list with 400
+    # ``array_above_max_length``: "Invalid 'tools': array too long. Expected an array with maximum length
+    # 128".
+    tools=128,
+)
+
 WIRE = Wire(
     provider=_PROVIDER,
     loose=_openai.LOOSE,
@@ -326,6 +342,8 @@ WIRE = Wire(
     speech=_SPEECH,
     loose_output=True,
     http=_HTTP,
+    name_rule=_NAME_RULE,
+    limits=_LIMITS,
 )
 
 # Old names, importable for one release (``llm_wire._deprecated.ALIASES``), not listed.

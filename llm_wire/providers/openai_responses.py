@@ -32,6 +32,7 @@ from llm_wire.providers import (
     Outgoing,
     Speech,
     ToolChoice,
+    ToolLimits,
     UnsupportedSetting,
     UseTool,
     Wire,
@@ -523,6 +524,21 @@ _HTTP = Http(
     headers=(),
 )
 
+#: OpenAI's tool-name rule: "Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length
+#: of 64." (openai-python ``src/openai/types/shared_params/function_definition.py``,
+#: ``FunctionDefinition.name``).
+_NAME_RULE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+#: What the Responses API refuses in a request's tools.
+_LIMITS = ToolLimits(
+    # OpenAI's 128-tool limit (issue 26; stated for Chat Completions: "A max of 128 functions are supported.",
+    # openai-python ``src/openai/types/chat/completion_create_params.py`` through v1.99.1). The Responses
+    # reference (``src/openai/types/responses/response_create_params.py``, ``tools``) states no figure of its
+    # own; GPT-5 clients report the same 400 "Invalid 'tools': array too long. Expected an array with maximum
+    # length 128" (zed-industries/zed#42393, anomalyco/opencode#4909).
+    tools=128,
+)
+
 WIRE = Wire(
     provider=_PROVIDER,
     loose=_openai.LOOSE,
@@ -534,6 +550,8 @@ WIRE = Wire(
     speech=_SPEECH,
     loose_output=True,
     http=_HTTP,
+    name_rule=_NAME_RULE,
+    limits=_LIMITS,
     aliases=("openai",),
 )
 
