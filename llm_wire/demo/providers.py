@@ -6,6 +6,7 @@ prepared request and resolved against it (one valid call, one invalid), and the 
 turn and its results back. Then one real recorded exchange (``../shared/corpora/provider-responses``): its
 tools re-declared from the recorded request and prepared, its body or SSE stream decoded by that prepared
 request's decoder, and its calls admitted. Nothing is carried by hand from the request to the response.
+Last, 600 tools in one request: refused before sending by each API whose limits table says so.
 """
 
 from __future__ import annotations
@@ -134,6 +135,20 @@ def run() -> None:
         print(f"  next request: {_short(follow_up.body_json())}")
         if CORPUS.is_dir():
             _replay(provider)
+    _limits()
+
+
+def _limits() -> None:
+    """A request over a provider's known limits is refused before it is sent, naming the limit."""
+    print("\n--- provider limits, checked before sending ---")
+    many = [unwrap(tool.from_json_schema(f"tool_{n}", "A tool", {"type": "object"})) for n in range(600)]
+    for provider in Provider:
+        prepared = rq.prepare(rq.config(provider), rq.request("demo-model", [rq.user("Hi")]).with_tools(many))
+        match prepared:
+            case Err(problem):
+                print(f"  {provider.value}, 600 tools: refused: {problem.describe()}")
+            case Ok(_):
+                print(f"  {provider.value}, 600 tools: sent (the API documents no tool count)")
 
 
 def _replay(provider: Provider) -> None:

@@ -398,3 +398,20 @@ def test_every_limit_in_the_table_cites_its_source(provider: Provider) -> None:
     }
     set_fields |= {"root_combinators"} if WIRES[provider].limits.root_combinators else set()
     assert set_fields <= set(checked)
+
+
+def test_make_demo_shows_each_provider_on_600_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    """``make demo``: 600 tools refused by both OpenAI APIs and Gemini, sent to Anthropic."""
+    from llm_wire.demo import providers as demo
+
+    demo._limits()
+    lines = capsys.readouterr().out.splitlines()[2:]
+    assert lines == [
+        "  openai-responses, 600 tools: refused: openai-responses takes at most 128 tools in one request;"
+        " this one declares 600 (limit tools)",
+        "  openai-chat, 600 tools: refused: openai-chat takes at most 128 tools in one request;"
+        " this one declares 600 (limit tools)",
+        "  anthropic, 600 tools: sent (the API documents no tool count)",
+        "  google, 600 tools: refused: google takes at most 512 tools in one request; this one declares 600"
+        " (limit tools)",
+    ]
