@@ -6,13 +6,9 @@ provider, ``ToolInvocation.decoded_as(typed.tool)``; a misspelt attribute on wha
 
 from __future__ import annotations
 
-import re
-import textwrap
 from pathlib import Path
 
-from mypy import api as mypy_api
-
-ROOT = Path(__file__).resolve().parents[1]
+from typecheck import mypy_strict
 
 #: A user's code: each accessor revealed, in order.
 TYPED = """
@@ -89,33 +85,12 @@ def handle(batch: admission.Admitted, needs: NeedsTools, invocation: ToolInvocat
 """
 
 
-def _mypy(tmp_path: Path, source: str) -> list[str]:
-    """The error and note lines of ``mypy --strict`` on ``source``, as ``line: message``."""
-    path = tmp_path / "user_code.py"
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    out, err, _ = mypy_api.run(
-        [
-            "--config-file",
-            str(ROOT / "pyproject.toml"),
-            "--cache-dir",
-            str(ROOT / ".mypy_cache"),
-            "--strict",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--show-error-codes",
-            str(path),
-        ]
-    )
-    assert not err, err
-    return [re.sub(r"^.*user_code\.py:(\d+): ", r"\1: ", line) for line in out.splitlines()]
-
-
 class TestTypedResults:
     """The typed accessors under mypy --strict."""
 
     def test_accessors_give_the_tools_class(self, tmp_path: Path) -> None:
         """Each accessor's type is the tool's class (the JSON value for a schema-only tool), not ``Any``."""
-        lines = _mypy(tmp_path, TYPED)
+        lines = mypy_strict(tmp_path, TYPED)
         assert lines == [
             '31: note: Revealed type is "llm_wire.tool.Tool[user_code.GetWeather]"',
             '32: note: Revealed type is "user_code.GetWeather | None"',
@@ -128,7 +103,7 @@ class TestTypedResults:
 
     def test_a_misspelt_attribute_fails(self, tmp_path: Path) -> None:
         """A typo on any accessor's value is an error, and so is using it before ruling out ``None``."""
-        lines = _mypy(tmp_path, MISTAKES)
+        lines = mypy_strict(tmp_path, MISTAKES)
         errors = [line for line in lines if ": error: " in line]
         assert [line.split(": ")[0] for line in errors] == ["23", "24", "25", "28", "29"]
         assert all('"GetWeather" has no attribute "destnation"' in line for line in errors[:4])

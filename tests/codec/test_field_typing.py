@@ -6,13 +6,9 @@ they declare: a field without a default takes ``Annotated[T, codec.meta(...)]``,
 
 from __future__ import annotations
 
-import re
-import textwrap
 from pathlib import Path
 
-from mypy import api as mypy_api
-
-ROOT = Path(__file__).resolve().parents[2]
+from typecheck import mypy_strict
 
 #: The documented forms, attrs and dataclass, each a required field after a field with codec metadata.
 DOCUMENTED = """
@@ -66,33 +62,12 @@ Route("OSL")
 """
 
 
-def _mypy(tmp_path: Path, source: str) -> list[str]:
-    """The error and note lines of ``mypy --strict`` on ``source``, as ``line: message``."""
-    path = tmp_path / "user_code.py"
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    out, err, _ = mypy_api.run(
-        [
-            "--config-file",
-            str(ROOT / "pyproject.toml"),
-            "--cache-dir",
-            str(ROOT / ".mypy_cache"),
-            "--strict",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--show-error-codes",
-            str(path),
-        ]
-    )
-    assert not err, err
-    return [re.sub(r"^.*user_code\.py:(\d+): ", r"\1: ", line) for line in out.splitlines()]
-
-
 class TestFieldTyping:
     """codec.field and Annotated metadata under mypy --strict."""
 
     def test_documented_forms_type_check(self, tmp_path: Path) -> None:
         """A required field after one with metadata, and defaults typed as their field: no error."""
-        lines = _mypy(tmp_path, DOCUMENTED)
+        lines = mypy_strict(tmp_path, DOCUMENTED)
         assert lines == [
             '28: note: Revealed type is "llm_wire.codec._core.Codec[user_code.Route]"',
             '29: note: Revealed type is "llm_wire.codec._core.Codec[user_code.Leg]"',
@@ -100,7 +75,7 @@ class TestFieldTyping:
 
     def test_mistakes_are_seen(self, tmp_path: Path) -> None:
         """A default of the wrong type, an unknown setting and a missing argument are mypy errors."""
-        lines = _mypy(tmp_path, MISTAKES)
+        lines = mypy_strict(tmp_path, MISTAKES)
         assert sorted({line.split(": ")[0] for line in lines if ": error: " in line}) == ["12", "13", "16"]
         assert any("[call-overload]" in line for line in lines if line.startswith("13:"))
         assert any('Missing positional argument "destination"' in line for line in lines)
