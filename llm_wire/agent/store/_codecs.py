@@ -218,6 +218,23 @@ def parsed(text: str | bytes) -> Result[Value, StoreError]:
             return Err(UnreadableRecord("the record is not valid JSON"))
 
 
+def rows_of(part: codec.Codec[T], bodies: list[str]) -> Result[list[T], StoreError]:
+    """Stored rows (JSON texts) read with ``part``, in order; the first unreadable one is the error."""
+    out = []
+    for body in bodies:
+        match parsed(body):
+            case Err() as failed:
+                return failed
+            case Ok(document):
+                pass
+        match decoded(part, document):
+            case Err() as failed:
+                return failed
+            case Ok(row):
+                out.append(row)
+    return Ok(out)
+
+
 def head_value(record: RunRecord) -> dict[str, Value]:
     """The record's stored object without its rows (``ROWS``), which the SQLite store keeps in tables."""
     return encoded(codecs().head, record)

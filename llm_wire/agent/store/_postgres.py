@@ -21,6 +21,7 @@ from llm_wire.agent.store._codecs import (
     head_of,
     head_value,
     parsed,
+    rows_of,
 )
 from llm_wire.agent.store._protocol import (
     Step,
@@ -36,7 +37,6 @@ from llm_wire.agent.store._record import (
     StoreError,
     StoreUnavailable,
 )
-from llm_wire.agent.store._sqlite import _rows
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import render
 
@@ -207,7 +207,7 @@ class _Postgres:
             bodies[part].append(body)
         keyed: dict[str, Any] = {}
         for table, rows in zip(_KEYED, bodies, strict=True):
-            match _rows(codecs().keyed[table], rows):
+            match rows_of(codecs().keyed[table], rows):
                 case Err() as failed:
                     return failed
                 case Ok(found):
@@ -224,7 +224,7 @@ class _Postgres:
                     case Ok(head):
                         pass
                 bodies = [body for (body,) in db.execute(_EVENTS, (run_id,))]
-            match _rows(codecs().event, bodies):
+            match rows_of(codecs().event, bodies):
                 case Err() as failed:
                     return failed
                 case Ok(events):

@@ -16,11 +16,11 @@ from attrs import evolve
 from llm_wire.agent.store._codecs import (
     checked_format,
     codecs,
-    decoded,
     encoded,
     head_of,
     head_value,
     parsed,
+    rows_of,
 )
 from llm_wire.agent.store._protocol import (
     Step,
@@ -36,7 +36,6 @@ from llm_wire.agent.store._record import (
     StoreError,
     StoreUnavailable,
 )
-from llm_wire.codec import Codec
 from llm_wire.result import Err, Ok, Result
 from llm_wire.value import render
 
@@ -72,23 +71,6 @@ _KEYED: Mapping[str, str] = {
     table: f"SELECT body FROM {table} WHERE run_id = ? ORDER BY position"
     for table in ("started", "admitted", "audits")
 }
-
-
-def _rows(part: Codec[T], bodies: list[str]) -> Result[list[T], StoreError]:
-    """Stored rows (JSON texts) read with ``part``, in order; the first unreadable one is the error."""
-    out = []
-    for body in bodies:
-        match parsed(body):
-            case Err() as failed:
-                return failed
-            case Ok(document):
-                pass
-        match decoded(part, document):
-            case Err() as failed:
-                return failed
-            case Ok(row):
-                out.append(row)
-    return Ok(out)
 
 
 def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
@@ -192,7 +174,7 @@ class _Sqlite:
         for table, query in _KEYED.items():
             where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
             arguments = (run_id,) if whole else (run_id, call_id)
-            match _rows(codecs().keyed[table], [body for (body,) in db.execute(where, arguments)]):
+            match rows_of(codecs().keyed[table], [body for (body,) in db.execute(where, arguments)]):
                 case Err() as failed:
                     return failed
                 case Ok(found):
@@ -207,7 +189,7 @@ class _Sqlite:
                 case Ok(head):
                     pass
             bodies = [body for (body,) in db.execute(_EVENTS, (run_id,))]
-            match _rows(codecs().event, bodies):
+            match rows_of(codecs().event, bodies):
                 case Err() as failed:
                     return failed
                 case Ok(events):
