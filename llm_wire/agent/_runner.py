@@ -105,6 +105,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+#: Seconds a model call cut by the deadline or a cancellation has to finish its cleanup (close its
+#: connection) before the run returns; a call that ignores its cancellation is left behind after that.
+CANCEL_GRACE = 0.1
 
 
 @runtime_checkable
@@ -461,7 +464,8 @@ class Runner:
         watched: set[asyncio.Future[Any]] = {task, run.stopped}
         await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if not task.done():
-            task.cancel()
+            task.cancel()  # its cleanup (a connection to close) gets a bounded turn before the run returns
+            await asyncio.wait({task}, timeout=CANCEL_GRACE)
             reason = StopReason.CANCELLED if run.cancel.cancelled else StopReason.DEADLINE
             return steps.stop(reason)
         outcome, at = task.result()

@@ -148,6 +148,46 @@ class TestLateResults:
         assert result.text != "too late"
 
 
+class TestCutModelCalls:
+    """A model call cut by the deadline or a cancellation has finished its cleanup when the run returns."""
+
+    @MODES
+    def test_a_model_call_cut_by_the_deadline_is_cleaned_up_before_the_run_returns(self, mode: str) -> None:
+        cleaned = threading.Event()
+
+        class Hanging:
+            async def complete(self, prepared: Any) -> Any:
+                try:
+                    await asyncio.sleep(30)
+                finally:
+                    await asyncio.sleep(0.01)  # closing a connection takes a turn of the loop or two
+                    cleaned.set()
+                raise AssertionError("never answers")
+
+        runner = Runner(Hanging(), CONFIG, Programmable(), deadline=0.2)
+        result = drive(runner, mode)
+        assert result.stop is StopReason.DEADLINE
+        assert cleaned.is_set()
+
+    @MODES
+    def test_a_model_call_that_resists_cancellation_holds_the_run_a_bounded_time(self, mode: str) -> None:
+        class Resisting:
+            """Swallows the first cancellation and keeps going; gives in to the second."""
+
+            async def complete(self, prepared: Any) -> Any:
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    await asyncio.sleep(30)
+                raise AssertionError("never answers")
+
+        runner = Runner(Resisting(), CONFIG, Programmable(), deadline=0.2)
+        started = time.monotonic()
+        result = drive(runner, mode)
+        assert time.monotonic() - started < BOUND
+        assert result.stop is StopReason.DEADLINE
+
+
 class TestOwnThreads:
     """Blocking work runs on the runner's own daemon threads; an abandoned one holds nothing."""
 
