@@ -21,7 +21,6 @@ from llm_wire.admission import (
     InvalidArguments,
     ToolChoiceViolation,
     UnknownTool,
-    admit,
     describe_issue,
 )
 from llm_wire.agent._descriptor import SideEffect, ToolDescriptor
@@ -29,8 +28,8 @@ from llm_wire.agent._face import FACE as _FACE
 from llm_wire.agent._tool_outcome import ToolOutcome
 from llm_wire.agent._usage import RunUsage
 from llm_wire.message import AssistantTurn, ToolCall, ToolResult, UserMessage
-from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent
-from llm_wire.providers.response import Usage
+from llm_wire.outcome import Answer, Failure, NeedsTools, Outcome, OutputLimited, Refused, Sent, resolve
+from llm_wire.providers.response import FinishReason, Terminal, Usage
 from llm_wire.result import Err, Ok
 from llm_wire.tool import ToolCallChecks
 
@@ -219,7 +218,8 @@ class RunResult(Lean):
     def resume_request(self) -> Request:
         """
         The conversation to run again to continue a run that stopped inside a round: it ends with the
-        unanswered turn, whose calls the next run authorizes (``approved=`` skips their approval) and runs.
+        unanswered turn, whose calls the next run admits as this one did (the request's tools and tool
+        choice), authorizes (``approved=`` skips their approval) and runs.
         """
         return self.request if self.pending is None else self.request.with_messages(self.pending)
 
@@ -297,15 +297,28 @@ class RunSteps:
         last = messages[-1] if messages else None
         if isinstance(last, AssistantTurn) and last.calls:
             self._request = evolve(self._request, messages=messages[:-1])
-            tools = [descriptor.tool for descriptor in self._registry.values()]
-            match admit(last.calls, tools, ToolCallChecks.REPORT, self._config.admission_limits()):
-                case Err(error):
-                    failure = Failure(error, Sent.COMPLETED)
-                    self._last = failure
-                    return self._finish(StopReason.MODEL_FAILED, error=failure)
-                case Ok(admitted):
-                    return self._tools(NeedsTools(last, admitted.issues, None, admitted.admitted))
+            return self._resumed(last)
         return self._next_call()
+
+    def _resumed(self, turn: AssistantTurn) -> Step:
+        """
+        The pending ``turn``'s batch, admitted as the first run admitted it: against the tools the request
+        offers, under its tool choice, each call's arguments restored from the wire's projection.
+        """
+        match prepare(self._config, self._request):
+            case Err(error):
+                return self._finish(StopReason.PREPARE_FAILED, error=error)
+            case Ok(prepared):
+                self._offered = self._runnable(prepared)
+        answered = Terminal(prepared.provider, FinishReason.TOOL_CALLS, turn.text, turn.calls)
+        match resolve(Ok(answered), prepared, sent=Sent.COMPLETED):
+            case NeedsTools(issues=issues, admitted=admitted):
+                return self._tools(NeedsTools(turn, issues, None, admitted))
+            case failure:  # a batch error: an empty batch, a repeated id, over the admission limits
+                self._last = failure
+                return self._finish(
+                    StopReason.MODEL_FAILED, error=failure if isinstance(failure, Failure) else None
+                )
 
     def _next_call(self) -> Step:
         match prepare(self._config, self._request):

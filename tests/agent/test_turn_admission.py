@@ -14,8 +14,17 @@ import attrs
 
 from llm_wire import AllowedTools, Prepared, ToolChoice, UseTool, config, prepare, request, user
 from llm_wire.admission import ToolChoiceViolation, describe_issue
-from llm_wire.agent import ErrorCode, Runner, RunResult, StopReason, make_tool, reflect
-from llm_wire.agent.events import ModelRequest
+from llm_wire.agent import (
+    Approval,
+    ErrorCode,
+    Runner,
+    RunResult,
+    StopReason,
+    ToolContract,
+    make_tool,
+    reflect,
+)
+from llm_wire.agent.events import ModelRequest, Verdict
 from llm_wire.agent.scripted import ScriptedClient, ScriptedReply, call, reply
 from llm_wire.durable._records import _outcome_of, _terminal_value
 from llm_wire.message import AssistantTurn, Provider, ToolResult, UserMessage
@@ -263,6 +272,31 @@ class TestChoiceInTheRunner:
         assert result.stop is StopReason.ROUND_BUDGET
         assert (result.rounds, result.model_calls) == (3, 4)
         assert result.detail["last_tool_call_id"] == ""
+
+
+class TestResumedTurn:
+    """A run resumed from its pending turn admits that turn as the first run did: same tools, same choice."""
+
+    def test_a_call_refused_by_the_choice_stays_refused_when_the_run_resumes(self) -> None:
+        fresh()
+        asked = make_tool(Search, name="search", contract=ToolContract(approval=Approval.ALWAYS))
+        model = ScriptedClient(
+            [
+                reply("", call("search", '{"q": "x"}', id="s1"), call("fetch", '{"url": "a"}', id="f1")),
+                reply("done"),
+            ]
+        )
+        runner = Runner(model, CONFIG, reflect(asked, FETCH), approver=lambda _: Verdict.ASK)
+        limited = request("any-model", [user("go")]).with_tool_choice(AllowedTools(["search"]))
+        suspended = asyncio.run(runner.arun(limited))
+        assert suspended.stop is StopReason.APPROVAL_REQUIRED
+        resumed = asyncio.run(runner.arun(suspended.resume_request(), approved={"s1"}))
+        assert resumed.ok
+        assert (Search.ran, Fetch.ran) == (["x"], [])
+        codes = {
+            r.call.id: None if r.outcome.failure is None else r.outcome.failure.code for r in resumed.calls
+        }
+        assert codes == {"s1": None, "f1": ErrorCode.TOOL_CHOICE_VIOLATION}
 
 
 def test_a_durable_record_of_a_required_call_not_made_replays_the_same() -> None:
