@@ -446,6 +446,25 @@ class TestCurrentSpan:
         assert parent is not None
         assert parent.span_id == spans["request"].context.span_id
 
+    def test_a_sync_run_nests_under_the_callers_span(self, exporter: InMemorySpanExporter) -> None:
+        tracer = _tracer(exporter)
+        runner = Runner(ScriptedClient([SCRIPT[1], SCRIPT[1]]), CONFIG, reflect(GetWeather), tracer=tracer)
+        try:
+            with tracer.start_as_current_span("request"):
+                runner.run(request("claude-test", [user("go")]))
+            with tracer.start_as_current_span("streamed request"):
+                events = list(runner.stream(request("claude-test", [user("go")])))
+        finally:
+            runner.close()
+        assert events
+        spans = exporter.get_finished_spans()
+        callers = {span.name: span.context.span_id for span in spans if "request" in span.name}
+        runs = [span for span in spans if span.name == "invoke_agent"]
+        assert [None if run.parent is None else run.parent.span_id for run in runs] == [
+            callers["request"],
+            callers["streamed request"],
+        ]
+
 
 class TestNested:
     """A runner inside a traced tool is traced on its own or not at all; the outer spans stay its own."""
