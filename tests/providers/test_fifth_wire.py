@@ -117,6 +117,14 @@ class TestPrepare:
         assert got.error == UnsupportedSetting("stop", toy_wire.PROVIDER, "Toy Talk has no such setting")
         assert got.error.describe() == "stop cannot be sent to toy-talk: Toy Talk has no such setting"
 
+    def test_a_tool_choice_it_cannot_say_is_refused(self) -> None:
+        """A subset of allowed tools, which Toy Talk cannot say, is refused rather than sent as no choice."""
+        got = rq.prepare(_config(), QUESTION.with_tool_choice(rq.AllowedTools(["get_weather"])))
+        assert isinstance(got, Err)
+        assert got.error == UnsupportedSetting(
+            "tool_choice", toy_wire.PROVIDER, "Toy Talk cannot restrict the tools offered"
+        )
+
 
 def _model(calls: list[FakeCall]) -> tuple[ScriptedModel, list[Provider]]:
     """A scripted model speaking the APIs of ``TOY_WIRES``: first ``calls``, then an answer."""

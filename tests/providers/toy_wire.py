@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from llm_wire.message import AssistantTurn, Provider, SystemMessage, ToolCall, ToolResult, UserMessage
 from llm_wire.providers import (
+    AllowedTools,
     EncodeError,
     Http,
     Outgoing,
@@ -109,6 +110,10 @@ def encode(out: Outgoing) -> Result[Value, EncodeError]:
             body["pick"] = "some"
         case UseTool(name=name):
             body["pick"] = {"tool": name}
+        case AllowedTools():  # a choice the API cannot say is refused, never dropped from the body
+            return Err(
+                UnsupportedSetting("tool_choice", PROVIDER, "Toy Talk cannot restrict the tools offered")
+            )
     if out.max_tokens is not None:
         body["max"] = out.max_tokens
     if out.temperature is not None:
