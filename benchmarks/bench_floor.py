@@ -205,6 +205,7 @@ def main() -> None:
         print("\n(bench_floor: ../shared/corpora/mcp-tools is absent; the MCP admission table is skipped)")
     _typed_admission()
     bench_start.floor()
+    bench_start.stack_floor()
     bench_durable.floor()
     if (CORPORA / "mcp-tools").is_dir():
         _declaring()

@@ -6,6 +6,10 @@ from start to exit for a small file.
 Imports: CPU time of the statement in a fresh interpreter, bytecode cached (``bench_summary._import_env``),
 interleaved rounds, median of the per-round ratios. The command: wall time of the whole process, start to
 exit, beside a bare interpreter's (``python -c pass``), interleaved, medians.
+
+The interpreter is the one ``make install`` set up: its editable install is a plain path entry (setuptools'
+compat mode), so ``python -c pass`` costs what it costs beside a wheel install (about 39 and 38 million
+instructions; the default editable mode's import hook made it 88 million, about 15 ms more on every start).
 """
 
 from __future__ import annotations
@@ -212,6 +216,63 @@ def floor() -> None:
             [name, f"{statistics.median(v):.0f}", f"{statistics.median(v) / bare:.2f}x"]
             for name, v in cpu.items()
         ],
+    )
+
+
+#: The dependencies the import stack loads before any module of ours: attrs (every record stands on it, and
+#: it loads ``inspect`` and ``typing``), the exact numbers, the JSON readers, the dates the codecs know.
+_STACK_NEEDS = "import attrs, decimal, json, jiter, datetime, uuid, dataclasses, weakref"
+
+#: Counts the attrs records the package defines once ``statement`` ran (each costs a class built twice and a
+#: generated ``__init__`` compiled, at every start).
+_COUNT_RECORDS = (
+    "import sys, attrs; {0}; "
+    "print(len({{id(v) for n, m in list(sys.modules.items()) if n.startswith('llm_wire') "
+    "for v in vars(m).values() if isinstance(v, type) and attrs.has(v) "
+    "and v.__module__.startswith('llm_wire')}}))"
+)
+
+
+def stack_floor() -> None:
+    """
+    Where the import stack's time goes (``bench_floor``): attrs alone, every dependency the stack loads, the
+    stack, and ``import pydantic`` (the row's peer), CPU milliseconds of fresh interpreters, medians of
+    interleaved rounds; then the stack's share beyond its dependencies per attrs record it defines.
+    """
+    from benchmarks.bench_summary import _STACK, _import_env
+
+    statements = {
+        "import attrs": "import attrs",
+        "the stack's dependencies, alone": _STACK_NEEDS,
+        "the stack": f"import {_STACK}",
+        "import pydantic (the row's peer)": "import pydantic",
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        env = _import_env(str(Path(folder) / "cache"))
+        for statement in statements.values():
+            _import_ms(statement, env)
+        ms: dict[str, list[float]] = {name: [] for name in statements}
+        for _ in range(ROUNDS):
+            for name, statement in statements.items():
+                ms[name].append(_import_ms(statement, env))
+        count = [sys.executable, "-c", _COUNT_RECORDS.format(f"import {_STACK}")]
+        out = subprocess.run(count, check=True, capture_output=True, text=True, env=env)
+        records = int(out.stdout)
+    median = {name: statistics.median(samples) for name, samples in ms.items()}
+    peer = median["import pydantic (the row's peer)"]
+    rows: list[Row] = [[name, f"{m:.0f}", f"{m / peer:.2f}x"] for name, m in median.items()]
+    own = median["the stack"] - median["the stack's dependencies, alone"]
+    rows.append(
+        [
+            f"the stack beyond its dependencies: {records} attrs records",
+            f"{own:.0f}",
+            f"{own / records * 1e3:.0f} us a record",
+        ]
+    )
+    print_table(
+        "Where the import stack goes (CPU ms, fresh interpreters, cached bytecode)",
+        ["part", "median CPU ms", "vs pydantic"],
+        rows,
     )
 
 

@@ -21,7 +21,6 @@ a guess.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -117,6 +116,8 @@ def _escaped(name: str) -> str:
 
 
 def _digest(prefix: str | None, name: str) -> str:
+    import hashlib  # only a name over 64 bytes needs it, and OpenSSL's module is slow to load
+
     key = f"{prefix or ''}\x00{name}".encode("utf-8", "surrogatepass")
     return hashlib.sha256(key).hexdigest()[:_HASH_DIGITS]
 

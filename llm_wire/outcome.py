@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 from attrs import field, frozen
 
 from llm_wire._described import Described as _Described
 from llm_wire._fast import Lean as _Lean
-from llm_wire._request import Prepared
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
@@ -63,6 +62,9 @@ from llm_wire.providers.response import (
 from llm_wire.result import Err, Ok, Result
 from llm_wire.tool import Tool, ToolCallChecks, new
 from llm_wire.value import Value
+
+if TYPE_CHECKING:  # the requests load with ``prepare``; ``resolve`` checks its argument against them then
+    from llm_wire._request import Prepared
 
 __all__ = [
     "Answer",
@@ -448,6 +450,8 @@ def _check_decoded(decoded: object) -> None:
 
 
 def _check_prepared(prepared: object) -> None:
+    from llm_wire._request import Prepared  # loaded by then: a Prepared comes from ``prepare``
+
     if not isinstance(prepared, Prepared):
         msg = f"prepared must be a Prepared, not {type(prepared).__name__}"
         raise TypeError(msg)

@@ -205,6 +205,24 @@ class TestImportCost:
         assert {"referencing", "re2"} <= loaded
         assert "cattrs" not in loaded
 
+    def test_the_stack_loads_no_request_module(self) -> None:
+        """
+        The public stack (outcomes included) loads none of the requests (``_request``): ``resolve`` checks
+        its ``Prepared`` against them when called, and a ``Prepared`` comes from ``prepare``, which loads
+        them.
+        """
+        assert [name for name in _loaded_by(STACK) if name.startswith("llm_wire._request")] == []
+
+    def test_checking_a_saved_listing_loads_no_hashlib(self, tmp_path: Path) -> None:
+        """
+        ``llm-wire check --tools FILE`` on short tool names loads no ``hashlib`` (OpenSSL): only a wire name
+        over 64 bytes is shortened with a digest (``llm_wire.names``).
+        """
+        listing = tmp_path / "tools.json"
+        listing.write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}', encoding="utf-8")
+        run = f"from llm_wire.cli import main; main(['check', '--tools', {str(listing)!r}])"
+        assert "hashlib" not in _loaded_by(run)
+
 
 class TestOneDefinition:
     """A class name is defined once in the package."""
