@@ -11,7 +11,7 @@ $(BIN)/python:
 # The editable install puts the checkout on sys.path through a plain .pth entry (setuptools' compat mode), as a
 # wheel install puts the package in site-packages: the default mode's import hook costs every interpreter start
 # about 15 ms (it loads pathlib and importlib.util), a cost no user of the wheel pays.
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml Makefile
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	touch $(STAMP)
