@@ -12,8 +12,9 @@ same database: the call's start mark, its admission and the projection audit.
 Throughput: ``N`` worker processes serve one queue per side (4 runs at once per worker, polled every 20 ms);
 the driver enqueues a batch of runs and times it from the first enqueue to the last run's end, alternating
 the sides over passes; the ratio is the median of per-pass ratios. On SQLite several workers share the file
-as DBOS allows. Overhead: in the driver alone, runs one after another, a durable round's wall time minus a
-plain one's (the same loop without DBOS: ``Runner.run``, ``Agent.run_sync``).
+as DBOS allows. Overhead: in the driver alone, runs one after another (the four kinds in turn, round after
+round), a durable round's median wall time minus a plain one's (the same loop without DBOS: ``Runner.run``,
+``Agent.run_sync``).
 
 ``python -m benchmarks.bench_durable`` prints the table; ``worker`` and ``drive`` are its subprocesses.
 """
@@ -167,16 +168,21 @@ def _batch_seconds(app: _App, side: str) -> float:
         time.sleep(0.05)
 
 
-def _sequential(run: Callable[[int], object]) -> float:
-    """Median wall seconds of one run of ``run(n)``, over ``SEQUENTIAL`` runs after a warm-up."""
+def _sequential(runs: dict[str, Callable[[int], object]]) -> dict[str, float]:
+    """
+    Median wall seconds of one run of each of ``runs`` (``run(n)``), over ``SEQUENTIAL`` rounds that run
+    each once in turn, after a warm-up: a load that drifts over the minutes weighs on every side alike.
+    """
     for n in range(3):
-        run(-1 - n)
-    samples = []
+        for run in runs.values():
+            run(-1 - n)
+    samples: dict[str, list[float]] = {name: [] for name in runs}
     for n in range(SEQUENTIAL):
-        start = time.perf_counter()
-        run(n)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run(n)
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def _overhead(app: _App) -> dict[str, float]:
@@ -198,9 +204,9 @@ def _overhead(app: _App) -> dict[str, float]:
     def theirs_plain(n: int) -> object:
         return app.agent.run_sync("go")
 
-    runs = {"ours durable": ours_durable, "ours plain": ours_plain}
+    runs: dict[str, Callable[[int], object]] = {"ours durable": ours_durable, "ours plain": ours_plain}
     runs |= {"theirs durable": theirs_durable, "theirs plain": theirs_plain}
-    return {name: _sequential(run) for name, run in runs.items()}
+    return _sequential(runs)
 
 
 def drive(backend: str, where: str) -> None:
