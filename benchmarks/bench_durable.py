@@ -12,8 +12,9 @@ same database: the call's start mark, its admission and the projection audit.
 Throughput: ``N`` worker processes serve one queue per side (4 runs at once per worker, polled every 20 ms);
 the driver enqueues a batch of runs and times it from the first enqueue to the last run's end, alternating
 the sides over passes; the ratio is the median of per-pass ratios. On SQLite several workers share the file
-as DBOS allows. Overhead: in the driver alone, runs one after another, a durable round's wall time minus a
-plain one's (the same loop without DBOS: ``Runner.run``, ``Agent.run_sync``).
+as DBOS allows. Overhead: in the driver alone, runs one after another (the four kinds in turn, round after
+round), a durable round's median wall time minus a plain one's (the same loop without DBOS: ``Runner.run``,
+``Agent.run_sync``).
 
 ``python -m benchmarks.bench_durable`` prints the table; ``worker`` and ``drive`` are its subprocesses.
 """
@@ -167,16 +168,21 @@ def _batch_seconds(app: _App, side: str) -> float:
         time.sleep(0.05)
 
 
-def _sequential(run: Callable[[int], object]) -> float:
-    """Median wall seconds of one run of ``run(n)``, over ``SEQUENTIAL`` runs after a warm-up."""
+def _sequential(runs: dict[str, Callable[[int], object]]) -> dict[str, float]:
+    """
+    Median wall seconds of one run of each of ``runs`` (``run(n)``), over ``SEQUENTIAL`` rounds that run
+    each once in turn, after a warm-up: a load that drifts over the minutes weighs on every side alike.
+    """
     for n in range(3):
-        run(-1 - n)
-    samples = []
+        for run in runs.values():
+            run(-1 - n)
+    samples: dict[str, list[float]] = {name: [] for name in runs}
     for n in range(SEQUENTIAL):
-        start = time.perf_counter()
-        run(n)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run(n)
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def _overhead(app: _App) -> dict[str, float]:
@@ -198,9 +204,9 @@ def _overhead(app: _App) -> dict[str, float]:
     def theirs_plain(n: int) -> object:
         return app.agent.run_sync("go")
 
-    runs = {"ours durable": ours_durable, "ours plain": ours_plain}
+    runs: dict[str, Callable[[int], object]] = {"ours durable": ours_durable, "ours plain": ours_plain}
     runs |= {"theirs durable": theirs_durable, "theirs plain": theirs_plain}
-    return {name: _sequential(run) for name, run in runs.items()}
+    return _sequential(runs)
 
 
 def drive(backend: str, where: str) -> None:
@@ -313,46 +319,60 @@ def summary_rows() -> list[list[object]]:
 def floor() -> None:
     """
     What the run record adds to a durable round beyond DBOS's own work (``bench_floor``): the round's six
-    store writes (created, running, call started, admitted, audited, stopped) on a SQLite file, alone, against
-    the round's one whole read that ``run`` returns. DBOS's work per round (a workflow and three steps) is
-    the same on both sides.
+    store writes (created, running, call started, admitted, audited, stopped), alone, against the round's
+    one whole read that ``run`` returns, on a SQLite file and on PostgreSQL (a throwaway server). Each write
+    starts from the record the store's last write left and is one statement on PostgreSQL (seven statements
+    a round with the read, none in an explicit transaction); DBOS's work per round (a workflow and three
+    steps, eight transactions) is the same on both sides.
     """
+    from llm_wire.demo import postgres_server
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        rows.append(["SQLite", *_store_floor(SqliteRunStore(Path(folder) / "runs.sqlite"))])
+    try:
+        with postgres_server.start() as cluster:
+            rows.append(["PostgreSQL", *_store_floor(PostgresRunStore(cluster.create_database("floor")))])
+    except postgres_server.ClusterUnavailable as exc:
+        print(f"(PostgreSQL floor skipped: {exc})")
+    print_table(
+        "What the run record adds to a durable round (alone, median ms)",
+        ["database", "the round's six store writes", "one whole read of the record (run's answer)"],
+        rows,
+    )
+
+
+def _store_floor(store: SqliteRunStore | PostgresRunStore) -> list[str]:
+    """Median milliseconds of a round's six writes and of one whole read, on ``store`` (closed after)."""
     from llm_wire.agent import ToolOutcome
     from llm_wire.agent.projection import ProjectionReport
     from llm_wire.agent.store import AdmittedResult, ProjectionAudit, RunStatus, StartedCall, StoredResult
     from llm_wire.agent.store._rules import sha256_hex
 
     report = ProjectionReport(False, 16, 16, 4, 4, 65536, 10000, LimitingFactor.NONE)
-    with tempfile.TemporaryDirectory() as folder:
-        store = SqliteRunStore(Path(folder) / "runs.sqlite")
-        count = iter(range(1 << 30))
+    count = iter(range(1 << 30))
 
-        def writes() -> None:
-            run = f"r{next(count)}"
-            record = unwrap(store.create(run_id=run))
-            record = unwrap(store.transition(run, record.revision, RunStatus.RUNNING))
-            mark = unwrap(store.start_call(run, record.revision, StartedCall("c0", f"{run}:c0", "noop", 1)))
-            admitted = AdmittedResult("c0", f"{run}:c0", "noop", ToolOutcome.success("ok"))
-            admission = unwrap(store.admit(run, mark.record.revision, admitted))
-            audit = ProjectionAudit("c0", "noop", sha256_hex("ok"), report)
-            audited = unwrap(store.record_projection(run, admission.record.revision, audit))
-            ended = StoredResult("done", "answered", {}, {}, None)
-            unwrap(store.transition(run, audited.record.revision, RunStatus.COMPLETED, result=ended))
+    def writes() -> None:
+        run = f"r{next(count)}"
+        record = unwrap(store.create(run_id=run))
+        record = unwrap(store.transition(run, record.revision, RunStatus.RUNNING))
+        mark = unwrap(store.start_call(run, record.revision, StartedCall("c0", f"{run}:c0", "noop", 1)))
+        admitted = AdmittedResult("c0", f"{run}:c0", "noop", ToolOutcome.success("ok"))
+        admission = unwrap(store.admit(run, mark.record.revision, admitted))
+        audit = ProjectionAudit("c0", "noop", sha256_hex("ok"), report)
+        audited = unwrap(store.record_projection(run, admission.record.revision, audit))
+        ended = StoredResult("done", "answered", {}, {}, None)
+        unwrap(store.transition(run, audited.record.revision, RunStatus.COMPLETED, result=ended))
 
+    try:
         writes()
         samples = [(_timed(writes), _timed(lambda: store.load("r0"))) for _ in range(SEQUENTIAL)]
+    finally:
         store.close()
-    print_table(
-        "What the run record adds to a durable round (SQLite, alone, median ms)",
-        ["part", "median ms"],
-        [
-            ["the round's six store writes", f"{statistics.median(w for w, _ in samples) * 1e3:.2f}"],
-            [
-                "one whole read of the record (run's answer)",
-                f"{statistics.median(r for _, r in samples) * 1e3:.2f}",
-            ],
-        ],
-    )
+    return [
+        f"{statistics.median(w for w, _ in samples) * 1e3:.2f}",
+        f"{statistics.median(r for _, r in samples) * 1e3:.2f}",
+    ]
 
 
 def _timed(fn: Callable[[], object]) -> float:

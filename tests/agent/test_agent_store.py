@@ -230,6 +230,21 @@ class TestWrites:
         loaded = unwrap(store.load(record.run_id))
         assert unwrap(record_from_json(record_to_json(loaded))).started == {"call-1": call}
 
+    def test_interleaved_calls(self, store: RunStore) -> None:
+        """Writes of one call between two of another: the repeat of the first is still seen as one."""
+        record = running(store)
+        first, second = StartedCall("c1", "run:c1", "echo"), StartedCall("c2", "run:c2", "echo")
+        assert not unwrap(store.start_call(record.run_id, 2, first)).duplicate
+        assert not unwrap(store.start_call(record.run_id, 3, second)).duplicate
+        assert unwrap(store.start_call(record.run_id, 4, first)).duplicate
+        outcome = admitted("c1", ToolOutcome.success("x"), key="run:c1")
+        unwrap(store.admit(record.run_id, 4, outcome))
+        unwrap(store.admit(record.run_id, 5, admitted("c2", ToolOutcome.success("y"), key="run:c2")))
+        replay = unwrap(store.admit(record.run_id, 6, outcome))
+        assert (replay.duplicate, replay.admitted) == (True, outcome)
+        final = unwrap(store.load(record.run_id))
+        assert (final.revision, list(final.started), list(final.admitted)) == (6, ["c1", "c2"], ["c1", "c2"])
+
     def test_sensitive_metadata(self, store: RunStore) -> None:
         """Keys that look like secrets are refused at run start, and the text does not repeat the key."""
         for key in ("token", "apiKey", "session.cookie", "db_password", "x-api-key", "clientSecret"):
@@ -427,6 +442,76 @@ class TestSqlite:
         assert final.revision == 42
         store.close()
         assert SqliteRunStore(path).load(record.run_id) == Ok(final)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[RunStore, RunStore]]:
+    """Two stores (two connections) on one database."""
+    if request.param == "sqlite":
+        stores: tuple[Any, Any] = (
+            SqliteRunStore(tmp_path / "runs.sqlite"),
+            SqliteRunStore(tmp_path / "runs.sqlite"),
+        )
+    else:
+        url, schema = request.getfixturevalue("postgres").url(), f"two_{uuid.uuid4().hex}"
+        stores = (PostgresRunStore(url, schema=schema), PostgresRunStore(url, schema=schema))
+    yield stores
+    for store in stores:
+        store.close()
+
+
+class TestTwoStores:
+    """
+    Two stores write one run: a store writes from the record its own last write left, and only while the
+    run is still at that revision; what the other store wrote in between is seen as a fresh read sees it.
+    """
+
+    def test_writes_between_are_seen(self, two_stores: tuple[RunStore, RunStore]) -> None:
+        """The other store's started call, admission and move are seen; the record ends whole and in order."""
+        first, second = two_stores
+        record = running(first)
+        call = StartedCall("c1", "run:c1", "echo")
+        assert not unwrap(second.start_call(record.run_id, 2, call)).duplicate
+        again = unwrap(first.start_call(record.run_id, 3, call))  # the first store never saw c1 started
+        assert again.duplicate
+        assert again.record.started == {"c1": call}
+        assert first.transition(record.run_id, 2, RunStatus.COMPLETED) == Err(RevisionConflict(2, 3))
+        outcome = ToolOutcome.success("x")
+        assert not unwrap(first.admit(record.run_id, 3, admitted("c1", outcome, key="run:c1"))).duplicate
+        replay = unwrap(second.admit(record.run_id, 3, admitted("c1", outcome, key="run:c1")))
+        assert replay.duplicate
+        assert replay.admitted == admitted("c1", outcome, key="run:c1")
+        other = StartedCall("c2", "run:c2", "echo")
+        assert not unwrap(second.start_call(record.run_id, 4, other)).duplicate
+        assert first.start_call(record.run_id, 4, StartedCall("c2", "run:c2", "echo", 1)) == Ok(
+            unwrap(second.start_call(record.run_id, 5, other))
+        )
+        ended = unwrap(first.transition(record.run_id, 5, RunStatus.COMPLETED))
+        final = unwrap(second.load(record.run_id))
+        assert (final.status, final.revision, ended.revision) == (RunStatus.COMPLETED, 6, 6)
+        assert list(final.started) == ["c1", "c2"]
+        assert list(final.admitted) == ["c1"]
+        assert [e.sequence for e in final.events] == list(range(1, 7))
+        assert final == unwrap(first.load(record.run_id))
+
+    def test_each_write_returns_the_run_as_stored(self, two_stores: tuple[RunStore, RunStore]) -> None:
+        """Every write's record has the head a fresh read gives, and its call's rows as stored."""
+        first, second = two_stores
+        record = running(first)
+        call = StartedCall("c1", "run:c1", "echo")
+        written: list[RunRecord] = [unwrap(first.start_call(record.run_id, 2, call)).record]
+        result = admitted("c1", ToolOutcome.success("x", {"n": 1}), key="run:c1")
+        written.append(unwrap(first.admit(record.run_id, 3, result)).record)
+        audit = audit_of("c1", "x", ProjectionPolicy())
+        written.append(unwrap(first.record_projection(record.run_id, 4, audit)).record)
+        for record_written in written:
+            stored = unwrap(second.load(record.run_id))
+            assert record_written.status == stored.status
+            assert record_written.revision <= stored.revision
+            for table in ("started", "admitted", "audits"):
+                for call_id, item in getattr(record_written, table).items():
+                    assert getattr(stored, table)[call_id] == item
+        assert written[-1].revision == unwrap(second.load(record.run_id)).revision == 5
 
 
 class TestSqliteFailures:

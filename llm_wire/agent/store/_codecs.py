@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import functools
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from llm_wire import codec
 from llm_wire.agent.projection import ProjectionReport
@@ -32,6 +32,7 @@ from llm_wire.agent.store._record import (
     Continuation,
     ProjectionAudit,
     RecordEvent,
+    RunNotFound,
     RunRecord,
     StartedCall,
     StoreError,
@@ -233,6 +234,91 @@ def rows_of(part: codec.Codec[T], bodies: list[str]) -> Result[list[T], StoreErr
             case Ok(row):
                 out.append(row)
     return Ok(out)
+
+
+#: The tables keyed by call id, named as the record's members, in the order the stores read them.
+KEYED = ("started", "admitted", "audits")
+
+
+def rows_query(mark: str, *, whole: bool) -> str:
+    """
+    The rows of a run in one query (``mark``: the driver's parameter mark), as ``(part, number, body)``
+    ordered by part then number: the keyed rows of one call (part 0 to 2, ``KEYED``'s order), or
+    (``whole``) the head first (part -1, its format as number), every keyed row and the events (part 3).
+    One statement reads one snapshot.
+    """
+    where = f"run_id = {mark}" if whole else f"run_id = {mark} AND call_id = {mark}"
+    parts = [
+        f"SELECT {n} AS part, position AS number, body FROM {t} WHERE {where}" for n, t in enumerate(KEYED)
+    ]
+    if whole:
+        parts.insert(0, f"SELECT -1 AS part, format AS number, head AS body FROM runs WHERE run_id = {mark}")
+        parts.append(
+            f"SELECT {len(KEYED)} AS part, sequence AS number, body FROM events WHERE run_id = {mark}"
+        )
+    return " UNION ALL ".join(parts) + " ORDER BY part, number"
+
+
+def whole_record(run_id: str, rows: Sequence[Sequence[Any]]) -> Result[RunRecord, StoreError]:
+    """The whole record from the rows of ``rows_query(whole=True)``."""
+    if not rows or rows[0][0] != -1:
+        return Err(RunNotFound(run_id))
+    match stored_head(run_id, rows[0][1:]):
+        case Err() as failed:
+            return failed
+        case Ok(head):
+            pass
+    bodies = _bodies(rows[1:], len(KEYED) + 1)
+    return with_rows(head, bodies[:-1], bodies[-1])
+
+
+def with_call_rows(head: RunRecord, rows: Iterable[Sequence[Any]]) -> Result[RunRecord, StoreError]:
+    """``head`` with one call's keyed rows, from the rows of ``rows_query(whole=False)``."""
+    return with_rows(head, _bodies(rows, len(KEYED)))
+
+
+def _bodies(rows: Iterable[Sequence[Any]], count: int) -> list[list[str]]:
+    bodies: list[list[str]] = [[] for _ in range(count)]
+    for part, _, body in rows:
+        bodies[part].append(body)
+    return bodies
+
+
+def stored_head(run_id: str, row: Sequence[Any] | None) -> Result[RunRecord, StoreError]:
+    """A run's head from its stored ``(format, head)`` row, with no rows yet; ``RunNotFound`` for none."""
+    if row is None:
+        return Err(RunNotFound(run_id))
+    if isinstance(checked := checked_format(row[0]), Err):
+        return checked
+    match parsed(row[1]):
+        case Err() as failed:
+            return failed
+        case Ok(document):
+            return head_of(document)
+
+
+def with_rows(
+    head: RunRecord, keyed: Sequence[list[str]], events: list[str] | None = None
+) -> Result[RunRecord, StoreError]:
+    """
+    ``head`` with its keyed rows (the bodies of each table of ``KEYED``, in order) and, when given, its
+    events; the first unreadable row is the error.
+    """
+    parts = codecs()
+    found: dict[str, Any] = {}
+    for table, bodies in zip(KEYED, keyed, strict=True):
+        match rows_of(parts.keyed[table], bodies):
+            case Err() as failed:
+                return failed
+            case Ok(items):
+                found[table] = {item.call_id: item for item in items}
+    if events is not None:
+        match rows_of(parts.event, events):
+            case Err() as failed:
+                return failed
+            case Ok(read):
+                found["events"] = tuple(read)
+    return Ok(evolve(head, **found))
 
 
 def head_value(record: RunRecord) -> dict[str, Value]:

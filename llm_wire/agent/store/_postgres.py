@@ -12,17 +12,17 @@ from collections.abc import Callable, Mapping
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from attrs import evolve
-
 from llm_wire.agent.store._codecs import (
-    checked_format,
+    KEYED,
     codecs,
     encoded,
-    head_of,
     head_value,
-    parsed,
-    rows_of,
+    rows_query,
+    stored_head,
+    whole_record,
+    with_call_rows,
 )
+from llm_wire.agent.store._known import Known, KnownRecords
 from llm_wire.agent.store._protocol import (
     Step,
     StoreWrites,
@@ -30,7 +30,6 @@ from llm_wire.agent.store._protocol import (
 from llm_wire.agent.store._record import (
     RECORD_FORMAT,
     RunExists,
-    RunNotFound,
     RunRecord,
     StoreBusy,
     StoreCorrupt,
@@ -47,9 +46,6 @@ __all__ = ["PostgresRunStore"]
 
 T = TypeVar("T")
 
-#: The tables keyed by call id, named as the record's members, in the order one query returns them.
-_KEYED = ("started", "admitted", "audits")
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, format INTEGER NOT NULL, revision INTEGER NOT NULL, head TEXT NOT NULL
@@ -63,24 +59,37 @@ CREATE TABLE IF NOT EXISTS {table} (
     run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (run_id, call_id)
 );"""
-    for table in _KEYED
+    for table in KEYED
 )
 
-_HEAD = "SELECT format, head FROM runs WHERE run_id = %s"
-_EVENTS = "SELECT body FROM events WHERE run_id = %s ORDER BY sequence"
-_MOVE_HEAD = "UPDATE runs SET format = %s, revision = %s, head = %s WHERE run_id = %s AND revision = %s"
+_HEAD = "SELECT format, head FROM runs WHERE run_id = %s FOR UPDATE"
 
 
-def _keyed_query(*, one_call: bool) -> str:
-    """The keyed rows of a run (or of one call of it) in one query: ``(table index, body)`` in order."""
-    where = "run_id = %s AND call_id = %s" if one_call else "run_id = %s"
-    parts = [
-        f"SELECT {n} AS part, position, body FROM {table} WHERE {where}" for n, table in enumerate(_KEYED)
-    ]
-    return " UNION ALL ".join(parts) + " ORDER BY part, position"
+def _written(first: str) -> str:
+    """
+    One statement that writes a run's head (``first``: an ``INSERT`` or ``UPDATE`` of ``runs``) with its
+    new events and keyed rows (arrays, ``_rows_of``), which are written only when the head is, and counts
+    the heads written: atomic as one statement is, and one round trip.
+    """
+    keyed = "".join(
+        f""", {table}_rows AS (
+    INSERT INTO {table} (run_id, position, call_id, body)
+    SELECT head.run_id, %s, r.call_id, r.body FROM head, unnest(%s::text[], %s::text[]) AS r(call_id, body)
+    ON CONFLICT (run_id, call_id) DO UPDATE SET position = EXCLUDED.position, body = EXCLUDED.body)"""
+        for table in KEYED
+    )
+    return f"""WITH head AS ({first} RETURNING run_id), event_rows AS (
+    INSERT INTO events (run_id, sequence, body)
+    SELECT head.run_id, e.sequence, e.body FROM head, unnest(%s::int[], %s::text[]) AS e(sequence, body)
+){keyed}
+SELECT count(*) FROM head"""
 
 
-_ALL_KEYED, _CALL_KEYED = _keyed_query(one_call=False), _keyed_query(one_call=True)
+#: A run's first head, and a move of its head from a revision, each with its rows.
+_CREATE = _written("INSERT INTO runs (run_id, format, revision, head) VALUES (%s, %s, %s, %s)")
+_MOVE = _written("UPDATE runs SET format = %s, revision = %s, head = %s WHERE run_id = %s AND revision = %s")
+#: The whole record, and one call's keyed rows, each in one query.
+_WHOLE, _CALL_KEYED = rows_query("%s", whole=True), rows_query("%s", whole=False)
 
 #: Who takes the schema lock while making the tables (``CREATE ... IF NOT EXISTS`` races between sessions).
 _SCHEMA_LOCK = 0x6C6C6D5F77697265  # "llm_wire"
@@ -117,6 +126,7 @@ class _Postgres:
         self._db: psycopg.Connection[Any] | None = None
         self._closed = False
         self._lock = threading.Lock()
+        self._known = KnownRecords()
         with suppress(psycopg.Error):  # connect now when it can: a failure is what each call returns
             self._opened()
 
@@ -164,123 +174,106 @@ class _Postgres:
 
     def insert(self, record: RunRecord) -> Result[None, StoreError]:
         def work(db: psycopg.Connection[Any]) -> Result[None, StoreError]:
+            head = (record.run_id, RECORD_FORMAT, record.revision, render(head_value(record)))
             try:
-                with db.transaction():
-                    db.execute(
-                        "INSERT INTO runs (run_id, format, revision, head) VALUES (%s, %s, %s, %s)",
-                        (record.run_id, RECORD_FORMAT, record.revision, render(head_value(record))),
-                    )
-                    self._append(db, RunRecord(record.run_id, record.trace_id), record)
+                db.execute(_CREATE, (*head, *_rows_of(RunRecord(record.run_id, record.trace_id), record)))
             except self._psycopg.errors.UniqueViolation:  # another writer created this run first
                 return Err(RunExists(record.run_id))
+            self._known.created(record)
             return Ok(None)
 
         return self._guarded(work)
 
-    def _head(
-        self, db: psycopg.Connection[Any], run_id: str, call_id: str | None, *, whole: bool = False
-    ) -> Result[RunRecord, StoreError]:
-        """
-        The run's head with its keyed rows: all of them (``whole``), those of ``call_id``, or none. Outside
-        ``whole`` (a write) the run's row is locked until the transaction ends.
-        """
-        row = db.execute(_HEAD if whole else _HEAD + " FOR UPDATE", (run_id,)).fetchone()
-        if row is None:
-            return Err(RunNotFound(run_id))
-        if isinstance(checked := checked_format(row[0]), Err):
-            return checked
-        match parsed(row[1]):
-            case Err() as failed:
-                return failed
-            case Ok(document):
-                pass
-        match head_of(document):
-            case Err() as failed:
-                return failed
-            case Ok(head):
-                pass
-        if not whole and call_id is None:
-            return Ok(head)
-        query, arguments = (_ALL_KEYED, (run_id,) * 3) if whole else (_CALL_KEYED, (run_id, call_id) * 3)
-        bodies: list[list[str]] = [[] for _ in _KEYED]
-        for part, _, body in db.execute(query, arguments):
-            bodies[part].append(body)
-        keyed: dict[str, Any] = {}
-        for table, rows in zip(_KEYED, bodies, strict=True):
-            match rows_of(codecs().keyed[table], rows):
-                case Err() as failed:
-                    return failed
-                case Ok(found):
-                    keyed[table] = {item.call_id: item for item in found}
-        return Ok(evolve(head, **keyed))
-
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
         def work(db: psycopg.Connection[Any]) -> Result[RunRecord, StoreError]:
-            with db.transaction():  # one snapshot: the head and its rows as one writer left them
-                db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                match self._head(db, run_id, None, whole=True):
-                    case Err() as failed:
-                        return failed
-                    case Ok(head):
-                        pass
-                bodies = [body for (body,) in db.execute(_EVENTS, (run_id,))]
-            match rows_of(codecs().event, bodies):
-                case Err() as failed:
-                    return failed
-                case Ok(events):
-                    return Ok(evolve(head, events=tuple(events)))
+            return whole_record(run_id, db.execute(_WHOLE, (run_id,) * (len(KEYED) + 2)).fetchall())
 
         return self._guarded(work)
-
-    def _append(self, db: psycopg.Connection[Any], before: RunRecord, after: RunRecord) -> None:
-        parts = codecs()
-        with db.cursor() as cursor:
-            events = [
-                (after.run_id, e.sequence, render(encoded(parts.event, e)))
-                for e in after.events[len(before.events) :]
-            ]
-            if events:
-                cursor.executemany("INSERT INTO events (run_id, sequence, body) VALUES (%s, %s, %s)", events)
-            keyed: list[tuple[str, Mapping[str, object], Mapping[str, object]]] = [
-                ("started", before.started, after.started),
-                ("admitted", before.admitted, after.admitted),
-                ("audits", before.audits, after.audits),
-            ]
-            for table, old, new in keyed:
-                part = parts.keyed[table]
-                rows = [
-                    (after.run_id, after.revision, call_id, render(encoded(part, item)))
-                    for call_id, item in new.items()
-                    if old.get(call_id) != item
-                ]
-                if rows:
-                    cursor.executemany(
-                        f"INSERT INTO {table} (run_id, position, call_id, body) VALUES (%s, %s, %s, %s) "
-                        "ON CONFLICT (run_id, call_id) DO UPDATE SET position = EXCLUDED.position, "
-                        "body = EXCLUDED.body",
-                        rows,
-                    )
 
     def update(self, run_id: str, step: Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         def work(db: psycopg.Connection[Any]) -> Result[T, StoreError]:
-            with db.transaction():
-                match self._head(db, run_id, call_id):
-                    case Err() as failed:
-                        return failed
-                    case Ok(before):
-                        pass
-                match step(before):
-                    case Err() as failed:
-                        return failed
-                    case Ok((after, answer)):
-                        pass
-                if after.revision != before.revision:
-                    head = render(head_value(after))
-                    db.execute(_MOVE_HEAD, (RECORD_FORMAT, after.revision, head, run_id, before.revision))
-                    self._append(db, before, after)
-                return Ok(answer)
+            known = self._known.take(run_id)
+            written = self._from_known(db, step, known, call_id)
+            if written is None:
+                known = None
+                with db.transaction():
+                    written = self._from_read(db, run_id, step, call_id)
+            seen, answer = written
+            if seen is not None:
+                self._known.wrote(run_id, call_id, seen, known)
+            return answer
 
         return self._guarded(work)
+
+    def _from_known(
+        self, db: psycopg.Connection[Any], step: Step[T], known: Known | None, call_id: str | None
+    ) -> tuple[RunRecord | None, Result[T, StoreError]] | None:
+        """
+        The write from the record the last write left, when known and the step moves the run on from it:
+        one statement, no transaction; ``None`` when the run is no longer at its revision (nothing written)
+        or the step must see the run.
+        """
+        before = None if known is None else known.view(call_id)
+        if before is None:
+            return None
+        match step(before):
+            case Ok((after, answer)) if after.revision != before.revision:
+                if _moved(db, before, after):
+                    return after, Ok(answer)
+        return None
+
+    def _from_read(
+        self, db: psycopg.Connection[Any], run_id: str, step: Step[T], call_id: str | None
+    ) -> tuple[RunRecord | None, Result[T, StoreError]]:
+        """The write from the run as read, its row locked (its head, and the keyed rows of ``call_id``)."""
+        match stored_head(run_id, db.execute(_HEAD, (run_id,)).fetchone()):
+            case Err() as failed:
+                return None, failed
+            case Ok(before):
+                pass
+        if call_id is not None:
+            match with_call_rows(before, db.execute(_CALL_KEYED, (run_id, call_id) * len(KEYED))):
+                case Err() as failed:
+                    return None, failed
+                case Ok(before):
+                    pass
+        match step(before):
+            case Err() as failed:
+                return before, failed
+            case Ok((after, answer)):
+                pass
+        if after.revision != before.revision:
+            _moved(db, before, after)
+        return after, Ok(answer)
+
+
+def _moved(db: psycopg.Connection[Any], before: RunRecord, after: RunRecord) -> bool:
+    """Write ``after`` over ``before`` if the run is still at ``before``'s revision; whether it was."""
+    head = (RECORD_FORMAT, after.revision, render(head_value(after)), after.run_id, before.revision)
+    row = db.execute(_MOVE, (*head, *_rows_of(before, after))).fetchone()
+    return row is not None and row[0] == 1
+
+
+def _rows_of(before: RunRecord, after: RunRecord) -> list[object]:
+    """The arguments of ``_written``'s rows: ``after``'s new events, then its keyed rows new or changed."""
+    parts = codecs()
+    events = after.events[len(before.events) :]
+    arguments: list[object] = [
+        [e.sequence for e in events],
+        [render(encoded(parts.event, e)) for e in events],
+    ]
+    for table in KEYED:
+        old: Mapping[str, object] = getattr(before, table)
+        part = parts.keyed[table]
+        changed = [
+            (call_id, item) for call_id, item in getattr(after, table).items() if old.get(call_id) != item
+        ]
+        arguments += [
+            after.revision,
+            [call_id for call_id, _ in changed],
+            [render(encoded(part, item)) for _, item in changed],
+        ]
+    return arguments
 
 
 class PostgresRunStore(StoreWrites):

@@ -145,14 +145,13 @@ class StoreWrites:
                 return failed
             case Ok(record):
                 pass
-        match self._engine.read(record.run_id):
-            case Ok():
-                return Err(RunExists(record.run_id))
-            case Err(RunNotFound()):
-                pass
-            case Err() as failed:
-                return failed
         match self._engine.insert(record):
+            case Err(RunExists()):
+                # Taken: an existing record the store cannot read is that failure, as a read gives it.
+                match self._engine.read(record.run_id):
+                    case Err(error) if not isinstance(error, RunNotFound):
+                        return Err(error)
+                return Err(RunExists(record.run_id))
             case Err() as failed:
                 return failed
         return Ok(record)

@@ -9,19 +9,19 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
-
-from attrs import evolve
+from typing import TypeVar
 
 from llm_wire.agent.store._codecs import (
-    checked_format,
+    KEYED,
     codecs,
     encoded,
-    head_of,
     head_value,
-    parsed,
-    rows_of,
+    rows_query,
+    stored_head,
+    whole_record,
+    with_call_rows,
 )
+from llm_wire.agent.store._known import Known, KnownRecords
 from llm_wire.agent.store._protocol import (
     Step,
     StoreWrites,
@@ -29,7 +29,6 @@ from llm_wire.agent.store._protocol import (
 from llm_wire.agent.store._record import (
     RECORD_FORMAT,
     RunExists,
-    RunNotFound,
     RunRecord,
     StoreBusy,
     StoreCorrupt,
@@ -64,13 +63,10 @@ CREATE TABLE IF NOT EXISTS audits (
 );
 """
 
-_EVENTS = "SELECT body FROM events WHERE run_id = ? ORDER BY sequence"
+_HEAD = "SELECT format, head FROM runs WHERE run_id = ?"
 _MOVE_HEAD = "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?"
-#: The tables keyed by call id (named as the record's members), each with the query that reads it in order.
-_KEYED: Mapping[str, str] = {
-    table: f"SELECT body FROM {table} WHERE run_id = ? ORDER BY position"
-    for table in ("started", "admitted", "audits")
-}
+#: The whole record, and one call's keyed rows, each in one query.
+_WHOLE, _CALL_KEYED = rows_query("?", whole=True), rows_query("?", whole=False)
 
 
 def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
@@ -96,6 +92,7 @@ class _Sqlite:
         self._db: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.Lock()
+        self._known = KnownRecords()
         with suppress(sqlite3.Error):  # open now when it can: a failure is what each call returns
             self._opened()
 
@@ -145,55 +142,14 @@ class _Sqlite:
                     self._append(db, RunRecord(record.run_id, record.trace_id), record)
             except sqlite3.IntegrityError:  # another writer created this run first
                 return Err(RunExists(record.run_id))
+            self._known.created(record)
             return Ok(None)
 
         return self._guarded(work)
 
-    def _head(
-        self, db: sqlite3.Connection, run_id: str, call_id: str | None, *, whole: bool = False
-    ) -> Result[RunRecord, StoreError]:
-        """The run's head with its keyed rows: all of them (``whole``), those of ``call_id``, or none."""
-        row = db.execute("SELECT format, head FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            return Err(RunNotFound(run_id))
-        if isinstance(checked := checked_format(row[0]), Err):
-            return checked
-        match parsed(row[1]):
-            case Err() as failed:
-                return failed
-            case Ok(document):
-                pass
-        match head_of(document):
-            case Err() as failed:
-                return failed
-            case Ok(head):
-                pass
-        if not whole and call_id is None:
-            return Ok(head)
-        keyed: dict[str, Any] = {}
-        for table, query in _KEYED.items():
-            where = query if whole else query.replace("run_id = ?", "run_id = ? AND call_id = ?")
-            arguments = (run_id,) if whole else (run_id, call_id)
-            match rows_of(codecs().keyed[table], [body for (body,) in db.execute(where, arguments)]):
-                case Err() as failed:
-                    return failed
-                case Ok(found):
-                    keyed[table] = {item.call_id: item for item in found}
-        return Ok(evolve(head, **keyed))
-
     def read(self, run_id: str) -> Result[RunRecord, StoreError]:
         def work(db: sqlite3.Connection) -> Result[RunRecord, StoreError]:
-            match self._head(db, run_id, None, whole=True):
-                case Err() as failed:
-                    return failed
-                case Ok(head):
-                    pass
-            bodies = [body for (body,) in db.execute(_EVENTS, (run_id,))]
-            match rows_of(codecs().event, bodies):
-                case Err() as failed:
-                    return failed
-                case Ok(events):
-                    return Ok(evolve(head, events=tuple(events)))
+            return whole_record(run_id, db.execute(_WHOLE, (run_id,) * (len(KEYED) + 2)).fetchall())
 
         return self._guarded(work)
 
@@ -206,42 +162,81 @@ class _Sqlite:
                 for e in after.events[len(before.events) :]
             ],
         )
-        keyed: list[tuple[str, Mapping[str, object], Mapping[str, object]]] = [
-            ("started", before.started, after.started),
-            ("admitted", before.admitted, after.admitted),
-            ("audits", before.audits, after.audits),
-        ]
-        for table, old, new in keyed:
+        for table in KEYED:
+            old: Mapping[str, object] = getattr(before, table)
             part = parts.keyed[table]
             db.executemany(
                 f"INSERT OR REPLACE INTO {table} (run_id, position, call_id, body) VALUES (?, ?, ?, ?)",
                 [
                     (after.run_id, after.revision, call_id, render(encoded(part, item)))
-                    for call_id, item in new.items()
+                    for call_id, item in getattr(after, table).items()
                     if old.get(call_id) != item
                 ],
             )
 
     def update(self, run_id: str, step: Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         def work(db: sqlite3.Connection) -> Result[T, StoreError]:
+            known = self._known.take(run_id)
             with _transaction(db):
-                match self._head(db, run_id, call_id):
-                    case Err() as failed:
-                        return failed
-                    case Ok(before):
-                        pass
-                match step(before):
-                    case Err() as failed:
-                        return failed
-                    case Ok((after, answer)):
-                        pass
-                if after.revision != before.revision:
-                    head = render(head_value(after))
-                    db.execute(_MOVE_HEAD, (RECORD_FORMAT, after.revision, head, run_id, before.revision))
-                    self._append(db, before, after)
-                return Ok(answer)
+                written = self._from_known(db, step, known, call_id)
+                if written is None:
+                    known = None
+                    written = self._from_read(db, run_id, step, call_id)
+            seen, answer = written
+            if seen is not None:
+                self._known.wrote(run_id, call_id, seen, known)
+            return answer
 
         return self._guarded(work)
+
+    def _from_known(
+        self, db: sqlite3.Connection, step: Step[T], known: Known | None, call_id: str | None
+    ) -> tuple[RunRecord | None, Result[T, StoreError]] | None:
+        """
+        The write from the record the last write left, when known and the step moves the run on from it;
+        ``None`` when the run is no longer at its revision (nothing written) or the step must see the run.
+        """
+        before = None if known is None else known.view(call_id)
+        if before is None:
+            return None
+        match step(before):
+            case Ok((after, answer)) if after.revision != before.revision:
+                if self._moved(db, before, after):
+                    return after, Ok(answer)
+        return None
+
+    def _from_read(
+        self, db: sqlite3.Connection, run_id: str, step: Step[T], call_id: str | None
+    ) -> tuple[RunRecord | None, Result[T, StoreError]]:
+        """The write from the run as read (its head, and the keyed rows of ``call_id``)."""
+        match stored_head(run_id, db.execute(_HEAD, (run_id,)).fetchone()):
+            case Err() as failed:
+                return None, failed
+            case Ok(before):
+                pass
+        if call_id is not None:
+            match with_call_rows(before, db.execute(_CALL_KEYED, (run_id, call_id) * len(KEYED))):
+                case Err() as failed:
+                    return None, failed
+                case Ok(before):
+                    pass
+        match step(before):
+            case Err() as failed:
+                return before, failed
+            case Ok((after, answer)):
+                pass
+        if after.revision != before.revision:
+            self._moved(db, before, after)
+        return after, Ok(answer)
+
+    def _moved(self, db: sqlite3.Connection, before: RunRecord, after: RunRecord) -> bool:
+        """Write ``after`` over ``before`` if the run is still at ``before``'s revision; whether it was."""
+        head = render(head_value(after))
+        arguments = (RECORD_FORMAT, after.revision, head, after.run_id, before.revision)
+        if db.execute(_MOVE_HEAD, arguments).rowcount != 1:
+            return False
+        self._append(db, before, after)
+        return True
 
 
 @contextmanager
