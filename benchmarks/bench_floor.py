@@ -147,6 +147,7 @@ def _typed_admission() -> None:
             ("json.loads", lambda: json.loads(arguments)),
             ("strict parse (value.parse_value)", lambda: parse_value(arguments)),
             ("codec decode (derive(GetWeather).decode)", lambda: derived.decode(parsed)),
+            ("parse + decode together (admit's floor)", lambda: derived.decode(parse_value(arguments))),  # type: ignore[arg-type]
             ("admit, whole", lambda: admission.admit(calls, [typed])),
         ],
     )

@@ -49,7 +49,7 @@ from llm_wire._admission_issues import (
     describe_issue,
 )
 from llm_wire._fast import Lean as _Lean
-from llm_wire.codec import Codec
+from llm_wire.codec import Codec, DecodeError
 from llm_wire.contract import Contract, ValidationError
 from llm_wire.contract._contract import first_failure as _first_failure
 from llm_wire.error import LimitExceeded, ProtocolError
@@ -173,7 +173,10 @@ class AdmissionLimits(_Lean):
     value_limits: Limits = DEFAULT
     #: How many schema failures of one call are kept (and told to the model) at most.
     failures_per_call: int = _FAILURES_PER_CALL
-    _parse_limits: Limits = field(init=False, repr=False, eq=False)
+    #: What ``admit`` reads on every batch, in one tuple: ``calls_per_turn``, the parse limits (their byte
+    #: limit is ``argument_bytes_per_call``), ``argument_bytes_per_call``, ``total_argument_bytes`` and
+    #: ``failures_per_call``.
+    _bounds: tuple[int, Limits, int, int, int] = field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         for name in _BOUNDS:
@@ -182,7 +185,14 @@ class AdmissionLimits(_Lean):
                 raise ValueError(f"AdmissionLimits.{name} must be a positive int")
         parse_limits = self.value_limits.with_max_bytes(self.argument_bytes_per_call)
         # The parser keeps a ready engine for ``DEFAULT`` itself: hand it that object when the limits agree.
-        object.__setattr__(self, "_parse_limits", DEFAULT if parse_limits == DEFAULT else parse_limits)
+        bounds = (
+            self.calls_per_turn,
+            DEFAULT if parse_limits == DEFAULT else parse_limits,
+            self.argument_bytes_per_call,
+            self.total_argument_bytes,
+            self.failures_per_call,
+        )
+        object.__setattr__(self, "_bounds", bounds)
 
 
 @define
@@ -276,30 +286,37 @@ def admit(
         raise TypeError(f"calls must be a sequence of ToolCall, not {type(calls).__name__}")
     by_name: dict[str, Tool] | DuplicateToolName
     if type(tools) is list or type(tools) is tuple:
-        # The usual: distinct names, each a ``Tool``, in one comprehension; anything else is told apart after.
-        by_name = {declared.name: declared for declared in tools if declared.__class__ is Tool}
-        if len(by_name) != len(tools):
-            by_name = _by_name(tools)
+        # The usual: distinct names, each a ``Tool``, in a plain loop (a comprehension is a function made
+        # and called on every admission), and one tool needs no loop; anything else is told apart after.
+        if len(tools) == 1 and tools[0].__class__ is Tool:
+            by_name = {tools[0].name: tools[0]}
+        else:
+            by_name = {}
+            for declared in tools:
+                if declared.__class__ is not Tool:
+                    break
+                by_name[declared.name] = declared
+            if len(by_name) != len(tools):
+                by_name = _by_name(tools)
+                if isinstance(by_name, DuplicateToolName):
+                    return Err(by_name)
     elif type(tools) is dict:
         _expect_tools(tools.values())
         by_name = tools
     else:
         by_name = _by_name(tools)
-    if isinstance(by_name, DuplicateToolName):
-        return Err(by_name)
+        if isinstance(by_name, DuplicateToolName):
+            return Err(by_name)
     count = len(calls)
     if not count:
         return Err(ProtocolError("empty tool-call batch"))
-    if count > limits.calls_per_turn:
-        return Err(_over("calls_per_turn", limits.calls_per_turn, count))
-    parse_limits = limits._parse_limits
-    per_call = limits.argument_bytes_per_call
-    most = limits.total_argument_bytes
-    failures = limits.failures_per_call
+    calls_per_turn, parse_limits, per_call, most, failures = limits._bounds
+    if count > calls_per_turn:
+        return Err(_over("calls_per_turn", calls_per_turn, count))
     # One call needs no set to find a repeated id.
     ids: set[str] | None = set() if count > 1 else None
     total = 0
-    issues: list[ToolCallIssue] = []
+    issues: list[ToolCallIssue] | None = None  # made at the first issue: most batches have none
     admitted: list[AdmittedCall] = []
     # The hot path of every response: plain class tests instead of ``isinstance`` or ``match``, and the
     # unwrapped parse and check (``parse_value``, ``first_failure``), so no ``Ok``/``Err`` is made only to be
@@ -332,7 +349,16 @@ def admit(
                 arguments: Value = parsed  # type: ignore[assignment]  # ``type() is`` leaves subclasses in
                 if adjust is not None and tool.name in adjust:
                     arguments = adjust[tool.name](arguments)
-                if tool.decode is None:  # a schema-only tool: its contract decides
+                decode_first = tool.decode_first
+                if decode_first is not None:
+                    # The codec checks every rule of the schema: a decoded value is one the contract
+                    # accepts, so the contract runs only when decoding fails (``_refused``).
+                    pair = decode_first(arguments)
+                    if pair.__class__ is tuple:
+                        admitted.append(AdmittedCall(call, tool, arguments, pair[1]))
+                        continue
+                    failure = _refused(tool.contract, arguments, failures, pair)  # type: ignore[arg-type]
+                elif tool.decode is None:  # a schema-only tool: its contract decides
                     found = _first_failure(tool.contract, arguments)
                     if found is None:
                         admitted.append(AdmittedCall(call, tool, arguments, arguments))
@@ -347,8 +373,10 @@ def admit(
             issue = InvalidArguments(call.id, tool.name, failure)
         if checks is _REJECT:
             return Err(InvalidToolCall(issue, len(admitted)))  # no issue came before it
+        if issues is None:
+            issues = []
         issues.append(issue)
-    return Ok(Admitted(tuple(calls), tuple(issues), tuple(admitted)))
+    return Ok(Admitted(tuple(calls), () if issues is None else tuple(issues), tuple(admitted)))
 
 
 _REJECT = ToolCallChecks.REJECT
@@ -390,19 +418,19 @@ def _expect_tools(tools: Iterable[object]) -> None:
             raise TypeError(f"tools must hold Tool objects, not {type(wrong).__name__}")
 
 
+def _refused(compiled: Contract, arguments: Value, failures: int, refusal: DecodeError) -> ValueFailure:
+    """
+    Why a codec that enforces its schema refused ``arguments``: the contract's failures when it refuses them
+    too, else the codec's own refusal.
+    """
+    found = _first_failure(compiled, arguments)
+    if found is None:
+        return DecodeRejected(refusal)
+    return _schema_rejected(compiled, arguments, failures, found)
+
+
 def _decode(tool: Tool, arguments: Value, failures: int) -> tuple[Value, Any] | ValueFailure:
-    """A tool declared in source: its arguments decoded natively, or why they fail."""
-    decode_first = tool.decode_first
-    if decode_first is not None:
-        # The codec checks every rule of the schema: a decoded value is one the contract accepts, so the
-        # contract runs only when decoding fails, to tell a schema failure from a refusal of the codec.
-        pair = decode_first(arguments)
-        if type(pair) is tuple:
-            return pair
-        found = _first_failure(tool.contract, arguments)
-        if found is None:
-            return DecodeRejected(pair)  # type: ignore[arg-type]
-        return _schema_rejected(tool.contract, arguments, failures, found)
+    """A tool declared in source whose codec may not enforce its schema: contract first, then decode."""
     found = _first_failure(tool.contract, arguments)
     if found is not None:
         return _schema_rejected(tool.contract, arguments, failures, found)

@@ -33,6 +33,7 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
     too_few = TooFewItems(lo)
     too_many = TooManyItems(max_items if max_items is not None else 0)
     item_dec, item_enc, exact, bulk = item._dec, item._enc, item._exact, item._bulk
+    only_exact = frozenset(() if exact is None else (exact,))
 
     def locate(v: list[Any], decode: Callable[[Any], Any]) -> None:
         for i, x in enumerate(v):
@@ -52,6 +53,10 @@ def list_of(item: Codec[T], *, min_items: int | None = None, max_items: int | No
             if out is not None:
                 return out
         elif exact is not None:
+            # Items all of the class that decodes as itself (strings for ``list_of(string())``): a copy, in
+            # C loops, so the decoded list never shares the parsed one.
+            if only_exact.issuperset(map(type, v)):
+                return list(v)
             try:
                 return [cast(T, x) if x.__class__ is exact else item_dec(x) for x in v]
             except _CodecFailure:  # ``item`` is a built-in scalar: running it again to find the index is safe

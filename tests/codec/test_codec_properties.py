@@ -121,3 +121,42 @@ class TestFloatArrays:
     def test_a_sum_that_overflows_is_not_a_refusal(self) -> None:
         big = Decimal("1e308")
         assert c.list_of(c.floating()).decode([big, big]) == Ok([1e308, 1e308])
+
+
+class _Text(str):
+    """A ``str`` subclass: not the exact class a string item decodes as itself."""
+
+
+_MIXED_ITEMS = st.one_of(
+    st.text(max_size=3),
+    st.text(max_size=3).map(_Text),
+    st.integers(),
+    st.booleans(),
+    st.none(),
+)
+
+
+class TestExactArrays:
+    """
+    An array of items whose exact class decodes as itself (strings, ints, booleans) decodes as it does item
+    by item: values, refusals and paths; and the decoded list is never the value's own list.
+    """
+
+    @pytest.mark.parametrize("item", [c.string(), c.integer(), c.boolean()], ids=["string", "int", "bool"])
+    @given(items=st.lists(_MIXED_ITEMS, max_size=8))
+    def test_agrees_with_items(self, item: c.Codec[Any], items: list[Any]) -> None:
+        one_by_one: list[Any] = []
+        expected: Ok[list[Any]] | Err[Any] = Ok(one_by_one)
+        for index, one in enumerate(items):
+            decoded = item.decode(one)
+            if isinstance(decoded, Err):
+                expected = Err((index, decoded.error.reason))
+                break
+            one_by_one.append(decoded.value)
+        got = c.list_of(item).decode(items)
+        if isinstance(got, Err):
+            assert Err((got.error.path[0], got.error.reason)) == expected
+        else:
+            assert got == expected
+            assert got.value is not items
+            assert [type(x) for x in got.value] == [type(x) for x in one_by_one]
