@@ -19,7 +19,7 @@ import jsonschema_rs
 import pydantic
 from pydantic_ai import Tool as PeerTool
 
-from benchmarks import bench_admission, bench_codec, bench_durable, bench_start, bench_tools
+from benchmarks import bench_admission, bench_codec, bench_durable, bench_start, bench_tools, bench_value
 from benchmarks._harness import CORPORA, interleaved, print_table
 from llm_wire import admission, codec, contract, tool, value
 from llm_wire._keywords import Shape, keyword
@@ -205,6 +205,7 @@ def main() -> None:
     else:
         print("\n(bench_floor: ../shared/corpora/mcp-tools is absent; the MCP admission table is skipped)")
     _typed_admission()
+    bench_value.floor()
     bench_start.floor()
     bench_start.stack_floor()
     bench_durable.floor()

@@ -14,11 +14,14 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from benchmarks._harness import CORPORA, median_seconds, print_table
+import jiter
+
+from benchmarks._harness import CORPORA, interleaved, median_seconds, print_table
 from llm_wire.result import Ok
 from llm_wire.value import DEFAULT, parse
+from llm_wire.value._parse import _DEFAULT_ENGINE, _SHAPES, _opens_over, parse_value
 
-__all__ = ["bfcl_documents", "main", "mcp_documents", "synthetic_document"]
+__all__ = ["bfcl_documents", "floor", "main", "mcp_documents", "synthetic_document"]
 
 KIB = 1024
 BUCKETS = (
@@ -206,4 +209,50 @@ def main() -> None:
         "Linearity: the same batches with a 1,000-digit string, exact engine",
         linear_header,
         _linearity_rows(True),
+    )
+
+
+def floor() -> None:
+    """
+    Where the strict parse of the 16 KiB records (the summary row "parse, records, 16 KiB") spends its time
+    (``bench_floor``): jiter with the parse's options is the engine, and each check the parse adds is timed
+    alone, as a multiple of ``json.loads`` on the same text (medians of interleaved rounds).
+    """
+    text = synthetic_document(16 * KIB)
+    data = text.encode()
+    shapes = data.translate(_SHAPES).decode("ascii")
+    engine = _DEFAULT_ENGINE
+    padding = engine.open_pad + b"0" + engine.close_pad
+
+    def strict(**changed: Any) -> Callable[[], object]:
+        options: dict[str, Any] = {
+            "catch_duplicate_keys": True,
+            "float_mode": "decimal",
+            "allow_inf_nan": False,
+            "cache_mode": "keys",
+        }
+        options.update(changed)
+        return lambda: jiter.from_json(data, **options)
+
+    parts: list[tuple[str, Callable[[], object]]] = [
+        ("json.loads (the peer)", partial(json.loads, text)),
+        ("jiter with the parse's options, on the UTF-8 bytes", strict()),
+        ("  the same without the duplicate-key check", strict(catch_duplicate_keys=False)),
+        ("  the same with floats, not Decimals", strict(float_mode="float")),
+        ("encoding the text to UTF-8 (jiter reads bytes)", text.encode),
+        ("number shapes (one translate)", lambda: data.translate(_SHAPES).decode("ascii")),
+        ("number limits: runs and exponents in the shapes", lambda: engine.suspects(shapes)),
+        ("depth bound: counting opening brackets", lambda: _opens_over(shapes, DEFAULT.max_depth)),
+        (f"depth padding: jiter reading {engine.padding} nested arrays", lambda: jiter.from_json(padding)),
+        ("parse_value, whole", partial(parse_value, text)),
+    ]
+    samples = interleaved([run for _, run in parts], rounds=9)
+    rows = []
+    for (name, _), times in zip(parts, samples, strict=True):
+        ratio = statistics.median(t / p for t, p in zip(times, samples[0], strict=True))
+        rows.append([name, f"{statistics.median(times) * 1e6:.2f}", f"{ratio:.2f}x"])
+    print_table(
+        f"Strict parse of the 16 KiB records ({len(data):,} bytes), by part",
+        ["part", "median µs", "x peer"],
+        rows,
     )

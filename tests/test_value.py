@@ -653,6 +653,24 @@ class TestHostileInput:
         error = error_of(parse_as(text))
         assert error == ParseError(Location(*where), LimitExceeded("Limits.with_max_depth", 64))
 
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ("[]" + ",[]" * 69, (2, 1, 3)),
+            ("[1]]" + ",[1]" * 69 + ",[[1]", (3, 1, 4)),
+        ],
+        ids=["values side by side", "closes and reopens"],
+    )
+    def test_several_values_with_many_containers(
+        self, parse_as: Parse, text: str, where: tuple[int, int, int]
+    ) -> None:
+        """
+        Values side by side, with more containers than ``max_depth``: the fast engine reads such a document
+        inside arrays that spend the rest of jiter's depth, where it is one array of many. Still refused.
+        """
+        error = error_of(parse_as(text))
+        assert error == ParseError(Location(*where), Syntax.TRAILING_CONTENT)
+
     def test_raised_depth_parses_on_the_exact_engine(self, engine: Engine) -> None:
         """5,000 levels are far beyond the C scanner's recursion, so the exact engine builds them."""
         limits = DEFAULT.with_max_depth(5000)

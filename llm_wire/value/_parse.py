@@ -445,16 +445,17 @@ def _native(data: bytes, engine: _FastEngine, limits: Limits, shapes: str | None
         deep = False  # each level takes two brackets
     elif n > _COUNTED:
         deep = True
+    elif shapes is None:
+        deep = data.count(b"[") + data.count(b"{") > limits.max_depth
     else:
-        opened = shapes.count("[") if shapes is not None else data.count(b"[") + data.count(b"{")
-        deep = opened > limits.max_depth
+        deep = _opens_over(shapes, limits.max_depth)
     try:
         if deep and engine.padding:
             value = _jiter(engine.open_pad + data + engine.close_pad)
+            # Each padding level is a list (the one before held only it): one of another length than 1 means
+            # ``data`` is not one value, and unpacking it raises ``ValueError``.
             for _ in range(engine.padding):
-                if type(value) is not list or len(value) != 1:
-                    return None
-                value = value[0]
+                (value,) = value  # type: ignore[misc, str-unpack]
         else:
             value = _from_json(
                 data, catch_duplicate_keys=True, float_mode="decimal", allow_inf_nan=False, cache_mode="keys"
@@ -467,6 +468,24 @@ def _native(data: bytes, engine: _FastEngine, limits: Limits, shapes: str | None
     if n > limits.max_values and _structure(data) >= limits.max_values and not _within(value, limits):
         return None
     return (value,)
+
+
+#: ``_opens_over`` counts this many bytes first, then twice as many at each step.
+_FIRST_COUNT = 1024
+
+
+def _opens_over(shapes: str, depth: int) -> bool:
+    """
+    Whether ``shapes`` holds more than ``depth`` opening brackets (of containers, or inside strings): when
+    not, the document nests at most ``depth`` deep. Counted in growing pieces, to stop once over ``depth``.
+    """
+    opened, start, end = 0, 0, _FIRST_COUNT
+    while start < len(shapes):
+        opened += shapes.count("[", start, end)
+        if opened > depth:
+            return True
+        start, end = end, 2 * end
+    return False
 
 
 def _structure(data: bytes) -> int:
