@@ -41,7 +41,7 @@ from codec_strategies import arbitrary_objects, mutations, unwrap
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
-from pydantic_catalogue import MODELS, TYPED_DICTS, Location, Nested, Tree, values
+from pydantic_catalogue import MODELS, TYPED_DICTS, Literals, Location, Nested, Tree, values
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
@@ -169,6 +169,8 @@ def _documented(error: DecodeError, value: Value) -> bool:
     here: Any = value
     for step in error.path:
         here = here[step]
+    if error.reason == reasons.WrongType(("integer",)) and isinstance(here, bool):
+        return True  # true for Literal[1]: pydantic compares by Python's True == 1, even when strict
     return error.reason == reasons.WrongType(("number",)) and isinstance(here, str)  # Decimal
 
 
@@ -214,6 +216,17 @@ class TestDecodeAgreement:
     def test_no_exception_escapes(self, shape: type, value: Any) -> None:
         """Any Python object at all, JSON or not, decodes to Ok or Err."""
         assert isinstance(codec.derive(shape).decode(value), Ok | Err)
+
+    def test_true_for_an_integer_literal_is_a_documented_difference(self) -> None:
+        """pydantic, even strict, takes ``true`` for ``Literal[1]``; we refuse it: a listed difference."""
+        text = '{"mode": "fast", "only": "on", "level": true}'
+        assert _validate(Literals, text)[0]
+        match codec.derive(Literals).decode_json(text):
+            case Err(error):
+                assert error.path == ("level",)
+                assert _documented(error, {"mode": "fast", "only": "on", "level": True})
+            case Ok(_):
+                raise AssertionError("llm_wire took true for an integer literal")
 
     def test_a_refusal_is_found(self) -> None:
         """The generated values reach both verdicts (the agreement is not vacuous)."""
