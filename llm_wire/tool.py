@@ -69,6 +69,8 @@ else:
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+#: ``check_name``'s answer for a good name, made once.
+_GOOD_NAME: Result[None, NameProblem] = Ok(None)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -80,7 +82,7 @@ def check_name(name: str) -> Result[None, NameProblem]:
     Check ``name`` against ``^[a-zA-Z0-9_-]{1,64}$``, the rule every built-in provider accepts.
     """
     if name.__class__ is str and _NAME.fullmatch(name):
-        return Ok(None)
+        return _GOOD_NAME
     if not name:
         return Err(EmptyName())
     for character in name:
@@ -207,11 +209,9 @@ def from_json_schema(
         case Err(problem):
             return Err(InvalidName(name, problem))
     loaded = _contract.parse(schema) if isinstance(schema, str | bytes) else _contract.load(schema)
-    match loaded:
-        case Err(load_error):
-            return Err(InvalidSchema(load_error))
-        case Ok(compiled):
-            return _schema_tool(name, description, compiled)
+    if isinstance(loaded, Err):
+        return Err(InvalidSchema(loaded.error))
+    return _schema_tool(name, description, loaded.value)
 
 
 def _expect(parameter: str, given: object, expected: type) -> None:

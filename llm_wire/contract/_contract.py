@@ -217,6 +217,46 @@ def _options(assert_formats: object, annotations: object, **bounds: object) -> f
     return declared
 
 
+#: The rules of a load whose options are all left at their defaults, made once.
+_DEFAULT_RULES = Rules(_SUPPORTED, frozenset(), False, FORMATS, 10_000, 128, MAX_PATTERN_COST)
+
+
+def _rules(
+    assert_formats: bool,
+    annotations: Iterable[str],
+    max_nodes: int,
+    max_depth: int,
+    max_ref_depth: int,
+    max_pattern_cost: int,
+) -> Rules:
+    """
+    The rules ``load``'s options make, after ``_options`` checked them (``TypeError`` naming a wrong one);
+    the options left at their defaults give ``_DEFAULT_RULES``, with nothing to check or make.
+    """
+    if (
+        assert_formats is False
+        and annotations.__class__ is tuple
+        and not annotations
+        and max_nodes.__class__ is int
+        and max_nodes == 10_000
+        and max_depth.__class__ is int
+        and max_depth == 128
+        and max_ref_depth.__class__ is int
+        and max_pattern_cost.__class__ is int
+        and max_pattern_cost == MAX_PATTERN_COST
+    ):
+        return _DEFAULT_RULES
+    declared = _options(
+        assert_formats,
+        annotations,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        max_ref_depth=max_ref_depth,
+        max_pattern_cost=max_pattern_cost,
+    )
+    return Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+
+
 def _exact(document: Value) -> Result[Value, LoadError]:
     """
     ``document`` with every finite ``float`` read exactly (``Decimal(repr(f))``), the same object when it
@@ -284,15 +324,7 @@ def load(
     may run on (``_regex.pattern_cost``: what counted repetitions such as ``{1000}`` add). Finite ``float``s
     are read exactly through their shortest repr; NaN and infinities are refused.
     """
-    declared = _options(
-        assert_formats,
-        annotations,
-        max_nodes=max_nodes,
-        max_depth=max_depth,
-        max_ref_depth=max_ref_depth,
-        max_pattern_cost=max_pattern_cost,
-    )
-    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    rules = _rules(assert_formats, annotations, max_nodes, max_depth, max_ref_depth, max_pattern_cost)
     plain = plain_document(document, rules)  # no float in it: ``_exact`` would return it as it is
     if plain is not None:
         return _compiled(plain[1], plain[0], assert_formats, max_nodes, max_ref_depth)
@@ -341,15 +373,7 @@ def from_schema(
     Compile a ``Schema`` built in code (a codec's, say) as ``load`` compiles a document.
     """
     _expect("schema", schema, Schema, "a Schema")
-    declared = _options(
-        assert_formats,
-        annotations,
-        max_nodes=max_nodes,
-        max_depth=max_depth,
-        max_ref_depth=max_ref_depth,
-        max_pattern_cost=max_pattern_cost,
-    )
-    rules = Rules(_SUPPORTED, declared, assert_formats, FORMATS, max_nodes, max_depth, max_pattern_cost)
+    rules = _rules(assert_formats, annotations, max_nodes, max_depth, max_ref_depth, max_pattern_cost)
     match prepare_schema(schema, rules):
         case Err(error):
             return Err(error)

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from llm_wire._keywords import KEYWORDS, Role, Shape
-from llm_wire._regex import compile_pattern, pattern_cost
+from llm_wire._regex import MAX_PATTERN_COST, compile_pattern, pattern_cost
 from llm_wire.contract._rules import Rules
 from llm_wire.result import Ok
 from llm_wire.schema import _FALSE, _TRUE, Schema
@@ -32,6 +32,7 @@ N = TypeVar("N")
 #: Nesting beyond this goes the exact (iterative) way: the walk here recurses.
 _DEEPEST = 48
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
+_STR = frozenset({str})
 
 
 def _count(v: Any) -> bool:
@@ -47,7 +48,7 @@ def _positive(v: Any) -> bool:
 
 
 def _strings(v: Any) -> bool:
-    return v.__class__ is list and all(s.__class__ is str for s in v) and len(set(v)) == len(v)
+    return v.__class__ is list and _STR.issuperset(map(type, v)) and len(set(v)) == len(v)
 
 
 def _type(v: Any) -> bool:
@@ -101,10 +102,9 @@ def quick_plan(
     if document.__class__ is not dict:
         return None
     formats = rules.formats if rules.assert_formats else None
-    reader = _Reader(node, exact_way, rules.supported, rules.annotations, formats)
+    reader = _Reader(node, exact_way, rules.supported, rules.annotations, formats, rules.max_pattern_cost)
     reader.max_nodes = rules.max_nodes
     reader.deepest = min(rules.max_depth, _DEEPEST)
-    reader.max_pattern_cost = rules.max_pattern_cost
     try:
         root = reader.read(document, (), 1)
     except (_Bail, RecursionError):
@@ -128,15 +128,54 @@ _Action: TypeAlias = "str | type | Callable[[Any], bool]"
 #: The shapes a class says all of (a bool, a string), and those whose values may hold anything JSON.
 _CLASSES: dict[Shape, type] = {Shape.STRING: str, Shape.BOOLEAN: bool, Shape.ARRAY: list, Shape.OBJECT: dict}
 _OPEN = frozenset({Shape.ANY, Shape.STRINGS_MAP})
-#: Tables already made, by the sets they are made from (bounded: a caller's annotations make new ones).
-_TABLES: dict[tuple[Collection[str], Collection[str], Collection[str]], dict[str, _Action]] = {}
+#: The classes of a leaf's members that make its content its key (``_Shared``).
+_LEAF = frozenset({str, int, bool, type(None)})
+#: How many leaves one ``_Shared`` keeps, and how many characters their names and strings hold in all.
+_SHARED_NODES, _SHARED_CHARACTERS = 4096, 1 << 20
+_LeafKey: TypeAlias = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
+
+
+class _Shared:
+    """
+    The leaf nodes read under one table, by content. A schema object below the root whose members are all
+    strings, integers, booleans or nulls (a leaf: ``{"type": "string"}``, which MCP servers repeat across
+    tools) reads to the same immutable node, and the same verdict, wherever it appears: the walk reads it
+    once and every later copy gets that node. The key holds each member's class beside its value, so that
+    ``1`` is not ``true``. Bounded in nodes and in characters; emptied when full.
+    """
+
+    __slots__ = ("characters", "nodes")
+
+    def __init__(self) -> None:
+        self.nodes: dict[_LeafKey, Schema] = {}
+        self.characters = 0
+
+    def keep(self, key: _LeafKey, node: Schema) -> None:
+        size = sum(len(name) + (len(v) if v.__class__ is str else 1) for name, v in key[0])
+        if len(self.nodes) >= _SHARED_NODES or self.characters + size > _SHARED_CHARACTERS:
+            self.nodes.clear()
+            self.characters = 0
+            if size > _SHARED_CHARACTERS:
+                return
+        self.nodes[key] = node
+        self.characters += size
+
+
+#: Tables already made, with the leaves read under each, by the sets they are made from (bounded: a
+#: caller's annotations make new ones).
+_TABLES: dict[
+    tuple[Collection[str], Collection[str], Collection[str]], tuple[dict[str, _Action], _Shared]
+] = {}
 _MAX_TABLES = 64
 
 
 def _table(
     exact_way: Collection[str], supported: Collection[str], annotations: Collection[str]
-) -> dict[str, _Action]:
-    """Each keyword the walk knows, with what it does with it; a name missing is an extension (or refused)."""
+) -> tuple[dict[str, _Action], _Shared]:
+    """
+    Each keyword the walk knows, with what it does with it (a name missing is an extension, or refused), and
+    the leaves read under that table.
+    """
     key = (exact_way, supported, annotations)
     found = _TABLES.get(key)
     if found is not None:
@@ -156,8 +195,8 @@ def _table(
     table.update(dict.fromkeys(exact_way, _EXACT))
     if len(_TABLES) >= _MAX_TABLES:
         _TABLES.clear()
-    _TABLES[key] = table
-    return table
+    made = _TABLES[key] = (table, _Shared())
+    return made
 
 
 _SUBSCHEMA_ACTIONS = {Shape.SCHEMA: _SUB, Shape.SCHEMA_LIST: _LIST, Shape.SCHEMA_MAP: _MAP}
@@ -177,6 +216,7 @@ class _Reader(Generic[N]):
         "max_nodes",
         "max_pattern_cost",
         "nodes",
+        "shared",
         "table",
     )
 
@@ -187,12 +227,19 @@ class _Reader(Generic[N]):
         supported: Collection[str],
         annotations: Collection[str],
         formats: Collection[str] | None,
+        max_pattern_cost: int,
     ) -> None:
         self.make_node = make_node
-        self.table = _table(exact_way, supported, annotations)
+        self.table, shared = _table(exact_way, supported, annotations)
         #: The formats asserted, or ``None`` when ``format`` is an annotation.
         self.formats = formats
-        self.max_nodes = self.deepest = self.max_pattern_cost = 0
+        self.max_pattern_cost = max_pattern_cost
+        #: The leaves read before under the same table, when their verdict is this walk's: ``format`` an
+        #: annotation, the default pattern cost; and no node table to record, whose nodes must be distinct.
+        self.shared = (
+            shared if make_node is None and formats is None and max_pattern_cost == MAX_PATTERN_COST else None
+        )
+        self.max_nodes = self.deepest = 0
         self.nodes: dict[int, N] = {}
         self.count = self.keywords = 0
 
@@ -208,6 +255,15 @@ class _Reader(Generic[N]):
         self.count += 1
         if self.count > self.max_nodes or depth > self.deepest:
             raise _Bail
+        shared, key = self.shared, None
+        if shared is not None and depth > 1:  # not the root, where ``$schema`` is left out
+            classes = tuple(map(type, raw.values()))
+            if _LEAF.issuperset(classes):
+                key = (tuple(raw.items()), classes)
+                found = shared.nodes.get(key)
+                if found is not None:
+                    self.keywords += len(classes)
+                    return found
         table, sub, read, record = self.table, self.sub, self.read, self.make_node is not None
         pairs: list[tuple[str, Any]] = []
         for name, value in raw.items():
@@ -227,8 +283,8 @@ class _Reader(Generic[N]):
                 else:
                     value = sub(value, path, depth + 1)
             elif action is _MAP:
-                if value.__class__ is not dict:
-                    raise _Bail
+                if value.__class__ is not dict or not _STR.issuperset(map(type, value)):
+                    raise _Bail  # a member name that is not a string: the exact way refuses it
                 if name == "patternProperties":
                     for source in value:
                         _plain_pattern(source, self.max_pattern_cost)
@@ -240,8 +296,6 @@ class _Reader(Generic[N]):
                         for k, item in value.items()
                     ]
                 )
-                if not all(k.__class__ is str for k, _ in value):
-                    raise _Bail  # a member name that is not a string: the exact way refuses it
             elif action is _LIST:
                 if value.__class__ is not list or not value:
                     raise _Bail
@@ -271,6 +325,8 @@ class _Reader(Generic[N]):
         self.keywords += len(pairs)
         if record:
             self.nodes[id(made)] = self.make_node(made, path, "")  # type: ignore[misc]
+        elif key is not None:
+            shared.keep(key, made)  # type: ignore[union-attr]  # a key is made only with ``shared``
         return made
 
 

@@ -146,6 +146,16 @@ class TestWrongPythonTypes:
         with pytest.raises(TypeError, match=r"^annotations must be an iterable of str, not int$"):
             contract.load({}, annotations=1)
 
+    def test_options_equal_to_their_defaults_are_checked_too(self) -> None:
+        """An option of the wrong type is a ``TypeError`` even where it equals the default in value."""
+        for name, bad in (("max_ref_depth", True), ("max_nodes", 10_000.0), ("max_depth", Decimal(128))):
+            with pytest.raises(TypeError, match=rf"^{name} must be an int, not {type(bad).__name__}$"):
+                contract.load({}, **{name: bad})
+        with pytest.raises(TypeError, match=r"^assert_formats must be a bool, not int$"):
+            contract.load({}, assert_formats=0)
+        with pytest.raises(TypeError, match=r"^annotations must be an iterable of str, not str$"):
+            contract.load({}, annotations="")
+
     def test_bad_data_is_not_a_type_error(self) -> None:
         """A document or value of any Python type is data: ``Err``, never ``TypeError``."""
         assert isinstance(contract.load(object()), Err)
