@@ -45,6 +45,9 @@ def interleaved(
     Seconds of one call of each run, per round, in CPU time of this process, measured in interleaved rounds:
     on a shared machine wall time also counts other processes, and interleaving gives every run the same
     cache weather. Each run loops until ``min_time`` has passed in a round, after a warm-up (``_warm``).
+    The heap that exists before the rounds (every module imported, peers included, and what earlier rows
+    keep) is frozen out of the collector's generations (``gc.freeze``), so that a collection a run's own
+    allocations trigger scans that run's objects, not the rest of the benchmark process.
     """
     for run in runs:
         _warm(run)
@@ -61,12 +64,16 @@ def interleaved(
         loops.append(n)
     samples: list[list[float]] = [[] for _ in runs]
     gc.collect()
-    for _ in range(rounds):
-        for run, n, times in zip(runs, loops, samples, strict=True):
-            start = time.process_time()
-            for _ in range(n):
-                run()
-            times.append((time.process_time() - start) / n)
+    gc.freeze()
+    try:
+        for _ in range(rounds):
+            for run, n, times in zip(runs, loops, samples, strict=True):
+                start = time.process_time()
+                for _ in range(n):
+                    run()
+                times.append((time.process_time() - start) / n)
+    finally:
+        gc.unfreeze()
     return samples
 
 
