@@ -7,11 +7,23 @@ elsewhere, the known record is forgotten and the write reads the run as usual.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeAlias, TypeVar
+
 from attrs import evolve, frozen
 
-from llm_wire.agent.store._record import RunRecord
+from llm_wire.agent.store._codecs import KEYED, stored_head, with_call_rows
+from llm_wire.agent.store._protocol import Step
+from llm_wire.agent.store._record import RunRecord, StoreError
+from llm_wire.result import Err, Ok, Result
 
-__all__ = ["Known", "KnownRecords"]
+__all__ = ["Known", "KnownRecords", "from_known", "from_read"]
+
+T = TypeVar("T")
+#: The record a write left (``None`` when it never read one) and the step's answer.
+Written: TypeAlias = tuple[RunRecord | None, Result[T, StoreError]]
+#: Writes ``after`` over ``before`` if the run is still at ``before``'s revision; whether it was.
+Move: TypeAlias = Callable[[RunRecord, RunRecord], bool]
 
 #: Runs remembered at most (the oldest forgotten first): a running run is written every few seconds.
 _SIZE = 1024
@@ -88,3 +100,52 @@ class KnownRecords:
         self._known[run_id] = known
         if len(self._known) > _SIZE:
             del self._known[next(iter(self._known))]
+
+
+def from_known(step: Step[T], known: Known | None, call_id: str | None, move: Move) -> Written[T] | None:
+    """
+    The write from the record the last write left, when known and the step moves the run on from it;
+    ``None`` when the run is no longer at its revision (nothing written) or the step must see the run.
+    """
+    before = None if known is None else known.view(call_id)
+    if before is None:
+        return None
+    match step(before):
+        case Ok((after, answer)) if after.revision != before.revision:
+            if move(before, after):
+                return after, Ok(answer)
+    return None
+
+
+def from_read(
+    execute: Callable[[str, tuple[str, ...]], Any],
+    queries: tuple[str, str],
+    run_id: str,
+    step: Step[T],
+    call_id: str | None,
+    move: Move,
+) -> Written[T]:
+    """
+    The write from the run as read with ``execute`` (its head by ``queries[0]``, and the keyed rows of
+    ``call_id`` by ``queries[1]``), in the caller's transaction.
+    """
+    head, rows = queries
+    match stored_head(run_id, execute(head, (run_id,)).fetchone()):
+        case Err() as failed:
+            return None, failed
+        case Ok(before):
+            pass
+    if call_id is not None:
+        match with_call_rows(before, execute(rows, (run_id, call_id) * len(KEYED))):
+            case Err() as failed:
+                return None, failed
+            case Ok(before):
+                pass
+    match step(before):
+        case Err() as failed:
+            return before, failed
+        case Ok((after, answer)):
+            pass
+    if after.revision != before.revision:
+        move(before, after)
+    return after, Ok(answer)

@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llm_wire.agent.store._codecs import (
@@ -18,11 +19,9 @@ from llm_wire.agent.store._codecs import (
     encoded,
     head_value,
     rows_query,
-    stored_head,
     whole_record,
-    with_call_rows,
 )
-from llm_wire.agent.store._known import Known, KnownRecords
+from llm_wire.agent.store._known import KnownRecords, from_known, from_read
 from llm_wire.agent.store._protocol import (
     Step,
     StoreWrites,
@@ -90,6 +89,8 @@ _CREATE = _written("INSERT INTO runs (run_id, format, revision, head) VALUES (%s
 _MOVE = _written("UPDATE runs SET format = %s, revision = %s, head = %s WHERE run_id = %s AND revision = %s")
 #: The whole record, and one call's keyed rows, each in one query.
 _WHOLE, _CALL_KEYED = rows_query("%s", whole=True), rows_query("%s", whole=False)
+#: A write's reads: the run's head, then one call's keyed rows.
+_READ = (_HEAD, _CALL_KEYED)
 
 #: Who takes the schema lock while making the tables (``CREATE ... IF NOT EXISTS`` races between sessions).
 _SCHEMA_LOCK = 0x6C6C6D5F77697265  # "llm_wire"
@@ -193,58 +194,17 @@ class _Postgres:
     def update(self, run_id: str, step: Step[T], call_id: str | None = None) -> Result[T, StoreError]:
         def work(db: psycopg.Connection[Any]) -> Result[T, StoreError]:
             known = self._known.take(run_id)
-            written = self._from_known(db, step, known, call_id)
+            written = from_known(step, known, call_id, partial(_moved, db))
             if written is None:
                 known = None
                 with db.transaction():
-                    written = self._from_read(db, run_id, step, call_id)
+                    written = from_read(db.execute, _READ, run_id, step, call_id, partial(_moved, db))
             seen, answer = written
             if seen is not None:
                 self._known.wrote(run_id, call_id, seen, known)
             return answer
 
         return self._guarded(work)
-
-    def _from_known(
-        self, db: psycopg.Connection[Any], step: Step[T], known: Known | None, call_id: str | None
-    ) -> tuple[RunRecord | None, Result[T, StoreError]] | None:
-        """
-        The write from the record the last write left, when known and the step moves the run on from it:
-        one statement, no transaction; ``None`` when the run is no longer at its revision (nothing written)
-        or the step must see the run.
-        """
-        before = None if known is None else known.view(call_id)
-        if before is None:
-            return None
-        match step(before):
-            case Ok((after, answer)) if after.revision != before.revision:
-                if _moved(db, before, after):
-                    return after, Ok(answer)
-        return None
-
-    def _from_read(
-        self, db: psycopg.Connection[Any], run_id: str, step: Step[T], call_id: str | None
-    ) -> tuple[RunRecord | None, Result[T, StoreError]]:
-        """The write from the run as read, its row locked (its head, and the keyed rows of ``call_id``)."""
-        match stored_head(run_id, db.execute(_HEAD, (run_id,)).fetchone()):
-            case Err() as failed:
-                return None, failed
-            case Ok(before):
-                pass
-        if call_id is not None:
-            match with_call_rows(before, db.execute(_CALL_KEYED, (run_id, call_id) * len(KEYED))):
-                case Err() as failed:
-                    return None, failed
-                case Ok(before):
-                    pass
-        match step(before):
-            case Err() as failed:
-                return before, failed
-            case Ok((after, answer)):
-                pass
-        if after.revision != before.revision:
-            _moved(db, before, after)
-        return after, Ok(answer)
 
 
 def _moved(db: psycopg.Connection[Any], before: RunRecord, after: RunRecord) -> bool:

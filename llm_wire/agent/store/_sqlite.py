@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,11 +18,9 @@ from llm_wire.agent.store._codecs import (
     encoded,
     head_value,
     rows_query,
-    stored_head,
     whole_record,
-    with_call_rows,
 )
-from llm_wire.agent.store._known import Known, KnownRecords
+from llm_wire.agent.store._known import KnownRecords, from_known, from_read
 from llm_wire.agent.store._protocol import (
     Step,
     StoreWrites,
@@ -67,6 +66,8 @@ _HEAD = "SELECT format, head FROM runs WHERE run_id = ?"
 _MOVE_HEAD = "UPDATE runs SET format = ?, revision = ?, head = ? WHERE run_id = ? AND revision = ?"
 #: The whole record, and one call's keyed rows, each in one query.
 _WHOLE, _CALL_KEYED = rows_query("?", whole=True), rows_query("?", whole=False)
+#: A write's reads: the run's head, then one call's keyed rows.
+_READ = (_HEAD, _CALL_KEYED)
 
 
 def _store_error(exc: sqlite3.Error, timeout: float) -> StoreError:
@@ -178,56 +179,16 @@ class _Sqlite:
         def work(db: sqlite3.Connection) -> Result[T, StoreError]:
             known = self._known.take(run_id)
             with _transaction(db):
-                written = self._from_known(db, step, known, call_id)
+                written = from_known(step, known, call_id, partial(self._moved, db))
                 if written is None:
                     known = None
-                    written = self._from_read(db, run_id, step, call_id)
+                    written = from_read(db.execute, _READ, run_id, step, call_id, partial(self._moved, db))
             seen, answer = written
             if seen is not None:
                 self._known.wrote(run_id, call_id, seen, known)
             return answer
 
         return self._guarded(work)
-
-    def _from_known(
-        self, db: sqlite3.Connection, step: Step[T], known: Known | None, call_id: str | None
-    ) -> tuple[RunRecord | None, Result[T, StoreError]] | None:
-        """
-        The write from the record the last write left, when known and the step moves the run on from it;
-        ``None`` when the run is no longer at its revision (nothing written) or the step must see the run.
-        """
-        before = None if known is None else known.view(call_id)
-        if before is None:
-            return None
-        match step(before):
-            case Ok((after, answer)) if after.revision != before.revision:
-                if self._moved(db, before, after):
-                    return after, Ok(answer)
-        return None
-
-    def _from_read(
-        self, db: sqlite3.Connection, run_id: str, step: Step[T], call_id: str | None
-    ) -> tuple[RunRecord | None, Result[T, StoreError]]:
-        """The write from the run as read (its head, and the keyed rows of ``call_id``)."""
-        match stored_head(run_id, db.execute(_HEAD, (run_id,)).fetchone()):
-            case Err() as failed:
-                return None, failed
-            case Ok(before):
-                pass
-        if call_id is not None:
-            match with_call_rows(before, db.execute(_CALL_KEYED, (run_id, call_id) * len(KEYED))):
-                case Err() as failed:
-                    return None, failed
-                case Ok(before):
-                    pass
-        match step(before):
-            case Err() as failed:
-                return before, failed
-            case Ok((after, answer)):
-                pass
-        if after.revision != before.revision:
-            self._moved(db, before, after)
-        return after, Ok(answer)
 
     def _moved(self, db: sqlite3.Connection, before: RunRecord, after: RunRecord) -> bool:
         """Write ``after`` over ``before`` if the run is still at ``before``'s revision; whether it was."""
