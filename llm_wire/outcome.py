@@ -36,6 +36,7 @@ from llm_wire._fast import Lean as _Lean
 from llm_wire.admission import (
     AdmissionError,
     AdmissionLimits,
+    Admitted,
     AdmittedCall,
     InvalidArguments,
     InvalidToolCall,
@@ -132,9 +133,7 @@ class NeedsTools(_Lean):
         Given a call id, the admitted call with that id, or ``None`` when it failed admission. Given a
         tool, every admitted call to that tool (the same object), in provider order, typed by its input.
         """
-        if isinstance(call_id, Tool):
-            return tuple(found for found in self.admitted if found.tool is call_id)
-        return next((found for found in self.admitted if found.call.id == call_id), None)
+        return Admitted(self.turn.calls, self.issues, self.admitted).arguments(call_id)
 
 
 @frozen
