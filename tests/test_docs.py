@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from mypy import api as mypy_api
+from typecheck import STRICT
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -88,19 +89,7 @@ class TestExamples:
                 path = Path(tmp) / f"{name}.py"
                 path.write_text(page_module(page.read_text(encoding="utf-8")), encoding="utf-8")
                 files.append(str(path))
-            out, err, status = mypy_api.run(
-                [
-                    "--config-file",
-                    str(ROOT / "pyproject.toml"),
-                    "--cache-dir",
-                    str(ROOT / ".mypy_cache"),
-                    "--strict",
-                    "--no-error-summary",
-                    "--hide-error-context",
-                    "--show-error-codes",
-                    *files,
-                ]
-            )
+            out, err, status = mypy_api.run([*STRICT, *files])
         problems = []
         for text in out.splitlines():
             found = _MYPY_LINE.match(text)
